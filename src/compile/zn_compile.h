@@ -1,0 +1,65 @@
+/* zn_compile.h: PTX IR -> LLVM IR (warp-SIMD) -> native code in process.
+ *
+ * The compiler knows PTX IR (ptx/ptx_ir.h) and the kernel ABI
+ * (exec/zn_kernel_abi.h), nothing of the driver. Module-scope .global and
+ * .const variables live in device memory that the CALLER allocates: it
+ * passes their addresses in, and compiled code refers to them there.
+ */
+#ifndef ZN_COMPILE_H
+#define ZN_COMPILE_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "../ptx/ptx_ir.h"
+#include "../exec/zn_kernel_abi.h"
+
+typedef struct zn_jit_module zn_jit_module;
+
+/* Where each module-scope .global/.const variable lives (caller-owned). */
+typedef struct zn_global_addr {
+    const char *name;
+    void *addr;
+} zn_global_addr;
+
+typedef struct zn_compile_opts {
+    int opt_level;              /* 0..3, default 3 */
+    const char *cpu;            /* NULL = host CPU */
+    const char *features;       /* NULL = host features */
+    const zn_global_addr *globals;
+    uint32_t nglobals;
+} zn_compile_opts;
+
+/* What the driver and executor need to know of one kernel. */
+typedef struct zn_kernel_info {
+    const char *name;           /* the PTX .entry name */
+    zn_kernel_fn fn;            /* runs one warp */
+    uint32_t nparams;
+    const uint32_t *param_offset; /* byte offset of each param in the buffer */
+    const uint32_t *param_size;
+    uint32_t param_bytes;       /* total parameter buffer size */
+    uint32_t static_shared;     /* bytes of static .shared (dynamic follows,
+                                 * aligned to 16) */
+    uint32_t local_bytes;       /* per-lane .local depot bytes (informative) */
+    uint32_t stack_bytes;       /* native stack a warp needs, estimated */
+    int uses_barrier;           /* has bar.sync/barrier: run warps as fibers */
+    uint32_t max_threads;       /* .maxntid product or 1024 */
+    uint32_t reqntid[3];        /* 0 if not given */
+} zn_kernel_info;
+
+/* Compiles a parsed module. NULL on failure with a message in err. */
+zn_jit_module *zn_compile(const ptx_module *m, const zn_compile_opts *o,
+                          char *err, size_t errlen);
+void zn_jit_module_free(zn_jit_module *jm);
+
+/* Kernel lookup by PTX name; NULL if absent. */
+const zn_kernel_info *zn_jit_kernel(const zn_jit_module *jm, const char *name);
+uint32_t zn_jit_kernel_count(const zn_jit_module *jm);
+const zn_kernel_info *zn_jit_kernel_at(const zn_jit_module *jm, uint32_t i);
+
+/* For the offline compiler and debugging: the LLVM IR text of the module
+ * before optimisation (stage 0) and after (stage 1), malloc'd; NULL if not
+ * kept. Kept only when ZINC_DUMP_IR or zn_compile_keep_ir(1). */
+void zn_compile_keep_ir(int on);
+char *zn_jit_ir_text(const zn_jit_module *jm, int stage);
+
+#endif

@@ -1,0 +1,103 @@
+/* zn_kernel_abi.h: the contract between compiled kernels and the executor.
+ *
+ * A compiled kernel is one native function per PTX .entry that runs ONE WARP
+ * (32 lanes as a SIMD program) of one block:
+ *
+ *     int32_t entry(zn_warp_ctx *w);
+ *
+ * It returns ZN_KSTATUS_OK when every lane exited normally, or an error
+ * status (trap, assert, illegal address found by a check). The executor
+ * calls it once per warp of each block. Kernels with bar.sync run each warp
+ * on its own fiber; the barrier call switches to the next warp.
+ *
+ * Address spaces as compiled code sees them:
+ *   global, const, generic: real host addresses (device memory is host memory)
+ *   shared: 32-bit offsets from block->shared (cvta adds/subtracts the base)
+ *   local:  real host addresses of per-lane stack memory in the warp's frame
+ *           (so cvta.local and cvta.to.local are the identity)
+ *   param (kernel parameters): read from block->params at the PTX offsets
+ *
+ * The compiler reads these structs through the field numbers below; keep
+ * them and the struct definitions in step (a unit test checks offsets).
+ */
+#ifndef ZN_KERNEL_ABI_H
+#define ZN_KERNEL_ABI_H
+
+#include <stdint.h>
+
+enum {
+    ZN_KSTATUS_OK = 0,
+    ZN_KSTATUS_TRAP = 1,            /* trap instruction -> CUDA_ERROR_LAUNCH_FAILED */
+    ZN_KSTATUS_ASSERT = 2,          /* __assertfail -> CUDA_ERROR_ASSERT */
+    ZN_KSTATUS_ILLEGAL_ADDRESS = 3, /* -> CUDA_ERROR_ILLEGAL_ADDRESS */
+    ZN_KSTATUS_ILLEGAL_INSTRUCTION = 4,
+    ZN_KSTATUS_MISALIGNED = 5
+};
+
+typedef struct zn_warp_ctx zn_warp_ctx;
+
+/* Per-block state shared by the warps of one block. */
+typedef struct zn_block_ctx {
+    uint32_t ctaid[3];      /* %ctaid */
+    uint32_t nctaid[3];     /* %nctaid */
+    uint32_t ntid[3];       /* %ntid */
+    uint32_t nthreads;      /* ntid.x * ntid.y * ntid.z */
+    uint8_t *shared;        /* base of this block's shared memory */
+    uint32_t shared_size;   /* static + dynamic bytes (%total_smem_size) */
+    uint32_t dyn_shared_size; /* %dynamic_smem_size */
+    const uint8_t *params;  /* kernel parameter buffer, PTX .param layout */
+    void *exec;             /* executor-private (barrier state, fibers) */
+} zn_block_ctx;
+
+#define ZN_BLOCK_FIELD_CTAID 0
+#define ZN_BLOCK_FIELD_NCTAID 1
+#define ZN_BLOCK_FIELD_NTID 2
+#define ZN_BLOCK_FIELD_NTHREADS 3
+#define ZN_BLOCK_FIELD_SHARED 4
+#define ZN_BLOCK_FIELD_SHARED_SIZE 5
+#define ZN_BLOCK_FIELD_DYN_SHARED_SIZE 6
+#define ZN_BLOCK_FIELD_PARAMS 7
+
+/* Services the executor provides to compiled code, called through pointers
+ * so that compiled objects carry no relocations against the driver. */
+typedef struct zn_rt_ops {
+    /* bar.sync / barrier.sync / bar.arrive / bar.red: id is the barrier
+     * number, count the expected thread count (0 = all threads of the block).
+     * mode: 0 sync, 1 arrive. Returns when every warp has arrived. */
+    void (*barrier)(zn_warp_ctx *w, uint32_t id, uint32_t count, uint32_t mode);
+    /* __assertfail(message, file, line, function, charSize) for one lane */
+    void (*assertfail)(zn_warp_ctx *w, const char *msg, const char *file,
+                       uint32_t line, const char *func, uint32_t lane);
+    /* vprintf(format, args) for one lane; returns the count printed */
+    int32_t (*vprintf)(zn_warp_ctx *w, const char *fmt, const void *args,
+                       uint32_t lane);
+    /* %clock64 / %globaltimer (ns) */
+    uint64_t (*clock64)(zn_warp_ctx *w);
+    uint64_t (*globaltimer)(zn_warp_ctx *w);
+    /* malloc/free (device heap) */
+    void *(*malloc)(zn_warp_ctx *w, uint64_t size);
+    void (*free)(zn_warp_ctx *w, void *p);
+} zn_rt_ops;
+
+/* Per-warp state. */
+struct zn_warp_ctx {
+    const zn_block_ctx *block;
+    uint32_t warpid;        /* warp index in the block: lanes are threads
+                             * warpid*32 .. warpid*32+31 in x-major order */
+    uint32_t live_mask;     /* lanes that exist (partial last warp) */
+    const zn_rt_ops *rt;
+    uint32_t smid;          /* %smid: the worker thread's index */
+    uint32_t nsmid;         /* %nsmid */
+    void *exec;             /* executor-private (fiber) */
+};
+
+#define ZN_WARP_FIELD_BLOCK 0
+#define ZN_WARP_FIELD_WARPID 1
+#define ZN_WARP_FIELD_LIVE_MASK 2
+#define ZN_WARP_FIELD_RT 3
+#define ZN_WARP_FIELD_SMID 4
+#define ZN_WARP_FIELD_NSMID 5
+
+typedef int32_t (*zn_kernel_fn)(zn_warp_ctx *w);
+
+#endif
