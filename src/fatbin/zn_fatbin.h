@@ -54,6 +54,19 @@ int zn_fatbin_get_ptx(const void *image, unsigned cc, zn_ptx_image **out,
                       unsigned *nout, char *err, size_t errlen);
 void zn_ptx_images_free(zn_ptx_image *imgs, unsigned n);
 
+/* The same two for an image whose size is known (a file read into memory;
+ * size 0 = unknown, as above):
+ * nothing at or past image + size is read, and a bare fatbin image may hold
+ * several fatbins back to back. Without a size, the extent of a fatbin comes
+ * from its header (capped at 1 GiB) and a bare fatbin image is one fatbin.
+ * A wrapper's pointers lead outside the image; size bounds the wrapper only. */
+int zn_fatbin_list_n(const void *image, size_t size,
+                     void (*cb)(void *u, const zn_fatbin_entry *e), void *u,
+                     char *err, size_t errlen);
+int zn_fatbin_get_ptx_n(const void *image, size_t size, unsigned cc,
+                        zn_ptx_image **out, unsigned *nout, char *err, size_t errlen);
+zn_image_kind zn_image_classify_n(const void *image, size_t size);
+
 /* Decompressors (exposed for tests). Return decompressed size or -1. */
 long zn_unzstd(const void *src, size_t n, void *dst, size_t cap);
 long zn_unlz4(const void *src, size_t n, void *dst, size_t cap);

@@ -1,0 +1,24 @@
+/* zinc_cli.h: the `zinc` command's subcommands (one file each) and the
+ * helpers they share. */
+#ifndef ZINC_CLI_H
+#define ZINC_CLI_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+/* Subcommands: name, usage, summary. zinc_main.c dispatches from this list;
+ * a new subcommand is one row here and one zinc_<name>.c. */
+#define ZINC_COMMANDS(X)                                                        \
+    X(run,  "run [--] APP [ARGS...]", "run APP with Zinc's libcuda.so.1")      \
+    X(info, "info",                   "describe the device Zinc reports")      \
+    X(help, "help",                   "show this help")
+
+#define X(name, usage, summary) int zinc_cmd_##name(int argc, char **argv);
+ZINC_COMMANDS(X)
+#undef X
+
+/* The folder holding Zinc's libcuda.so.1: $ZINC_LIB_DIR, else ../lib next
+ * to the zinc executable. Returns whether libcuda.so.1 is there. */
+bool zinc_lib_dir(char *out, size_t n);
+
+#endif
