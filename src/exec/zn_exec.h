@@ -49,6 +49,10 @@ typedef struct zn_launch {
                                  * if it must outlive the call) */
 } zn_launch;
 
+/* Returned by zn_exec_launch (never by a kernel) for a launch it refuses:
+ * no function, a zero dimension, more than 1024 threads per block. */
+#define ZN_KSTATUS_INVALID_LAUNCH 64
+
 /* Runs the whole grid and returns when it has finished: ZN_KSTATUS_OK or
  * the first error status a warp returned. */
 int zn_exec_launch(const zn_launch *l);

@@ -1,0 +1,155 @@
+/* zn_exec_block.c: running a range of blocks on one worker.
+ *
+ * The block context is filled once per launch and only ctaid changes per
+ * block. Kernels without barriers run their warps one after another on the
+ * worker's own stack; kernels with barriers (or with more local memory
+ * than a thread stack should hold) run each warp on a fiber.
+ */
+#include "zn_exec_internal.h"
+#include "util/zn_log.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* The worker's shared-memory buffer, grown to the launch's need. CUDA
+ * leaves shared memory undefined; a new buffer starts zeroed. */
+static int block_ensure_shared(zn_worker *wk, size_t bytes)
+{
+    if (bytes < 64)
+        bytes = 64;
+    if (wk->shared_cap >= bytes)
+        return 0;
+    void *p = NULL;
+    if (posix_memalign(&p, 64, bytes) != 0)
+        return -1;
+    memset(p, 0, bytes);
+    free(wk->shared);
+    wk->shared = p;
+    wk->shared_cap = bytes;
+    return 0;
+}
+
+/* One fiber per warp, each with at least the launch's stack size. */
+static int block_ensure_fibers(zn_worker *wk, uint32_t nwarps, size_t stack)
+{
+    if (wk->fiber_stack < stack) {
+        for (uint32_t i = 0; i < wk->nfibers; i++)
+            zn_fiber_destroy(&wk->fibers[i]);
+        wk->nfibers = 0;
+        wk->fiber_stack = stack;
+    }
+    for (; wk->nfibers < nwarps; wk->nfibers++) {
+        zn_fiber *f = &wk->fibers[wk->nfibers];
+        if (zn_fiber_create(f, wk->fiber_stack, zn_warp_fiber_main,
+                            &wk->run.warps[wk->nfibers]) != 0)
+            return -1;
+    }
+    return 0;
+}
+
+static void block_setup(zn_job *job, zn_worker *wk)
+{
+    const zn_launch *l = job->l;
+    zn_block_run *run = &wk->run;
+    zn_block_ctx *b = &run->blk;
+    memset(b, 0, sizeof *b);
+    memcpy(b->nctaid, l->grid, sizeof b->nctaid);
+    memcpy(b->ntid, l->block, sizeof b->ntid);
+    b->nthreads = job->nthreads;
+    b->shared = wk->shared;
+    b->shared_size = l->static_shared + l->dyn_shared;
+    b->dyn_shared_size = l->dyn_shared;
+    b->params = l->params;
+    b->exec = run;
+    run->job = job;
+    run->worker = wk;
+    run->nwarps = job->nwarps;
+    for (uint32_t i = 0; i < job->nwarps; i++) {
+        zn_warp_ctx *w = &run->warps[i];
+        uint32_t lanes = job->nthreads - i * ZN_WARP_SIZE;
+        w->block = b;
+        w->warpid = i;
+        w->live_mask = lanes >= ZN_WARP_SIZE ? 0xffffffffu : (1u << lanes) - 1;
+        w->rt = &zn_exec_rt_ops;
+        w->smid = wk->index;
+        w->nsmid = zn_pool_workers();
+        w->exec = NULL;
+    }
+}
+
+/* Linear block index -> ctaid, x fastest. */
+static void block_index(uint64_t linear, const uint32_t grid[3], uint32_t ctaid[3])
+{
+    ctaid[0] = (uint32_t)(linear % grid[0]);
+    linear /= grid[0];
+    ctaid[1] = (uint32_t)(linear % grid[1]);
+    ctaid[2] = (uint32_t)(linear / grid[1]);
+}
+
+static void block_run_plain(zn_block_run *run, zn_kernel_fn fn)
+{
+    for (uint32_t i = 0; i < run->nwarps; i++) {
+        int32_t st = fn(&run->warps[i]);
+        if (st != ZN_KSTATUS_OK) {
+            zn_job_fail(run->job, st);
+            return;
+        }
+    }
+}
+
+typedef struct block_range {
+    zn_job *job;
+    zn_worker *wk;
+    uint64_t first, end;
+} block_range;
+
+static void block_run_blocks(void *arg)
+{
+    block_range *r = arg;
+    zn_job *job = r->job;
+    zn_block_run *run = &r->wk->run;
+    for (uint64_t b = r->first; b < r->end; b++) {
+        if (atomic_load_explicit(&job->status, memory_order_relaxed) != ZN_KSTATUS_OK)
+            return;
+        block_index(b, job->l->grid, run->blk.ctaid);
+        if (job->on_fibers)
+            zn_warps_run_on_fibers(run);
+        else
+            block_run_plain(run, job->l->fn);
+    }
+}
+
+/* After a fault the worker's fibers hold abandoned frames: drop them; the
+ * next block with barriers makes fresh ones. */
+static void block_drop_fibers(zn_worker *wk)
+{
+    for (uint32_t i = 0; i < wk->nfibers; i++)
+        zn_fiber_destroy(&wk->fibers[i]);
+    wk->nfibers = 0;
+}
+
+void zn_block_run_range(zn_job *job, zn_worker *wk, uint64_t first, uint64_t end)
+{
+    const zn_launch *l = job->l;
+    if (block_ensure_shared(wk, (size_t)l->static_shared + l->dyn_shared) != 0 ||
+        (job->on_fibers && block_ensure_fibers(wk, job->nwarps, job->stack_bytes) != 0)) {
+        zn_log(ZN_LOG_ERROR, "launch: out of memory for shared memory or warp stacks");
+        zn_job_fail(job, ZN_KSTATUS_TRAP);
+        return;
+    }
+    if (wk->setup_seq != job->seq) {
+        block_setup(job, wk);
+        wk->setup_seq = job->seq;
+    }
+    block_range r = {job, wk, first, end};
+    void *addr = NULL;
+    int sig = zn_fault_guard(block_run_blocks, &r, &addr);
+    if (sig) {
+        const uint32_t *c = wk->run.blk.ctaid;
+        zn_log(ZN_LOG_ERROR, "kernel fault (signal %d) at address %p in block (%u,%u,%u)",
+               sig, addr, c[0], c[1], c[2]);
+        zn_job_fail(job, ZN_KSTATUS_ILLEGAL_ADDRESS);
+        if (job->on_fibers)
+            block_drop_fibers(wk);
+    }
+}

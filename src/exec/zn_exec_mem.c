@@ -1,0 +1,209 @@
+/* zn_exec_mem.c: device memory inside one reserved virtual range.
+ *
+ * The range is reserved PROT_NONE at first use. An allocation commits whole
+ * pages (mprotect RW) and is followed by one guard page, so running off its
+ * end faults instead of silently writing into a neighbour. Freeing returns
+ * the pages to the kernel and makes them PROT_NONE again, and new
+ * allocations continue after the last one (next-fit with a rover), so a
+ * freed address is reused late and a use after free faults meanwhile.
+ *
+ * The live allocations are one array sorted by address: lookups are a
+ * binary search under a read lock, and the free space is the gaps.
+ */
+#include "zn_exec_internal.h"
+#include "util/zn_log.h"
+
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+typedef struct mem_block {
+    uintptr_t base;
+    size_t size;        /* as requested */
+    size_t span;        /* committed pages + guard page */
+    zn_mem_kind kind;
+} mem_block;
+
+static struct {
+    pthread_once_t once;
+    pthread_rwlock_t lock;
+    uintptr_t lo, hi;   /* usable part of the reserved range */
+    size_t page;
+    size_t total;       /* reported device memory */
+    size_t used;        /* committed bytes of live allocations */
+    uintptr_t rover;    /* next-fit search starts here */
+    mem_block *v;
+    size_t n, cap;
+} mem = {.once = PTHREAD_ONCE_INIT, .lock = PTHREAD_RWLOCK_INITIALIZER};
+
+static void mem_reserve(void)
+{
+    mem.page = (size_t)sysconf(_SC_PAGESIZE);
+    /* the largest range the system lets us reserve, from 64 GiB down */
+    for (size_t sz = (size_t)64 << 30; sz >= ((size_t)256 << 20); sz /= 2) {
+        void *p = mmap(NULL, sz, PROT_NONE,
+                       MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+        if (p == MAP_FAILED)
+            continue;
+        /* the first page is never handed out */
+        mem.lo = (uintptr_t)p + mem.page;
+        mem.hi = (uintptr_t)p + sz;
+        mem.rover = mem.lo;
+        size_t phys = (size_t)sysconf(_SC_PHYS_PAGES) * mem.page;
+        mem.total = phys && phys < sz ? phys : sz;
+        zn_log(ZN_LOG_INFO, "device memory: reserved %zu MiB at %p, reporting %zu MiB",
+               sz >> 20, p, mem.total >> 20);
+        return;
+    }
+    zn_log(ZN_LOG_ERROR, "device memory: cannot reserve an address range");
+}
+
+static int mem_ready(void)
+{
+    pthread_once(&mem.once, mem_reserve);
+    return mem.hi != 0;
+}
+
+/* Index of the first block whose base is > addr. */
+static size_t mem_upper(uintptr_t addr)
+{
+    size_t lo = 0, hi = mem.n;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (mem.v[mid].base <= addr)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
+/* First gap at or after `from` that holds span bytes at the alignment;
+ * the address, or 0. */
+static uintptr_t mem_find_gap(uintptr_t from, size_t span, size_t align)
+{
+    size_t k = mem_upper(from);
+    uintptr_t cand = from;
+    if (k > 0 && mem.v[k - 1].base + mem.v[k - 1].span > cand)
+        cand = mem.v[k - 1].base + mem.v[k - 1].span;
+    for (;; k++) {
+        uintptr_t limit = k < mem.n ? mem.v[k].base : mem.hi;
+        uintptr_t at = (cand + align - 1) & ~(uintptr_t)(align - 1);
+        if (at >= cand && at <= limit && limit - at >= span)
+            return at;
+        if (k >= mem.n)
+            return 0;
+        cand = mem.v[k].base + mem.v[k].span;
+    }
+}
+
+static int mem_insert(mem_block b)
+{
+    if (mem.n == mem.cap) {
+        size_t cap = mem.cap ? mem.cap * 2 : 256;
+        mem_block *v = realloc(mem.v, cap * sizeof *v);
+        if (!v)
+            return -1;
+        mem.v = v;
+        mem.cap = cap;
+    }
+    size_t k = mem_upper(b.base);
+    memmove(&mem.v[k + 1], &mem.v[k], (mem.n - k) * sizeof *mem.v);
+    mem.v[k] = b;
+    mem.n++;
+    return 0;
+}
+
+void *zn_mem_alloc(size_t size, size_t align, zn_mem_kind kind)
+{
+    if (!mem_ready())
+        return NULL;
+    if (align == 0)
+        align = 256;
+    if (align & (align - 1))
+        return NULL;
+    if (align < mem.page)
+        align = mem.page;
+    if (size == 0)
+        size = 1;
+    if (size > mem.hi - mem.lo)
+        return NULL;
+    size_t committed = (size + mem.page - 1) / mem.page * mem.page;
+    size_t span = committed + mem.page;
+
+    void *result = NULL;
+    pthread_rwlock_wrlock(&mem.lock);
+    uintptr_t at = mem_find_gap(mem.rover, span, align);
+    if (!at)
+        at = mem_find_gap(mem.lo, span, align);
+    if (at && mprotect((void *)at, committed, PROT_READ | PROT_WRITE) == 0) {
+        mem_block b = {at, size, span, kind};
+        if (mem_insert(b) == 0) {
+            mem.used += committed;
+            mem.rover = at + span;
+            result = (void *)at;
+        } else {
+            mprotect((void *)at, committed, PROT_NONE);
+        }
+    }
+    pthread_rwlock_unlock(&mem.lock);
+    return result;
+}
+
+int zn_mem_free(void *p)
+{
+    if (!p || !mem_ready())
+        return -1;
+    uintptr_t a = (uintptr_t)p;
+    int rc = -1;
+    pthread_rwlock_wrlock(&mem.lock);
+    size_t k = mem_upper(a);
+    if (k > 0 && mem.v[k - 1].base == a) {
+        mem_block b = mem.v[k - 1];
+        size_t committed = b.span - mem.page;
+        /* give the pages back (fresh pages read zero) and fault on reuse */
+        madvise((void *)a, committed, MADV_DONTNEED);
+        mprotect((void *)a, committed, PROT_NONE);
+        memmove(&mem.v[k - 1], &mem.v[k], (mem.n - k) * sizeof *mem.v);
+        mem.n--;
+        mem.used -= committed;
+        rc = 0;
+    }
+    pthread_rwlock_unlock(&mem.lock);
+    return rc;
+}
+
+int zn_mem_lookup(const void *p, void **base, size_t *size, zn_mem_kind *kind)
+{
+    uintptr_t a = (uintptr_t)p;
+    if (!mem_ready() || a < mem.lo || a >= mem.hi)
+        return -1;
+    int rc = -1;
+    pthread_rwlock_rdlock(&mem.lock);
+    size_t k = mem_upper(a);
+    if (k > 0 && a - mem.v[k - 1].base < mem.v[k - 1].size) {
+        const mem_block *b = &mem.v[k - 1];
+        if (base)
+            *base = (void *)b->base;
+        if (size)
+            *size = b->size;
+        if (kind)
+            *kind = b->kind;
+        rc = 0;
+    }
+    pthread_rwlock_unlock(&mem.lock);
+    return rc;
+}
+
+void zn_mem_info(size_t *used, size_t *total)
+{
+    mem_ready();
+    pthread_rwlock_rdlock(&mem.lock);
+    if (used)
+        *used = mem.used;
+    if (total)
+        *total = mem.total;
+    pthread_rwlock_unlock(&mem.lock);
+}

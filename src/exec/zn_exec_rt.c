@@ -1,0 +1,86 @@
+/* zn_exec_rt.c: the services compiled kernels call through w->rt. */
+#include "zn_exec_internal.h"
+
+#include <stdlib.h>
+#include <time.h>
+
+void zn_job_fail(zn_job *job, int32_t status)
+{
+    int32_t ok = ZN_KSTATUS_OK;
+    atomic_compare_exchange_strong(&job->status, &ok, status);
+}
+
+static uint64_t rt_clock64(zn_warp_ctx *w)
+{
+#if defined(__x86_64__)
+    return __builtin_ia32_rdtsc();
+#elif defined(__aarch64__)
+    uint64_t v;
+    __asm__ volatile("mrs %0, cntvct_el0" : "=r"(v));
+    return v;
+#else
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+#endif
+}
+
+static uint64_t rt_globaltimer(zn_warp_ctx *w)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* Prints like CUDA's device assert and fails the launch with
+ * ZN_KSTATUS_ASSERT (CUDA_ERROR_ASSERT). */
+static void rt_assertfail(zn_warp_ctx *w, const char *msg, const char *file,
+                          uint32_t line, const char *func, uint32_t lane)
+{
+    const zn_block_ctx *b = w->block;
+    uint32_t t = w->warpid * ZN_WARP_SIZE + lane;
+    uint32_t tx = t % b->ntid[0], ty = t / b->ntid[0] % b->ntid[1];
+    uint32_t tz = t / (b->ntid[0] * b->ntid[1]);
+    fprintf(stderr, "%s:%u: %s: block: [%u,%u,%u], thread: [%u,%u,%u] Assertion `%s` failed.\n",
+            file ? file : "", line, func ? func : "", b->ctaid[0], b->ctaid[1],
+            b->ctaid[2], tx, ty, tz, msg ? msg : "");
+    zn_block_run *run = b->exec;
+    zn_job_fail(run->job, ZN_KSTATUS_ASSERT);
+}
+
+/* Device printf: formatted in one piece, written under stdout's lock so
+ * lines from different warps do not interleave. Returns the number of
+ * arguments used, as CUDA's printf does. */
+static int32_t rt_vprintf(zn_warp_ctx *w, const char *fmt, const void *args, uint32_t lane)
+{
+    char *text = NULL;
+    size_t len = 0;
+    int n = zn_printf_format(fmt, args, &text, &len);
+    if (text) {
+        flockfile(stdout);
+        fwrite(text, 1, len, stdout);
+        funlockfile(stdout);
+        free(text);
+    }
+    return n;
+}
+
+static void *rt_malloc(zn_warp_ctx *w, uint64_t size)
+{
+    return malloc(size);
+}
+
+static void rt_free(zn_warp_ctx *w, void *p)
+{
+    free(p);
+}
+
+const zn_rt_ops zn_exec_rt_ops = {
+    .barrier = zn_warps_barrier,
+    .assertfail = rt_assertfail,
+    .vprintf = rt_vprintf,
+    .clock64 = rt_clock64,
+    .globaltimer = rt_globaltimer,
+    .malloc = rt_malloc,
+    .free = rt_free,
+};
