@@ -20,5 +20,9 @@ ZINC_COMMANDS(X)
 /* The folder holding Zinc's libcuda.so.1: $ZINC_LIB_DIR, else ../lib next
  * to the zinc executable. Returns whether libcuda.so.1 is there. */
 bool zinc_lib_dir(char *out, size_t n);
+/* The LD_AUDIT library libzinc_ld.so: in that folder, else in ../lib next
+ * to the executable (a test's ZINC_LIB_DIR may hold only a libcuda.so.1).
+ * Returns whether one was found. */
+bool zinc_audit_lib(char *out, size_t n);
 
 #endif

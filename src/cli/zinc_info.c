@@ -122,6 +122,9 @@ int zinc_cmd_info(int argc, char **argv)
     bool found = zinc_lib_dir(dir, sizeof dir);
     snprintf(lib, sizeof lib, "%s/libcuda.so.1", dir);
     printf("zinc\n  libcuda.so.1: %s (%s)\n", lib, found ? "found" : "NOT FOUND; set ZINC_LIB_DIR");
+    char audit[PATH_MAX];
+    bool audit_found = zinc_audit_lib(audit, sizeof audit);
+    printf("  LD_AUDIT lib: %s\n", audit_found ? audit : "libzinc_ld.so NOT FOUND (RPATH can win over Zinc)");
     if (found)
         print_device(lib);
     return 0;
