@@ -4,6 +4,9 @@
  * (exec/zn_kernel_abi.h), nothing of the driver. Module-scope .global and
  * .const variables live in device memory that the CALLER allocates: it
  * passes their addresses in, and compiled code refers to them there.
+ * The caller fills them from ptx_var.init before zn_compile(), which then
+ * writes the addresses named in initialisers (ptx_var.relocs: functions,
+ * variables) into that memory.
  */
 #ifndef ZN_COMPILE_H
 #define ZN_COMPILE_H

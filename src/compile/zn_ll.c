@@ -1,0 +1,235 @@
+/* zn_ll.c: small helpers that make building warp-SIMD IR concise. */
+#include "zn_lower.h"
+
+#include <string.h>
+#include "util/zn_log.h"
+
+LLVMTypeRef ll_vec(LLVMTypeRef t)
+{
+    return LLVMVectorType(t, ZN_LANES);
+}
+
+LLVMValueRef ll_splat(zn_lfn *l, LLVMValueRef s)
+{
+    LLVMTypeRef vt = ll_vec(LLVMTypeOf(s));
+    LLVMValueRef v = LLVMBuildInsertElement(l->b, LLVMGetPoison(vt), s,
+                                            LLVMConstInt(l->m->t_i32, 0, 0), "");
+    LLVMValueRef zero = LLVMConstNull(ll_vec(l->m->t_i32));
+    return LLVMBuildShuffleVector(l->b, v, LLVMGetPoison(vt), zero, "");
+}
+
+LLVMValueRef ll_const_vec(LLVMTypeRef t, uint64_t v)
+{
+    LLVMValueRef e[ZN_LANES];
+    LLVMValueRef c = LLVMConstInt(t, v, 0);
+    for (int i = 0; i < ZN_LANES; i++)
+        e[i] = c;
+    return LLVMConstVector(e, ZN_LANES);
+}
+
+LLVMValueRef ll_const_fvec(LLVMTypeRef t, double v)
+{
+    LLVMValueRef e[ZN_LANES];
+    LLVMValueRef c = LLVMConstReal(t, v);
+    for (int i = 0; i < ZN_LANES; i++)
+        e[i] = c;
+    return LLVMConstVector(e, ZN_LANES);
+}
+
+LLVMValueRef ll_all_ones(zn_lfn *l)
+{
+    return ll_const_vec(l->m->t_i1, 1);
+}
+
+LLVMValueRef ll_mask_to_i32(zn_lfn *l, LLVMValueRef m)
+{
+    return LLVMBuildBitCast(l->b, m, l->m->t_i32, "");
+}
+
+LLVMValueRef ll_i32_to_mask(zn_lfn *l, LLVMValueRef i)
+{
+    return LLVMBuildBitCast(l->b, i, ll_vec(l->m->t_i1), "");
+}
+
+LLVMValueRef ll_any(zn_lfn *l, LLVMValueRef m)
+{
+    return LLVMBuildICmp(l->b, LLVMIntNE, ll_mask_to_i32(l, m),
+                         LLVMConstInt(l->m->t_i32, 0, 0), "");
+}
+
+/* Allocas go to the entry block so that mem2reg can promote them. */
+LLVMValueRef ll_entry_alloca(zn_lfn *l, LLVMTypeRef t, const char *name)
+{
+    LLVMBuilderRef b = LLVMCreateBuilderInContext(l->m->ctx);
+    LLVMBasicBlockRef entry = LLVMGetEntryBasicBlock(l->fn);
+    LLVMValueRef first = LLVMGetFirstInstruction(entry);
+    if (first)
+        LLVMPositionBuilderBefore(b, first);
+    else
+        LLVMPositionBuilderAtEnd(b, entry);
+    LLVMValueRef a = LLVMBuildAlloca(b, t, name);
+    LLVMDisposeBuilder(b);
+    return a;
+}
+
+LLVMValueRef ll_entry_alloca_bytes(zn_lfn *l, uint64_t bytes, uint32_t align,
+                                   const char *name)
+{
+    LLVMValueRef a = ll_entry_alloca(l, LLVMArrayType2(l->m->t_i8, bytes ? bytes : 1),
+                                     name);
+    LLVMSetAlignment(a, align < 16 ? 16 : align);
+    return a;
+}
+
+LLVMValueRef ll_intrin(zn_lfn *l, const char *name, LLVMTypeRef *over,
+                       unsigned nover, LLVMValueRef *args, unsigned nargs)
+{
+    unsigned id = LLVMLookupIntrinsicID(name, strlen(name));
+    if (!id)
+        zn_die("unknown intrinsic %s", name);
+    LLVMValueRef fn = LLVMGetIntrinsicDeclaration(l->m->mod, id, over, nover);
+    LLVMTypeRef ft = LLVMIntrinsicGetType(l->m->ctx, id, over, nover);
+    return LLVMBuildCall2(l->b, ft, fn, args, nargs, "");
+}
+
+LLVMValueRef ll_intrin1(zn_lfn *l, const char *name, LLVMValueRef a)
+{
+    LLVMTypeRef t = LLVMTypeOf(a);
+    return ll_intrin(l, name, &t, 1, &a, 1);
+}
+
+LLVMValueRef ll_intrin2(zn_lfn *l, const char *name, LLVMValueRef a,
+                        LLVMValueRef b)
+{
+    LLVMTypeRef t = LLVMTypeOf(a);
+    LLVMValueRef args[2] = {a, b};
+    return ll_intrin(l, name, &t, 1, args, 2);
+}
+
+LLVMValueRef ll_intrin3(zn_lfn *l, const char *name, LLVMValueRef a,
+                        LLVMValueRef b, LLVMValueRef c)
+{
+    LLVMTypeRef t = LLVMTypeOf(a);
+    LLVMValueRef args[3] = {a, b, c};
+    return ll_intrin(l, name, &t, 1, args, 3);
+}
+
+LLVMTypeRef ll_elem(LLVMTypeRef t)
+{
+    return LLVMGetTypeKind(t) == LLVMVectorTypeKind ? LLVMGetElementType(t) : t;
+}
+
+unsigned ll_bits(LLVMTypeRef t)
+{
+    t = ll_elem(t);
+    switch (LLVMGetTypeKind(t)) {
+    case LLVMIntegerTypeKind: return LLVMGetIntTypeWidth(t);
+    case LLVMHalfTypeKind: case LLVMBFloatTypeKind: return 16;
+    case LLVMFloatTypeKind: return 32;
+    case LLVMDoubleTypeKind: return 64;
+    case LLVMPointerTypeKind: return 64;
+    default: return 0;
+    }
+}
+
+bool ll_is_fp(LLVMTypeRef t)
+{
+    switch (LLVMGetTypeKind(ll_elem(t))) {
+    case LLVMHalfTypeKind: case LLVMBFloatTypeKind:
+    case LLVMFloatTypeKind: case LLVMDoubleTypeKind:
+        return true;
+    default:
+        return false;
+    }
+}
+
+static LLVMTypeRef int_vec(zn_lfn *l, unsigned bits)
+{
+    return ll_vec(LLVMIntTypeInContext(l->m->ctx, bits));
+}
+
+LLVMValueRef ll_coerce(zn_lfn *l, LLVMValueRef v, LLVMTypeRef to, bool sign)
+{
+    LLVMTypeRef from = LLVMTypeOf(v);
+    if (from == to)
+        return v;
+    unsigned fb = ll_bits(from), tb = ll_bits(to);
+    if (ll_is_fp(from))
+        v = LLVMBuildBitCast(l->b, v, int_vec(l, fb), "");
+    if (fb != tb) {
+        LLVMTypeRef it = int_vec(l, tb);
+        if (fb > tb)
+            v = LLVMBuildTrunc(l->b, v, it, "");
+        else if (sign)
+            v = LLVMBuildSExt(l->b, v, it, "");
+        else
+            v = LLVMBuildZExt(l->b, v, it, "");
+    }
+    if (LLVMTypeOf(v) != to)
+        v = LLVMBuildBitCast(l->b, v, to, "");
+    return v;
+}
+
+LLVMValueRef ll_field_ptr(zn_lfn *l, LLVMTypeRef st, LLVMValueRef p,
+                          unsigned field)
+{
+    return LLVMBuildStructGEP2(l->b, st, p, field, "");
+}
+
+LLVMValueRef ll_load_field(zn_lfn *l, LLVMTypeRef st, LLVMValueRef p,
+                           unsigned field, LLVMTypeRef ty)
+{
+    return LLVMBuildLoad2(l->b, ty, ll_field_ptr(l, st, p, field), "");
+}
+
+LLVMValueRef ll_rt_fn(zn_lfn *l, unsigned field)
+{
+    zn_lmod *m = l->m;
+    LLVMValueRef rt = ll_load_field(l, m->t_warp, l->w, ZN_WARP_FIELD_RT, m->t_ptr);
+    return ll_load_field(l, m->t_rt, rt, field, m->t_ptr);
+}
+
+/* The loop keeps the result vector in an alloca; mem2reg makes it SSA. */
+LLVMValueRef ll_lane_loop(zn_lfn *l, LLVMValueRef mask, LLVMTypeRef res_ty,
+                          ll_lane_body body, void *ud)
+{
+    zn_lmod *m = l->m;
+    LLVMValueRef res = NULL;
+    if (res_ty) {
+        res = ll_entry_alloca(l, ll_vec(res_ty), "lane.res");
+        LLVMBuildStore(l->b, LLVMGetPoison(ll_vec(res_ty)), res);
+    }
+    LLVMValueRef bits = ll_mask_to_i32(l, mask);
+    LLVMBasicBlockRef pre = LLVMGetInsertBlock(l->b);
+    LLVMBasicBlockRef head = LLVMAppendBasicBlockInContext(m->ctx, l->fn, "lane.head");
+    LLVMBasicBlockRef doit = LLVMAppendBasicBlockInContext(m->ctx, l->fn, "lane.do");
+    LLVMBasicBlockRef latch = LLVMAppendBasicBlockInContext(m->ctx, l->fn, "lane.next");
+    LLVMBasicBlockRef done = LLVMAppendBasicBlockInContext(m->ctx, l->fn, "lane.done");
+    LLVMBuildBr(l->b, head);
+
+    LLVMPositionBuilderAtEnd(l->b, head);
+    LLVMValueRef i = LLVMBuildPhi(l->b, m->t_i32, "lane");
+    LLVMValueRef bit = LLVMBuildAnd(l->b, LLVMBuildLShr(l->b, bits, i, ""),
+                                    LLVMConstInt(m->t_i32, 1, 0), "");
+    LLVMBuildCondBr(l->b, LLVMBuildTrunc(l->b, bit, m->t_i1, ""), doit, latch);
+
+    LLVMPositionBuilderAtEnd(l->b, doit);
+    LLVMValueRef r = body(l, i, ud);
+    if (res && r) {
+        LLVMValueRef cur = LLVMBuildLoad2(l->b, ll_vec(res_ty), res, "");
+        LLVMBuildStore(l->b, LLVMBuildInsertElement(l->b, cur, r, i, ""), res);
+    }
+    LLVMBuildBr(l->b, latch);
+
+    LLVMPositionBuilderAtEnd(l->b, latch);
+    LLVMValueRef next = LLVMBuildAdd(l->b, i, LLVMConstInt(m->t_i32, 1, 0), "");
+    LLVMBuildCondBr(l->b, LLVMBuildICmp(l->b, LLVMIntULT, next,
+                                        LLVMConstInt(m->t_i32, ZN_LANES, 0), ""),
+                    head, done);
+    LLVMValueRef in_v[2] = {LLVMConstInt(m->t_i32, 0, 0), next};
+    LLVMBasicBlockRef in_b[2] = {pre, latch};
+    LLVMAddIncoming(i, in_v, in_b, 2);
+
+    LLVMPositionBuilderAtEnd(l->b, done);
+    return res ? LLVMBuildLoad2(l->b, ll_vec(res_ty), res, "") : NULL;
+}

@@ -1,0 +1,239 @@
+/* zn_lower.h: the compiler's private interface between its files.
+ *
+ * Lowering turns one PTX function into one LLVM function that runs a whole
+ * warp: every PTX register is a <32 x T> vector held in an alloca (SROA and
+ * mem2reg promote them), every instruction runs under the warp's current
+ * execution mask, and control flow uses per-lane program counters (see
+ * zn_lower_func.c for the dispatcher scheme).
+ *
+ * Prefixes: ll_ for small IR-building helpers (zn_ll.c), zn_lower_* for the
+ * instruction families, zn_lmod_/zn_lfn_ for module and function state.
+ */
+#ifndef ZN_LOWER_H
+#define ZN_LOWER_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <llvm-c/Core.h>
+#include "zn_compile.h"
+
+#define ZN_LANES 32
+/* pc of a lane that has returned or exited: larger than any block id, so the
+ * dispatcher's unsigned minimum ignores it. */
+#define ZN_PC_DONE 0x7fffffffu
+
+/* ---- module-wide state ---------------------------------------------------- */
+
+typedef struct zn_shared_slot {
+    const ptx_var *var;
+    uint32_t offset;
+} zn_shared_slot;
+
+typedef struct zn_lmod {
+    LLVMContextRef ctx;
+    LLVMModuleRef mod;
+    LLVMBuilderRef b;
+    const ptx_module *pm;
+    const zn_compile_opts *opts;
+
+    /* scalar types */
+    LLVMTypeRef t_void, t_i1, t_i8, t_i16, t_i32, t_i64, t_i128;
+    LLVMTypeRef t_half, t_bf16, t_f32, t_f64, t_ptr;
+    /* ABI structs (zn_abi_types.c) */
+    LLVMTypeRef t_warp, t_block, t_rt;
+
+    /* module-wide shared memory layout */
+    zn_shared_slot *shared;
+    uint32_t nshared;
+    uint32_t static_shared;     /* total, incl. the bar.red scratch */
+    uint32_t dyn_shared_off;    /* align16(static_shared) */
+    int32_t bar_red_off;        /* scratch for bar.red (two u32), -1: none */
+
+    LLVMValueRef *fns;          /* per pm->funcs[i]; NULL for externs */
+    const char *cpu, *features;
+
+    char *err;
+    size_t errlen;
+    int failed;
+} zn_lmod;
+
+/* ---- per-function state -------------------------------------------------- */
+
+typedef struct zn_lfn {
+    zn_lmod *m;
+    LLVMBuilderRef b;
+    const ptx_func *f;
+    LLVMValueRef fn;
+    bool is_entry;
+
+    LLVMValueRef w;             /* zn_warp_ctx * */
+    LLVMValueRef block;         /* zn_block_ctx * (loaded once) */
+    LLVMValueRef *regs;         /* alloca per PTX register */
+    LLVMTypeRef *reg_ty;        /* vector type of each */
+    LLVMValueRef *local_slot;   /* per f->locals[i]: alloca of 32*size, or NULL */
+    LLVMValueRef *param_arg;    /* .func: per f->params[i], LLVM pointer arg */
+    LLVMValueRef *ret_arg;      /* .func: per f->rets[i], LLVM pointer arg */
+
+    LLVMValueRef pc_slot;       /* <32 x i32> */
+    LLVMValueRef mask_slot;     /* <32 x i1>: the block's mask */
+    LLVMValueRef cc_slot;       /* <32 x i32>: carry flag of add.cc etc. */
+    LLVMValueRef exited_slot;   /* i32: lanes that ran `exit` (.func) */
+
+    uint32_t nblocks;
+    uint32_t *block_of_ins;     /* ins index -> block id; [nins] = nblocks */
+    uint32_t *block_start;      /* first ins of each block */
+    LLVMBasicBlockRef *bbs;     /* one per PTX block */
+    LLVMBasicBlockRef dispatch_bb, ret_bb;
+
+    /* state while lowering one block */
+    uint32_t cur_block;
+    LLVMValueRef mask;          /* current block mask, <32 x i1> */
+    const ptx_ins *ins;         /* the instruction being lowered */
+    LLVMValueRef emask;         /* mask & guard for this instruction */
+    bool terminated;            /* the instruction ended the LLVM block */
+
+    LLVMValueRef lane_ids;      /* <0, 1, ..., 31> as <32 x i32> */
+    LLVMValueRef sreg_cache[PTX_SREG_COUNT]; /* computed in the entry block */
+    LLVMValueRef shared_base;   /* i64 splat of block->shared */
+    bool uses_barrier;
+} zn_lfn;
+
+/* ---- errors (zn_lower_module.c) ------------------------------------------ */
+
+/* Records "file:line:col: msg" for the current instruction (first error wins). */
+void zn_lerr(zn_lfn *l, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void zn_merr(zn_lmod *m, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* "unsupported instruction 'add.f16x2'" with the instruction spelled out. */
+void zn_lerr_unsupported(zn_lfn *l);
+
+/* ---- IR helpers (zn_ll.c) ------------------------------------------------- */
+
+LLVMTypeRef ll_vec(LLVMTypeRef t);                 /* <32 x t> */
+LLVMValueRef ll_splat(zn_lfn *l, LLVMValueRef scalar);
+LLVMValueRef ll_const_vec(LLVMTypeRef t, uint64_t v); /* splat of int v */
+LLVMValueRef ll_const_fvec(LLVMTypeRef t, double v);
+LLVMValueRef ll_all_ones(zn_lfn *l);               /* <32 x i1> true */
+LLVMValueRef ll_mask_to_i32(zn_lfn *l, LLVMValueRef m);
+LLVMValueRef ll_i32_to_mask(zn_lfn *l, LLVMValueRef i);
+LLVMValueRef ll_any(zn_lfn *l, LLVMValueRef m);    /* i1: any lane set */
+LLVMValueRef ll_entry_alloca(zn_lfn *l, LLVMTypeRef t, const char *name);
+LLVMValueRef ll_entry_alloca_bytes(zn_lfn *l, uint64_t bytes, uint32_t align,
+                                   const char *name);
+/* Calls an overloaded intrinsic by name: "llvm.fma" with overload types. */
+LLVMValueRef ll_intrin(zn_lfn *l, const char *name, LLVMTypeRef *over,
+                       unsigned nover, LLVMValueRef *args, unsigned nargs);
+LLVMValueRef ll_intrin1(zn_lfn *l, const char *name, LLVMValueRef a);
+LLVMValueRef ll_intrin2(zn_lfn *l, const char *name, LLVMValueRef a,
+                        LLVMValueRef b);
+LLVMValueRef ll_intrin3(zn_lfn *l, const char *name, LLVMValueRef a,
+                        LLVMValueRef b, LLVMValueRef c);
+/* Width in bits of a scalar or the element of a vector. */
+unsigned ll_bits(LLVMTypeRef t);
+LLVMTypeRef ll_elem(LLVMTypeRef t);
+bool ll_is_fp(LLVMTypeRef t);
+/* Reinterprets/resizes v to type `to` (vector); ints extend by `sign`. */
+LLVMValueRef ll_coerce(zn_lfn *l, LLVMValueRef v, LLVMTypeRef to, bool sign);
+/* Calls a function pointer loaded from w->rt at field `field`. */
+LLVMValueRef ll_rt_fn(zn_lfn *l, unsigned field);
+/* Lane loop: for every lane set in mask (ascending), body(l, lane, ud)
+ * returns a scalar (or NULL); the result vector collects them (poison for
+ * other lanes). res_ty is the scalar type or NULL for no result. */
+typedef LLVMValueRef (*ll_lane_body)(zn_lfn *l, LLVMValueRef lane, void *ud);
+LLVMValueRef ll_lane_loop(zn_lfn *l, LLVMValueRef mask, LLVMTypeRef res_ty,
+                          ll_lane_body body, void *ud);
+LLVMValueRef ll_field_ptr(zn_lfn *l, LLVMTypeRef st, LLVMValueRef p,
+                          unsigned field);
+LLVMValueRef ll_load_field(zn_lfn *l, LLVMTypeRef st, LLVMValueRef p,
+                           unsigned field, LLVMTypeRef ty);
+
+/* ---- ABI types (zn_abi_types.c) ------------------------------------------ */
+
+void zn_abi_types(zn_lmod *m);
+enum { ZN_RT_BARRIER, ZN_RT_ASSERTFAIL, ZN_RT_VPRINTF, ZN_RT_CLOCK64,
+       ZN_RT_GLOBALTIMER, ZN_RT_MALLOC, ZN_RT_FREE, ZN_RT_NFIELDS };
+
+/* ---- types and operands (zn_lower_operand.c) ----------------------------- */
+
+LLVMTypeRef zn_scalar_type(zn_lmod *m, ptx_type t);
+LLVMTypeRef zn_vec_type(zn_lmod *m, ptx_type t);
+/* Value of a source operand as <32 x type t>. */
+LLVMValueRef zn_src(zn_lfn *l, const ptx_opnd *o, ptx_type t);
+/* Writes v (a <32 x type t> value) to a destination operand under the
+ * instruction's mask (a REG, a %r|%p pair's first half, a sink or a {vec}). */
+void zn_dst(zn_lfn *l, const ptx_opnd *o, ptx_type t, LLVMValueRef v);
+void zn_dst_reg(zn_lfn *l, int32_t reg, ptx_type t, LLVMValueRef v);
+LLVMValueRef zn_load_reg(zn_lfn *l, int32_t reg);
+LLVMValueRef zn_sreg(zn_lfn *l, ptx_sreg s);
+/* The instruction's guard AND block mask. */
+LLVMValueRef zn_guard_mask(zn_lfn *l, const ptx_ins *ins);
+/* Per-lane i64 address of a SYM (its generic/space address + ival). */
+LLVMValueRef zn_sym_addr(zn_lfn *l, const ptx_opnd *o);
+/* Byte offset of a .shared variable in the module layout, or -1. */
+int64_t zn_shared_offset(zn_lmod *m, const ptx_var *v);
+/* Classifies a variable reference of the function. */
+typedef enum zn_var_kind {
+    ZN_VAR_UNKNOWN, ZN_VAR_MODULE, ZN_VAR_PARAM, ZN_VAR_RET, ZN_VAR_LOCAL
+} zn_var_kind;
+zn_var_kind zn_var_find(zn_lfn *l, const ptx_opnd *o, uint32_t *index,
+                        const ptx_var **var);
+/* Fills sreg_cache and shared_base in the entry block. */
+void zn_sreg_prologue(zn_lfn *l);
+/* Byte offset of kernel parameter i in the parameter buffer. */
+uint32_t zn_param_offset(const ptx_func *f, uint32_t i, uint32_t *total);
+
+/* ---- the instruction families -------------------------------------------- */
+
+/* Each returns nothing; errors go through zn_lerr. */
+void zn_lower_ins(zn_lfn *l, const ptx_ins *ins);
+void zn_lower_int(zn_lfn *l, const ptx_ins *ins);     /* zn_lower_arith.c */
+void zn_lower_bits(zn_lfn *l, const ptx_ins *ins);    /* zn_lower_bits.c */
+void zn_lower_float(zn_lfn *l, const ptx_ins *ins);   /* zn_lower_float.c */
+void zn_lower_cmp(zn_lfn *l, const ptx_ins *ins);     /* zn_lower_cmp.c */
+void zn_lower_cvt(zn_lfn *l, const ptx_ins *ins);     /* zn_lower_cvt.c */
+void zn_lower_mov(zn_lfn *l, const ptx_ins *ins);     /* zn_lower_cvt.c */
+void zn_lower_mem(zn_lfn *l, const ptx_ins *ins);     /* zn_lower_mem.c */
+void zn_lower_atom(zn_lfn *l, const ptx_ins *ins);    /* zn_lower_atom.c */
+void zn_lower_warp(zn_lfn *l, const ptx_ins *ins);    /* zn_lower_warp.c */
+void zn_lower_bar(zn_lfn *l, const ptx_ins *ins);     /* zn_lower_warp.c */
+void zn_lower_call(zn_lfn *l, const ptx_ins *ins);    /* zn_lower_call.c */
+void zn_lower_branch(zn_lfn *l, const ptx_ins *ins);  /* zn_lower_func.c */
+
+/* <32 x ptr> host addresses of an [addr] operand in a space (zn_lower_mem.c) */
+LLVMValueRef zn_mem_ptrs(zn_lfn *l, const ptx_opnd *o, ptx_space space);
+
+/* Float helpers shared by float and cvt lowering (zn_lower_float.c). */
+LLVMValueRef zn_ftz(zn_lfn *l, LLVMValueRef v);
+LLVMValueRef zn_fsat(zn_lfn *l, LLVMValueRef v);
+/* f16/bf16 stored as i16 bits <-> the LLVM half/bfloat vector. */
+LLVMValueRef zn_to_half(zn_lfn *l, LLVMValueRef bits, bool bf);
+LLVMValueRef zn_from_half(zn_lfn *l, LLVMValueRef h);
+
+/* Directed rounding .rz/.rm/.rp (zn_lower_round.c); NULL if unsupported. */
+LLVMValueRef zn_fop_directed(zn_lfn *l, ptx_op op, LLVMValueRef *s, ptx_rnd rnd);
+LLVMValueRef zn_fptrunc_directed(zn_lfn *l, LLVMValueRef a, LLVMTypeRef to, ptx_rnd rnd);
+LLVMValueRef zn_itofp_directed(zn_lfn *l, LLVMValueRef a, bool sign, LLVMTypeRef to,
+                               ptx_rnd rnd);
+LLVMValueRef zn_round_fix(zn_lfn *l, LLVMValueRef r, LLVMValueRef err, ptx_rnd rnd);
+
+/* ---- control flow (zn_lower_func.c) -------------------------------------- */
+
+/* Moves lanes `taken` (subset of the block mask) to block T and the rest of
+ * the block mask to block F (ZN_PC_DONE: finished). Ends the LLVM block. */
+void zn_goto(zn_lfn *l, LLVMValueRef taken, uint32_t T, uint32_t F);
+/* Returns `status` (i32) from the function right now (trap, assert). */
+void zn_return_status(zn_lfn *l, LLVMValueRef status);
+/* After a call: lanes in `exited` (i32) leave the warp for good. */
+void zn_lanes_exited(zn_lfn *l, LLVMValueRef exited);
+
+/* ---- functions and module (zn_lower_func.c, zn_lower_module.c) ----------- */
+
+bool zn_func_is_runtime(const ptx_func *f); /* vprintf, __assertfail, ... */
+LLVMValueRef zn_declare_func(zn_lmod *m, const ptx_func *f);
+void zn_lower_func(zn_lmod *m, const ptx_func *f, LLVMValueRef fn);
+int zn_shared_layout(zn_lmod *m);
+bool zn_func_uses_barrier(const ptx_module *pm, const ptx_func *f);
+uint32_t zn_func_local_bytes(const ptx_func *f);
+bool zn_func_address_taken(const ptx_module *pm, const ptx_func *f);
+
+#endif

@@ -1,0 +1,206 @@
+/* zn_lower_cvt.c: cvt between every integer and float type (saturation,
+ * rounding to integral values, NaN -> 0 and range saturation for
+ * float -> int as PTX defines) and mov (registers, immediates, special
+ * registers, symbol addresses, {a, b} packing and unpacking). */
+#include "zn_lower.h"
+
+static bool is_int(ptx_type t)
+{
+    return !ptx_type_is_float(t) && t != PTX_T_PRED;
+}
+
+static bool halfish(ptx_type t)
+{
+    return t == PTX_T_F16 || t == PTX_T_BF16;
+}
+
+static LLVMTypeRef fp_type(zn_lmod *m, ptx_type t)
+{
+    switch (t) {
+    case PTX_T_F16: return m->t_half;
+    case PTX_T_BF16: return m->t_bf16;
+    case PTX_T_F64: return m->t_f64;
+    default: return m->t_f32;
+    }
+}
+
+/* a float source as a real FP vector (f16/bf16 bits reinterpreted) */
+static LLVMValueRef fp_src(zn_lfn *l, const ptx_opnd *o, ptx_type t)
+{
+    LLVMValueRef v = zn_src(l, o, t);
+    if (halfish(t))
+        v = zn_to_half(l, v, t == PTX_T_BF16);
+    return v;
+}
+
+/* FP vector -> the storage form of float type t (f16 as i16 bits) */
+static LLVMValueRef fp_store_form(zn_lfn *l, LLVMValueRef v, ptx_type t)
+{
+    return halfish(t) ? zn_from_half(l, v) : v;
+}
+
+static LLVMValueRef round_int(zn_lfn *l, LLVMValueRef v, ptx_rnd r)
+{
+    switch (r) {
+    case PTX_RND_RNI: return ll_intrin1(l, "llvm.roundeven", v);
+    case PTX_RND_RZI: return ll_intrin1(l, "llvm.trunc", v);
+    case PTX_RND_RMI: return ll_intrin1(l, "llvm.floor", v);
+    case PTX_RND_RPI: return ll_intrin1(l, "llvm.ceil", v);
+    default: return v;
+    }
+}
+
+static LLVMValueRef int_sat(zn_lfn *l, LLVMValueRef a, bool asign, ptx_type dt)
+{
+    zn_lmod *m = l->m;
+    LLVMTypeRef wt = ll_vec(m->t_i128);
+    unsigned dw = ll_bits(zn_scalar_type(m, dt));
+    bool dsign = ptx_type_is_signed(dt);
+    LLVMValueRef x = asign ? LLVMBuildSExt(l->b, a, wt, "") : LLVMBuildZExt(l->b, a, wt, "");
+    if (ll_bits(LLVMTypeOf(a)) == 128)
+        x = a;
+    unsigned long long lo, hi;
+    if (dsign) {
+        hi = (dw == 64) ? (unsigned long long)INT64_MAX : (1ull << (dw - 1)) - 1;
+        lo = (unsigned long long)(-(long long)hi - 1);
+    } else {
+        hi = dw == 64 ? ~0ull : (1ull << dw) - 1;
+        lo = 0;
+    }
+    LLVMValueRef lov = LLVMConstIntOfArbitraryPrecision(m->t_i128, 2,
+        (uint64_t[]){lo, dsign ? ~0ull : 0});
+    LLVMValueRef hiv = LLVMConstIntOfArbitraryPrecision(m->t_i128, 2, (uint64_t[]){hi, 0});
+    LLVMValueRef e[ZN_LANES], f[ZN_LANES];
+    for (int i = 0; i < ZN_LANES; i++) {
+        e[i] = lov;
+        f[i] = hiv;
+    }
+    x = ll_intrin2(l, "llvm.smax", x, LLVMConstVector(e, ZN_LANES));
+    x = ll_intrin2(l, "llvm.smin", x, LLVMConstVector(f, ZN_LANES));
+    return LLVMBuildTrunc(l->b, x, zn_vec_type(m, dt), "");
+}
+
+static bool directed(ptx_rnd r)
+{
+    return r == PTX_RND_RZ || r == PTX_RND_RM || r == PTX_RND_RP;
+}
+
+static void cvt_pack_x2(zn_lfn *l, const ptx_ins *ins)
+{
+    /* cvt.rn.f16x2.f32 d, a, b: a -> upper half, b -> lower half */
+    zn_lmod *m = l->m;
+    ptx_type dt = ins->type[0];
+    bool bf = dt == PTX_T_BF16X2;
+    LLVMTypeRef ht = ll_vec(bf ? m->t_bf16 : m->t_half);
+    LLVMTypeRef v32 = ll_vec(m->t_i32);
+    LLVMValueRef a = zn_src(l, &ins->opnds[1], PTX_T_F32);
+    LLVMValueRef b = zn_src(l, &ins->opnds[2], PTX_T_F32);
+    if (ins->flags & PTX_F(relu)) {
+        a = ll_intrin2(l, "llvm.maxnum", a, LLVMConstNull(LLVMTypeOf(a)));
+        b = ll_intrin2(l, "llvm.maxnum", b, LLVMConstNull(LLVMTypeOf(b)));
+    }
+    LLVMValueRef ha = LLVMBuildZExt(l->b, zn_from_half(l, LLVMBuildFPTrunc(l->b, a, ht, "")), v32, "");
+    LLVMValueRef hb = LLVMBuildZExt(l->b, zn_from_half(l, LLVMBuildFPTrunc(l->b, b, ht, "")), v32, "");
+    LLVMValueRef d = LLVMBuildOr(l->b, LLVMBuildShl(l->b, ha, ll_const_vec(m->t_i32, 16), ""),
+                                 hb, "");
+    zn_dst(l, &ins->opnds[0], dt, d);
+}
+
+void zn_lower_cvt(zn_lfn *l, const ptx_ins *ins)
+{
+    zn_lmod *m = l->m;
+    LLVMBuilderRef b = l->b;
+    const ptx_opnd *o = ins->opnds;
+    if (ins->ntypes < 2) {
+        zn_lerr(l, "cvt needs two types");
+        return;
+    }
+    ptx_type dt = ins->type[0], at = ins->type[1];
+    bool sat = ins->flags & PTX_F(sat), ftz = ins->flags & PTX_F(ftz);
+    if (dt == PTX_T_F16X2 || dt == PTX_T_BF16X2) {
+        if (at == PTX_T_F32 && ins->nopnds >= 3 && !directed(ins->rnd)) {
+            cvt_pack_x2(l, ins);
+            return;
+        }
+        zn_lerr_unsupported(l);
+        return;
+    }
+    if (dt == PTX_T_PRED || at == PTX_T_PRED || dt == PTX_T_TF32 || at == PTX_T_TF32 ||
+        dt == PTX_T_E4M3X2 || dt == PTX_T_E5M2X2 || at == PTX_T_E4M3X2 ||
+        at == PTX_T_E5M2X2 || at == PTX_T_F16X2 || at == PTX_T_BF16X2) {
+        zn_lerr_unsupported(l);
+        return;
+    }
+    LLVMValueRef r;
+    if (is_int(dt) && is_int(at)) {
+        LLVMValueRef a = zn_src(l, &o[1], at);
+        if (sat)
+            r = int_sat(l, a, ptx_type_is_signed(at), dt);
+        else
+            r = ll_coerce(l, a, zn_vec_type(m, dt), ptx_type_is_signed(at));
+        zn_dst(l, &o[0], dt, r);
+        return;
+    }
+    if (is_int(at)) { /* int -> float */
+        LLVMValueRef a = zn_src(l, &o[1], at);
+        LLVMTypeRef ft = ll_vec(fp_type(m, dt));
+        if (directed(ins->rnd))
+            r = zn_itofp_directed(l, a, ptx_type_is_signed(at), ft, ins->rnd);
+        else
+            r = ptx_type_is_signed(at) ? LLVMBuildSIToFP(b, a, ft, "") : LLVMBuildUIToFP(b, a, ft, "");
+        if (sat)
+            r = zn_fsat(l, r);
+        if (ftz && dt == PTX_T_F32)
+            r = zn_ftz(l, r);
+        zn_dst(l, &o[0], dt, fp_store_form(l, r, dt));
+        return;
+    }
+    LLVMValueRef a = fp_src(l, &o[1], at);
+    if (ftz && at == PTX_T_F32)
+        a = zn_ftz(l, a);
+    if (is_int(dt)) { /* float -> int: round, then saturate (NaN -> 0) */
+        if (halfish(at))
+            a = LLVMBuildFPExt(b, a, ll_vec(m->t_f32), "");
+        a = round_int(l, a, ins->rnd == PTX_RND_NONE ? PTX_RND_RZI : ins->rnd);
+        LLVMTypeRef it = zn_vec_type(m, dt);
+        LLVMTypeRef over[2] = {it, LLVMTypeOf(a)};
+        r = ll_intrin(l, ptx_type_is_signed(dt) ? "llvm.fptosi.sat" : "llvm.fptoui.sat",
+                      over, 2, &a, 1);
+        zn_dst(l, &o[0], dt, r);
+        return;
+    }
+    /* float -> float */
+    LLVMTypeRef ft = ll_vec(fp_type(m, dt));
+    unsigned ab = ll_bits(LLVMTypeOf(a)), db = ll_bits(ft);
+    bool bf_pair = (at == PTX_T_BF16) != (dt == PTX_T_BF16);
+    if (ins->rnd >= PTX_RND_RNI && ins->rnd <= PTX_RND_RPI) {
+        r = round_int(l, a, ins->rnd);
+        if (dt != at)
+            r = db > ab ? LLVMBuildFPExt(b, r, ft, "") : LLVMBuildFPTrunc(b, r, ft, "");
+    } else if (db == ab && bf_pair) { /* f16 <-> bf16 goes through f32 */
+        r = LLVMBuildFPTrunc(b, LLVMBuildFPExt(b, a, ll_vec(m->t_f32), ""), ft, "");
+    } else if (db > ab) {
+        r = LLVMBuildFPExt(b, a, ft, "");
+    } else if (db < ab) {
+        r = directed(ins->rnd) ? zn_fptrunc_directed(l, a, ft, ins->rnd)
+                               : LLVMBuildFPTrunc(b, a, ft, "");
+    } else {
+        r = a;
+    }
+    if (sat)
+        r = zn_fsat(l, r);
+    if (ftz && dt == PTX_T_F32)
+        r = zn_ftz(l, r);
+    zn_dst(l, &o[0], dt, fp_store_form(l, r, dt));
+}
+
+void zn_lower_mov(zn_lfn *l, const ptx_ins *ins)
+{
+    ptx_type t = ins->type[0];
+    if (ins->nopnds < 2) {
+        zn_lerr(l, "mov needs two operands");
+        return;
+    }
+    LLVMValueRef v = zn_src(l, &ins->opnds[1], t);
+    zn_dst(l, &ins->opnds[0], t, v);
+}

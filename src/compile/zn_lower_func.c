@@ -1,0 +1,355 @@
+/* zn_lower_func.c: one PTX function -> one LLVM function that runs a warp.
+ *
+ * Divergence scheme (per-lane program counters):
+ *   The body is split into basic blocks numbered in textual order. The warp
+ *   keeps `pc` (<32 x i32>: the block each lane waits at, ZN_PC_DONE once it
+ *   returned or exited) and the block mask (lanes running the current
+ *   block). A branch sends the taken lanes to T and the others to F. If the
+ *   whole mask agrees and no other lane is waiting anywhere, it jumps
+ *   straight to the LLVM block (the converged fast path). Otherwise it
+ *   records the pcs and goes to the dispatcher, which picks the LOWEST pc
+ *   among waiting lanes, makes every lane waiting there the new mask and
+ *   switches to that block. Lanes therefore reconverge at the first block in
+ *   text order where they meet, which is the join point of nvcc's layout,
+ *   and any CFG still runs correctly.
+ *
+ * Kernels:  i32 zk_<name>(zn_warp_ctx *w)          -> ZN_KSTATUS_*
+ * .func:    i64 zf_<name>(w, i32 mask, ptr param..., ptr ret...)
+ *           -> (status << 32) | lanes that executed `exit`.
+ *   Each param/ret pointer holds 32 lane copies, lane l at p + l * size.
+ */
+#include "zn_lower.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <stdio.h>
+
+static const char *runtime_names[] = {"vprintf", "__assertfail", "malloc", "free"};
+
+bool zn_func_is_runtime(const ptx_func *f)
+{
+    for (size_t i = 0; i < sizeof runtime_names / sizeof runtime_names[0]; i++)
+        if (!strcmp(f->name, runtime_names[i]))
+            return f->is_decl;
+    return false;
+}
+
+LLVMValueRef zn_declare_func(zn_lmod *m, const ptx_func *f)
+{
+    if (f->is_decl)
+        return NULL;
+    size_t n = strlen(f->name) + 4;
+    char *name = malloc(n);
+    snprintf(name, n, "%s%s", f->is_entry ? "zk_" : "zf_", f->name);
+    LLVMValueRef fn;
+    if (f->is_entry) {
+        LLVMTypeRef ft = LLVMFunctionType(m->t_i32, &m->t_ptr, 1, 0);
+        fn = LLVMAddFunction(m->mod, name, ft);
+    } else {
+        uint32_t np = 2 + f->nparams + f->nrets;
+        LLVMTypeRef *args = malloc(np * sizeof *args);
+        args[0] = m->t_ptr;
+        args[1] = m->t_i32;
+        for (uint32_t i = 2; i < np; i++)
+            args[i] = m->t_ptr;
+        fn = LLVMAddFunction(m->mod, name, LLVMFunctionType(m->t_i64, args, np, 0));
+        /* address-taken functions stay visible so that relocations in
+         * global initialisers can find them */
+        if (!zn_func_address_taken(m->pm, f))
+            LLVMSetLinkage(fn, LLVMInternalLinkage);
+        free(args);
+    }
+    free(name);
+    if (m->cpu && *m->cpu)
+        LLVMAddTargetDependentFunctionAttr(fn, "target-cpu", m->cpu);
+    if (m->features && *m->features)
+        LLVMAddTargetDependentFunctionAttr(fn, "target-features", m->features);
+    return fn;
+}
+
+/* ---- block structure ------------------------------------------------------ */
+
+static void split_blocks(zn_lfn *l)
+{
+    const ptx_func *f = l->f;
+    uint32_t n = f->nins;
+    bool *lead = calloc(n + 1, 1);
+    lead[0] = true;
+    for (uint32_t i = 0; i < f->nlabels; i++)
+        if (f->labels[i].ins <= n)
+            lead[f->labels[i].ins] = true;
+    for (uint32_t i = 0; i < n; i++)
+        if (ptx_op_table[f->ins[i].op].flags & PTX_OF_BRANCH)
+            lead[i + 1] = true;
+    /* a block at n exists only when a label points past the last ins */
+    bool end_block = false;
+    for (uint32_t i = 0; i < f->nlabels; i++)
+        if (f->labels[i].ins == n)
+            end_block = true;
+    lead[n] = end_block || n == 0;
+
+    l->block_of_ins = malloc((n + 1) * sizeof(uint32_t));
+    l->block_start = malloc((n + 2) * sizeof(uint32_t));
+    uint32_t k = 0;
+    for (uint32_t i = 0; i <= n; i++) {
+        if (lead[i])
+            l->block_start[k++] = i;
+        l->block_of_ins[i] = k - 1;
+    }
+    l->nblocks = k;
+    l->block_start[k] = n;
+    if (!lead[n])
+        l->block_of_ins[n] = k; /* falling off the end: done */
+    free(lead);
+}
+
+static LLVMBasicBlockRef target_bb(zn_lfn *l, uint32_t t)
+{
+    return t >= l->nblocks ? l->ret_bb : l->bbs[t];
+}
+
+static uint32_t norm(zn_lfn *l, uint32_t t)
+{
+    return t >= l->nblocks ? ZN_PC_DONE : t;
+}
+
+/* ---- control transfer ------------------------------------------------------ */
+
+void zn_goto(zn_lfn *l, LLVMValueRef taken, uint32_t T, uint32_t F)
+{
+    zn_lmod *m = l->m;
+    LLVMTypeRef v32 = ll_vec(m->t_i32);
+    T = norm(l, T);
+    F = norm(l, F);
+    LLVMValueRef pc = LLVMBuildLoad2(l->b, v32, l->pc_slot, "pc");
+    LLVMValueRef vT = ll_const_vec(m->t_i32, T), vF = ll_const_vec(m->t_i32, F);
+    LLVMValueRef npc = taken
+        ? LLVMBuildSelect(l->b, taken, vT, LLVMBuildSelect(l->b, l->mask, vF, pc, ""), "")
+        : LLVMBuildSelect(l->b, l->mask, vT, pc, "");
+    LLVMBuildStore(l->b, npc, l->pc_slot);
+    LLVMValueRef waiting = LLVMBuildICmp(l->b, LLVMIntNE, pc,
+                                         ll_const_vec(m->t_i32, ZN_PC_DONE), "");
+    waiting = LLVMBuildAnd(l->b, waiting, LLVMBuildNot(l->b, l->mask, ""), "");
+    LLVMValueRef others = ll_any(l, waiting);
+    if (!taken) {
+        LLVMBuildCondBr(l->b, others, l->dispatch_bb, target_bb(l, T));
+    } else {
+        LLVMValueRef ti = ll_mask_to_i32(l, taken), mi = ll_mask_to_i32(l, l->mask);
+        LLVMValueRef all = LLVMBuildICmp(l->b, LLVMIntEQ, ti, mi, "");
+        LLVMValueRef none = LLVMBuildICmp(l->b, LLVMIntEQ, ti,
+                                          LLVMConstInt(m->t_i32, 0, 0), "");
+        LLVMValueRef alone = LLVMBuildNot(l->b, others, "");
+        LLVMBasicBlockRef x = LLVMAppendBasicBlockInContext(m->ctx, l->fn, "br.f");
+        LLVMBuildCondBr(l->b, LLVMBuildAnd(l->b, all, alone, ""), target_bb(l, T), x);
+        LLVMPositionBuilderAtEnd(l->b, x);
+        LLVMBuildCondBr(l->b, LLVMBuildAnd(l->b, none, alone, ""), target_bb(l, F),
+                        l->dispatch_bb);
+    }
+    l->terminated = true;
+}
+
+void zn_return_status(zn_lfn *l, LLVMValueRef status)
+{
+    zn_lmod *m = l->m;
+    if (l->is_entry) {
+        LLVMBuildRet(l->b, status);
+        return;
+    }
+    LLVMValueRef ex = LLVMBuildLoad2(l->b, m->t_i32, l->exited_slot, "");
+    LLVMValueRef r = LLVMBuildOr(l->b,
+        LLVMBuildShl(l->b, LLVMBuildZExt(l->b, status, m->t_i64, ""),
+                     LLVMConstInt(m->t_i64, 32, 0), ""),
+        LLVMBuildZExt(l->b, ex, m->t_i64, ""), "");
+    LLVMBuildRet(l->b, r);
+}
+
+void zn_lanes_exited(zn_lfn *l, LLVMValueRef exited)
+{
+    zn_lmod *m = l->m;
+    LLVMTypeRef v32 = ll_vec(m->t_i32);
+    LLVMValueRef em = ll_i32_to_mask(l, exited);
+    LLVMValueRef pc = LLVMBuildLoad2(l->b, v32, l->pc_slot, "");
+    LLVMBuildStore(l->b, LLVMBuildSelect(l->b, em, ll_const_vec(m->t_i32, ZN_PC_DONE),
+                                         pc, ""), l->pc_slot);
+    if (!l->is_entry) {
+        LLVMValueRef ex = LLVMBuildLoad2(l->b, m->t_i32, l->exited_slot, "");
+        LLVMBuildStore(l->b, LLVMBuildOr(l->b, ex, exited, ""), l->exited_slot);
+    }
+    LLVMValueRef keep = LLVMBuildNot(l->b, em, "");
+    l->mask = LLVMBuildAnd(l->b, l->mask, keep, "");
+    l->emask = LLVMBuildAnd(l->b, l->emask, keep, "");
+    LLVMBuildStore(l->b, l->mask, l->mask_slot);
+    /* an empty mask must not run on (a loop would never end) */
+    LLVMBasicBlockRef cont = LLVMAppendBasicBlockInContext(m->ctx, l->fn, "live");
+    LLVMBuildCondBr(l->b, ll_any(l, l->mask), cont, l->dispatch_bb);
+    LLVMPositionBuilderAtEnd(l->b, cont);
+}
+
+/* bra, ret, exit, trap, brx */
+void zn_lower_branch(zn_lfn *l, const ptx_ins *ins)
+{
+    zn_lmod *m = l->m;
+    uint32_t next = l->cur_block + 1;
+    LLVMValueRef taken = ins->guard_reg >= 0 ? l->emask : NULL;
+    switch (ins->op) {
+    case PTX_OP_bra: {
+        const ptx_opnd *o = &ins->opnds[0];
+        if (o->kind != PTX_OPND_LABEL || o->label < 0 ||
+            (uint32_t)o->label >= l->f->nlabels) {
+            zn_lerr(l, "branch target must be a label");
+            return;
+        }
+        uint32_t T = l->block_of_ins[l->f->labels[o->label].ins];
+        zn_goto(l, taken, T, next);
+        return;
+    }
+    case PTX_OP_exit:
+        if (!l->is_entry) {
+            LLVMValueRef ex = LLVMBuildLoad2(l->b, m->t_i32, l->exited_slot, "");
+            LLVMValueRef t = ll_mask_to_i32(l, l->emask);
+            LLVMBuildStore(l->b, LLVMBuildOr(l->b, ex, t, ""), l->exited_slot);
+        }
+        zn_goto(l, taken, ZN_PC_DONE, next);
+        return;
+    case PTX_OP_ret:
+        zn_goto(l, taken, ZN_PC_DONE, next);
+        return;
+    case PTX_OP_trap: {
+        LLVMBasicBlockRef tb = LLVMAppendBasicBlockInContext(m->ctx, l->fn, "trap");
+        LLVMBasicBlockRef cont = LLVMAppendBasicBlockInContext(m->ctx, l->fn, "notrap");
+        LLVMBuildCondBr(l->b, ll_any(l, l->emask), tb, cont);
+        LLVMPositionBuilderAtEnd(l->b, tb);
+        zn_return_status(l, LLVMConstInt(m->t_i32, ZN_KSTATUS_TRAP, 0));
+        LLVMPositionBuilderAtEnd(l->b, cont);
+        return; /* falls through to the next block */
+    }
+    default:
+        zn_lerr_unsupported(l);
+    }
+}
+
+/* ---- the function --------------------------------------------------------- */
+
+static void build_dispatcher(zn_lfn *l)
+{
+    zn_lmod *m = l->m;
+    LLVMTypeRef v32 = ll_vec(m->t_i32);
+    LLVMPositionBuilderAtEnd(l->b, l->dispatch_bb);
+    LLVMValueRef pc = LLVMBuildLoad2(l->b, v32, l->pc_slot, "pc");
+    LLVMValueRef live = LLVMBuildICmp(l->b, LLVMIntNE, pc,
+                                      ll_const_vec(m->t_i32, ZN_PC_DONE), "");
+    LLVMBasicBlockRef pick = LLVMAppendBasicBlockInContext(m->ctx, l->fn, "dispatch.pick");
+    LLVMBuildCondBr(l->b, ll_any(l, live), pick, l->ret_bb);
+    LLVMPositionBuilderAtEnd(l->b, pick);
+    LLVMValueRef minpc = ll_intrin1(l, "llvm.vector.reduce.umin", pc);
+    LLVMValueRef mask = LLVMBuildICmp(l->b, LLVMIntEQ, pc, ll_splat(l, minpc), "");
+    LLVMBuildStore(l->b, mask, l->mask_slot);
+    LLVMValueRef sw = LLVMBuildSwitch(l->b, minpc, l->ret_bb, l->nblocks);
+    for (uint32_t k = 0; k < l->nblocks; k++)
+        LLVMAddCase(sw, LLVMConstInt(m->t_i32, k, 0), l->bbs[k]);
+
+    LLVMPositionBuilderAtEnd(l->b, l->ret_bb);
+    zn_return_status(l, LLVMConstInt(m->t_i32, ZN_KSTATUS_OK, 0));
+}
+
+static void prologue(zn_lfn *l)
+{
+    zn_lmod *m = l->m;
+    const ptx_func *f = l->f;
+    LLVMTypeRef v32 = ll_vec(m->t_i32);
+
+    l->regs = calloc(f->nregs + 1, sizeof *l->regs);
+    l->reg_ty = calloc(f->nregs + 1, sizeof *l->reg_ty);
+    for (uint32_t i = 0; i < f->nregs; i++) {
+        l->reg_ty[i] = zn_vec_type(m, f->regs[i].type);
+        l->regs[i] = LLVMBuildAlloca(l->b, l->reg_ty[i], f->regs[i].name);
+    }
+    l->pc_slot = LLVMBuildAlloca(l->b, v32, "pc.slot");
+    l->mask_slot = LLVMBuildAlloca(l->b, ll_vec(m->t_i1), "mask.slot");
+    l->cc_slot = LLVMBuildAlloca(l->b, v32, "cc.slot");
+    l->exited_slot = LLVMBuildAlloca(l->b, m->t_i32, "exited.slot");
+    l->local_slot = calloc(f->nlocals + 1, sizeof *l->local_slot);
+    for (uint32_t i = 0; i < f->nlocals; i++) {
+        const ptx_var *v = &f->locals[i];
+        if (v->space == PTX_SPACE_LOCAL || v->space == PTX_SPACE_PARAM) {
+            uint64_t bytes = (v->size ? v->size : 1) * ZN_LANES;
+            LLVMValueRef a = LLVMBuildAlloca(l->b, LLVMArrayType2(m->t_i8, bytes), v->name);
+            LLVMSetAlignment(a, v->align > 16 ? v->align : 16);
+            l->local_slot[i] = a;
+        }
+    }
+    for (uint32_t i = 0; i < f->nregs; i++)
+        LLVMBuildStore(l->b, LLVMConstNull(l->reg_ty[i]), l->regs[i]);
+    LLVMBuildStore(l->b, LLVMConstNull(v32), l->cc_slot);
+    LLVMBuildStore(l->b, LLVMConstInt(m->t_i32, 0, 0), l->exited_slot);
+
+    zn_sreg_prologue(l);
+
+    LLVMValueRef entry_mask;
+    if (l->is_entry) {
+        entry_mask = ll_load_field(l, m->t_warp, l->w, ZN_WARP_FIELD_LIVE_MASK, m->t_i32);
+    } else {
+        entry_mask = LLVMGetParam(l->fn, 1);
+        l->param_arg = calloc(f->nparams + 1, sizeof *l->param_arg);
+        l->ret_arg = calloc(f->nrets + 1, sizeof *l->ret_arg);
+        for (uint32_t i = 0; i < f->nparams; i++)
+            l->param_arg[i] = LLVMGetParam(l->fn, 2 + i);
+        for (uint32_t i = 0; i < f->nrets; i++)
+            l->ret_arg[i] = LLVMGetParam(l->fn, 2 + f->nparams + i);
+    }
+    LLVMValueRef em = ll_i32_to_mask(l, entry_mask);
+    LLVMBuildStore(l->b, em, l->mask_slot);
+    LLVMBuildStore(l->b, LLVMBuildSelect(l->b, em, LLVMConstNull(v32),
+                   ll_const_vec(m->t_i32, ZN_PC_DONE), ""), l->pc_slot);
+    LLVMBuildCondBr(l->b, LLVMBuildICmp(l->b, LLVMIntNE, entry_mask,
+                    LLVMConstInt(m->t_i32, 0, 0), ""), target_bb(l, 0), l->ret_bb);
+}
+
+void zn_lower_func(zn_lmod *m, const ptx_func *f, LLVMValueRef fn)
+{
+    zn_lfn L = {0}, *l = &L;
+    l->m = m;
+    l->b = m->b;
+    l->f = f;
+    l->fn = fn;
+    l->is_entry = f->is_entry;
+    l->w = LLVMGetParam(fn, 0);
+    split_blocks(l);
+    LLVMBasicBlockRef entry = LLVMAppendBasicBlockInContext(m->ctx, fn, "entry");
+    l->bbs = calloc(l->nblocks + 1, sizeof *l->bbs);
+    for (uint32_t k = 0; k < l->nblocks; k++) {
+        char name[32];
+        snprintf(name, sizeof name, "B%u", k);
+        l->bbs[k] = LLVMAppendBasicBlockInContext(m->ctx, fn, name);
+    }
+    l->dispatch_bb = LLVMAppendBasicBlockInContext(m->ctx, fn, "dispatch");
+    l->ret_bb = LLVMAppendBasicBlockInContext(m->ctx, fn, "done");
+    LLVMPositionBuilderAtEnd(l->b, entry);
+    prologue(l);
+
+    for (uint32_t k = 0; k < l->nblocks && !m->failed; k++) {
+        LLVMPositionBuilderAtEnd(l->b, l->bbs[k]);
+        l->cur_block = k;
+        l->mask = LLVMBuildLoad2(l->b, ll_vec(m->t_i1), l->mask_slot, "mask");
+        l->terminated = false;
+        uint32_t end = l->block_start[k + 1];
+        for (uint32_t i = l->block_start[k]; i < end && !l->terminated && !m->failed; i++) {
+            l->ins = &f->ins[i];
+            l->emask = zn_guard_mask(l, l->ins);
+            zn_lower_ins(l, l->ins);
+        }
+        if (!l->terminated)
+            zn_goto(l, NULL, k + 1, k + 1);
+    }
+    l->ins = NULL;
+    if (!m->failed)
+        build_dispatcher(l);
+    free(l->regs);
+    free(l->reg_ty);
+    free(l->local_slot);
+    free(l->param_arg);
+    free(l->ret_arg);
+    free(l->block_of_ins);
+    free(l->block_start);
+    free(l->bbs);
+}

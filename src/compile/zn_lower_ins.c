@@ -1,0 +1,68 @@
+/* zn_lower_ins.c: the lowering dispatch, one case per PTX opcode family. */
+#include "zn_lower.h"
+
+void zn_lower_ins(zn_lfn *l, const ptx_ins *ins)
+{
+    bool fp = ptx_type_is_float(ins->type[0]);
+    switch (ins->op) {
+    case PTX_OP_add: case PTX_OP_sub: case PTX_OP_mul: case PTX_OP_mad:
+    case PTX_OP_div: case PTX_OP_abs: case PTX_OP_neg: case PTX_OP_min:
+    case PTX_OP_max:
+        if (fp)
+            zn_lower_float(l, ins);
+        else
+            zn_lower_int(l, ins);
+        return;
+    case PTX_OP_rem: case PTX_OP_mul24: case PTX_OP_mad24: case PTX_OP_addc:
+    case PTX_OP_subc: case PTX_OP_madc: case PTX_OP_sad:
+        zn_lower_int(l, ins);
+        return;
+    case PTX_OP_and: case PTX_OP_or: case PTX_OP_xor: case PTX_OP_not:
+    case PTX_OP_cnot: case PTX_OP_shl: case PTX_OP_shr: case PTX_OP_bfe:
+    case PTX_OP_bfi: case PTX_OP_bfind: case PTX_OP_brev: case PTX_OP_clz:
+    case PTX_OP_popc: case PTX_OP_prmt: case PTX_OP_lop3: case PTX_OP_shf:
+    case PTX_OP_bmsk: case PTX_OP_szext: case PTX_OP_dp4a: case PTX_OP_dp2a:
+        zn_lower_bits(l, ins);
+        return;
+    case PTX_OP_fma: case PTX_OP_rcp: case PTX_OP_sqrt: case PTX_OP_rsqrt:
+    case PTX_OP_ex2: case PTX_OP_lg2: case PTX_OP_sin: case PTX_OP_cos:
+    case PTX_OP_tanh: case PTX_OP_copysign: case PTX_OP_testp:
+        zn_lower_float(l, ins);
+        return;
+    case PTX_OP_setp: case PTX_OP_set: case PTX_OP_selp: case PTX_OP_slct:
+        zn_lower_cmp(l, ins);
+        return;
+    case PTX_OP_cvt:
+        zn_lower_cvt(l, ins);
+        return;
+    case PTX_OP_mov:
+        zn_lower_mov(l, ins);
+        return;
+    case PTX_OP_ld: case PTX_OP_ldu: case PTX_OP_st: case PTX_OP_cvta:
+    case PTX_OP_isspacep: case PTX_OP_membar: case PTX_OP_fence:
+    case PTX_OP_prefetch:
+        zn_lower_mem(l, ins);
+        return;
+    case PTX_OP_atom: case PTX_OP_red:
+        zn_lower_atom(l, ins);
+        return;
+    case PTX_OP_shfl: case PTX_OP_vote: case PTX_OP_activemask:
+    case PTX_OP_match: case PTX_OP_redux:
+        zn_lower_warp(l, ins);
+        return;
+    case PTX_OP_bar: case PTX_OP_barrier:
+        zn_lower_bar(l, ins);
+        return;
+    case PTX_OP_call:
+        zn_lower_call(l, ins);
+        return;
+    case PTX_OP_bra: case PTX_OP_ret: case PTX_OP_exit: case PTX_OP_trap:
+        zn_lower_branch(l, ins);
+        return;
+    case PTX_OP_nanosleep: case PTX_OP_pmevent: case PTX_OP_discard:
+    case PTX_OP_griddepcontrol: case PTX_OP_brkpt:
+        return; /* no effect on a CPU */
+    default:
+        zn_lerr_unsupported(l);
+    }
+}

@@ -1,0 +1,187 @@
+/* zn_lower_mem.c: ld/ldu/st in every space (.v2/.v4 too), cvta, isspacep,
+ * membar/fence, prefetch.
+ *
+ * Addresses are per-lane i64 host addresses, except the shared space where
+ * an address is an offset from block->shared. Loads and stores are masked
+ * gathers/scatters over the instruction's execution mask; kernel parameters
+ * are uniform and read with one scalar load. */
+#include "zn_lower.h"
+
+/* The per-lane i64 address of an [addr] operand as written (space-relative). */
+static LLVMValueRef addr_of(zn_lfn *l, const ptx_opnd *o)
+{
+    zn_lmod *m = l->m;
+    if (o->kind == PTX_OPND_SYM || (o->kind == PTX_OPND_ADDR && o->reg < 0 &&
+                                    (o->var || o->sym || o->func)))
+        return zn_sym_addr(l, o);
+    LLVMValueRef a;
+    if (o->kind == PTX_OPND_ADDR && o->reg >= 0)
+        a = zn_src(l, &(ptx_opnd){.kind = PTX_OPND_REG, .reg = o->reg, .reg2 = -1},
+                   PTX_T_U64);
+    else if (o->kind == PTX_OPND_ADDR || o->kind == PTX_OPND_IMM)
+        a = ll_const_vec(m->t_i64, 0);
+    else if (o->kind == PTX_OPND_REG)
+        return zn_src(l, o, PTX_T_U64);
+    else {
+        zn_lerr(l, "bad address operand");
+        return ll_const_vec(m->t_i64, 0);
+    }
+    if (o->ival)
+        a = LLVMBuildAdd(l->b, a, ll_const_vec(m->t_i64, (uint64_t)o->ival), "");
+    return a;
+}
+
+/* host pointer vector for an address in `space` */
+static LLVMValueRef host_ptrs(zn_lfn *l, LLVMValueRef a, ptx_space space)
+{
+    if (space == PTX_SPACE_SHARED)
+        a = LLVMBuildAdd(l->b, l->shared_base, a, "");
+    return LLVMBuildIntToPtr(l->b, a, ll_vec(l->m->t_ptr), "");
+}
+
+/* kernel parameter read: the same for every lane */
+static bool kernel_param(zn_lfn *l, const ptx_ins *ins, const ptx_opnd *o,
+                         LLVMValueRef *base)
+{
+    zn_lmod *m = l->m;
+    if (!l->is_entry || o->kind != PTX_OPND_ADDR || o->reg >= 0 ||
+        (ins->space != PTX_SPACE_PARAM && ins->space != PTX_SPACE_GENERIC))
+        return false;
+    uint32_t idx;
+    const ptx_var *v;
+    if (zn_var_find(l, o, &idx, &v) != ZN_VAR_PARAM)
+        return false;
+    LLVMValueRef p = ll_load_field(l, m->t_block, l->block, ZN_BLOCK_FIELD_PARAMS, m->t_ptr);
+    uint64_t off = zn_param_offset(l->f, idx, NULL) + (uint64_t)o->ival;
+    LLVMValueRef ix = LLVMConstInt(m->t_i64, off, 0);
+    *base = LLVMBuildGEP2(l->b, m->t_i8, p, &ix, 1, "");
+    return true;
+}
+
+LLVMValueRef zn_mem_ptrs(zn_lfn *l, const ptx_opnd *o, ptx_space space)
+{
+    return host_ptrs(l, addr_of(l, o), space);
+}
+
+static LLVMValueRef elem_ptrs(zn_lfn *l, LLVMValueRef ptrs, unsigned off)
+{
+    if (!off)
+        return ptrs;
+    LLVMValueRef ix = ll_const_vec(l->m->t_i64, off);
+    return LLVMBuildGEP2(l->b, l->m->t_i8, ptrs, &ix, 1, "");
+}
+
+static LLVMValueRef gather(zn_lfn *l, LLVMValueRef ptrs, LLVMTypeRef et, unsigned align)
+{
+    zn_lmod *m = l->m;
+    LLVMTypeRef vt = ll_vec(et);
+    LLVMTypeRef over[2] = {vt, ll_vec(m->t_ptr)};
+    LLVMValueRef args[4] = {ptrs, LLVMConstInt(m->t_i32, align, 0), l->emask,
+                            LLVMGetPoison(vt)};
+    return ll_intrin(l, "llvm.masked.gather", over, 2, args, 4);
+}
+
+static void scatter(zn_lfn *l, LLVMValueRef v, LLVMValueRef ptrs, unsigned align)
+{
+    zn_lmod *m = l->m;
+    LLVMTypeRef over[2] = {LLVMTypeOf(v), ll_vec(m->t_ptr)};
+    LLVMValueRef args[4] = {v, ptrs, LLVMConstInt(m->t_i32, align, 0), l->emask};
+    ll_intrin(l, "llvm.masked.scatter", over, 2, args, 4);
+}
+
+static void lower_ld(zn_lfn *l, const ptx_ins *ins)
+{
+    zn_lmod *m = l->m;
+    ptx_type t = ins->type[0];
+    const ptx_opnd *d = &ins->opnds[0], *a = &ins->opnds[1];
+    unsigned n = d->kind == PTX_OPND_VEC ? d->nelems : 1;
+    unsigned size = ptx_type_size(t);
+    LLVMTypeRef et = zn_scalar_type(m, t);
+    LLVMValueRef base;
+    if (kernel_param(l, ins, a, &base)) {
+        for (unsigned i = 0; i < n; i++) {
+            LLVMValueRef ix = LLVMConstInt(m->t_i64, i * size, 0);
+            LLVMValueRef p = LLVMBuildGEP2(l->b, m->t_i8, base, &ix, 1, "");
+            LLVMValueRef v = LLVMBuildLoad2(l->b, et, p, "");
+            LLVMSetAlignment(v, 1);
+            const ptx_opnd *di = d->kind == PTX_OPND_VEC ? &d->elems[i] : d;
+            zn_dst(l, di, t, ll_splat(l, v));
+        }
+        return;
+    }
+    LLVMValueRef ptrs = host_ptrs(l, addr_of(l, a), ins->space);
+    for (unsigned i = 0; i < n; i++) {
+        LLVMValueRef v = gather(l, elem_ptrs(l, ptrs, i * size), et, size);
+        const ptx_opnd *di = d->kind == PTX_OPND_VEC ? &d->elems[i] : d;
+        zn_dst(l, di, t, v);
+    }
+}
+
+static void lower_st(zn_lfn *l, const ptx_ins *ins)
+{
+    ptx_type t = ins->type[0];
+    const ptx_opnd *a = &ins->opnds[0], *s = &ins->opnds[1];
+    unsigned n = s->kind == PTX_OPND_VEC ? s->nelems : 1;
+    unsigned size = ptx_type_size(t);
+    LLVMValueRef ptrs = host_ptrs(l, addr_of(l, a), ins->space);
+    for (unsigned i = 0; i < n; i++) {
+        const ptx_opnd *si = s->kind == PTX_OPND_VEC ? &s->elems[i] : s;
+        if (si->kind == PTX_OPND_SINK)
+            continue;
+        scatter(l, zn_src(l, si, t), elem_ptrs(l, ptrs, i * size), size);
+    }
+}
+
+static void lower_cvta(zn_lfn *l, const ptx_ins *ins)
+{
+    ptx_type t = ins->type[0];
+    LLVMValueRef a = addr_of(l, &ins->opnds[1]);
+    if (ins->space == PTX_SPACE_SHARED) {
+        a = (ins->flags & PTX_F(to)) ? LLVMBuildSub(l->b, a, l->shared_base, "")
+                                     : LLVMBuildAdd(l->b, a, l->shared_base, "");
+    }
+    /* local, global, const, param: generic and space addresses coincide */
+    zn_dst(l, &ins->opnds[0], t, ll_coerce(l, a, zn_vec_type(l->m, t), false));
+}
+
+static void lower_isspacep(zn_lfn *l, const ptx_ins *ins)
+{
+    zn_lmod *m = l->m;
+    LLVMValueRef a = addr_of(l, &ins->opnds[1]);
+    LLVMValueRef size = LLVMBuildZExt(l->b, zn_sreg(l, PTX_SREG_TOTAL_SMEM_SIZE),
+                                      ll_vec(m->t_i64), "");
+    LLVMValueRef in_sh = LLVMBuildICmp(l->b, LLVMIntULT,
+                                       LLVMBuildSub(l->b, a, l->shared_base, ""), size, "");
+    LLVMValueRef r;
+    switch (ins->space) {
+    case PTX_SPACE_SHARED: r = in_sh; break;
+    case PTX_SPACE_GLOBAL: r = LLVMBuildNot(l->b, in_sh, ""); break;
+    default: r = ll_const_vec(m->t_i1, 0); break;
+    }
+    zn_dst(l, &ins->opnds[0], PTX_T_PRED, r);
+}
+
+void zn_lower_mem(zn_lfn *l, const ptx_ins *ins)
+{
+    switch (ins->op) {
+    case PTX_OP_ld: case PTX_OP_ldu:
+        lower_ld(l, ins);
+        return;
+    case PTX_OP_st:
+        lower_st(l, ins);
+        return;
+    case PTX_OP_cvta:
+        lower_cvta(l, ins);
+        return;
+    case PTX_OP_isspacep:
+        lower_isspacep(l, ins);
+        return;
+    case PTX_OP_membar: case PTX_OP_fence:
+        LLVMBuildFence(l->b, LLVMAtomicOrderingSequentiallyConsistent, 0, "");
+        return;
+    case PTX_OP_prefetch:
+        return;
+    default:
+        zn_lerr_unsupported(l);
+    }
+}

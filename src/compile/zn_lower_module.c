@@ -1,0 +1,195 @@
+/* zn_lower_module.c: module-wide facts: error reporting, the shared memory
+ * layout, and per-function summaries (barriers, local bytes). */
+#include "zn_lower.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static void verr(zn_lmod *m, const ptx_ins *ins, const ptx_func *f,
+                 const char *fmt, va_list ap)
+{
+    if (m->failed)
+        return;
+    m->failed = 1;
+    size_t n = 0;
+    if (ins)
+        n = (size_t)snprintf(m->err, m->errlen, "ptx:%u:%u: ", ins->line, ins->col);
+    else if (f)
+        n = (size_t)snprintf(m->err, m->errlen, "ptx:%u: ", f->line);
+    if (n < m->errlen)
+        n += (size_t)vsnprintf(m->err + n, m->errlen - n, fmt, ap);
+    if (f && n < m->errlen)
+        snprintf(m->err + n, m->errlen - n, " (in '%s')", f->name);
+}
+
+void zn_lerr(zn_lfn *l, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    verr(l->m, l->ins, l->f, fmt, ap);
+    va_end(ap);
+}
+
+void zn_merr(zn_lmod *m, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    verr(m, NULL, NULL, fmt, ap);
+    va_end(ap);
+}
+
+void zn_lerr_unsupported(zn_lfn *l)
+{
+    const ptx_ins *ins = l->ins;
+    char buf[256];
+    size_t n = (size_t)snprintf(buf, sizeof buf, "%s", ptx_op_table[ins->op].name);
+    for (unsigned i = 0; i < ins->nmods && n < sizeof buf; i++) {
+        unsigned md = ins->mods[i];
+        if (md > 0 && md < PTX_MOD_COUNT)
+            n += (size_t)snprintf(buf + n, sizeof buf - n, ".%s", ptx_mod_table[md].name);
+    }
+    zn_lerr(l, "unsupported instruction '%s'", buf);
+}
+
+/* ---- shared memory layout ------------------------------------------------- */
+
+static bool is_bar_red(const ptx_ins *ins)
+{
+    return (ins->op == PTX_OP_bar || ins->op == PTX_OP_barrier) &&
+           (ins->flags & PTX_F(red_f));
+}
+
+static void place(zn_lmod *m, const ptx_var *v, uint32_t *off)
+{
+    zn_shared_slot *s = &m->shared[m->nshared++];
+    s->var = v;
+    if (v->unsized || v->size == 0) {
+        s->offset = UINT32_MAX; /* dynamic: fixed up below */
+        return;
+    }
+    uint32_t a = v->align ? v->align : 1;
+    *off = (*off + a - 1) / a * a;
+    s->offset = *off;
+    *off += (uint32_t)v->size;
+}
+
+int zn_shared_layout(zn_lmod *m)
+{
+    const ptx_module *pm = m->pm;
+    uint32_t n = 0;
+    bool red = false;
+    for (uint32_t i = 0; i < pm->nvars; i++)
+        n += pm->vars[i].space == PTX_SPACE_SHARED;
+    for (uint32_t f = 0; f < pm->nfuncs; f++) {
+        const ptx_func *fn = &pm->funcs[f];
+        for (uint32_t i = 0; i < fn->nlocals; i++)
+            n += fn->locals[i].space == PTX_SPACE_SHARED;
+        for (uint32_t i = 0; i < fn->nins; i++)
+            red |= is_bar_red(&fn->ins[i]);
+    }
+    m->shared = calloc(n + 1, sizeof *m->shared);
+    uint32_t off = 0;
+    for (uint32_t i = 0; i < pm->nvars; i++)
+        if (pm->vars[i].space == PTX_SPACE_SHARED)
+            place(m, &pm->vars[i], &off);
+    for (uint32_t f = 0; f < pm->nfuncs; f++) {
+        const ptx_func *fn = &pm->funcs[f];
+        for (uint32_t i = 0; i < fn->nlocals; i++)
+            if (fn->locals[i].space == PTX_SPACE_SHARED)
+                place(m, &fn->locals[i], &off);
+    }
+    m->bar_red_off = -1;
+    if (red) {
+        off = (off + 3) & ~3u;
+        m->bar_red_off = (int32_t)off;
+        off += 8;
+    }
+    /* reported rounded up to 16 so that static + dynamic needs no padding
+     * rule on the executor's side */
+    m->static_shared = (off + 15) & ~15u;
+    m->dyn_shared_off = m->static_shared;
+    for (uint32_t i = 0; i < m->nshared; i++)
+        if (m->shared[i].offset == UINT32_MAX)
+            m->shared[i].offset = m->dyn_shared_off;
+    return 0;
+}
+
+int64_t zn_shared_offset(zn_lmod *m, const ptx_var *v)
+{
+    for (uint32_t i = 0; i < m->nshared; i++)
+        if (m->shared[i].var == v)
+            return m->shared[i].offset;
+    /* the same name reached through another pointer */
+    for (uint32_t i = 0; i < m->nshared; i++)
+        if (!strcmp(m->shared[i].var->name, v->name))
+            return m->shared[i].offset;
+    return 0;
+}
+
+/* ---- per-function summaries ----------------------------------------------- */
+
+static bool uses_barrier_rec(const ptx_module *pm, const ptx_func *f, uint8_t *seen)
+{
+    uint32_t fi = (uint32_t)(f - pm->funcs);
+    if (fi < pm->nfuncs) {
+        if (seen[fi])
+            return false;
+        seen[fi] = 1;
+    }
+    for (uint32_t i = 0; i < f->nins; i++) {
+        const ptx_ins *ins = &f->ins[i];
+        if ((ins->op == PTX_OP_bar || ins->op == PTX_OP_barrier) &&
+            !(ins->flags & PTX_F(warp)))
+            return true;
+        if (ins->op != PTX_OP_call)
+            continue;
+        for (uint32_t k = 0; k < ins->nopnds; k++) {
+            const ptx_func *g = ins->opnds[k].func;
+            if (ins->opnds[k].kind == PTX_OPND_SYM && g && !g->is_decl &&
+                uses_barrier_rec(pm, g, seen))
+                return true;
+        }
+    }
+    return false;
+}
+
+bool zn_func_uses_barrier(const ptx_module *pm, const ptx_func *f)
+{
+    uint8_t *seen = calloc(pm->nfuncs + 1, 1);
+    bool r = uses_barrier_rec(pm, f, seen);
+    free(seen);
+    return r;
+}
+
+uint32_t zn_func_local_bytes(const ptx_func *f)
+{
+    uint64_t n = 0;
+    for (uint32_t i = 0; i < f->nlocals; i++)
+        if (f->locals[i].space == PTX_SPACE_LOCAL)
+            n += f->locals[i].size;
+    return (uint32_t)n;
+}
+
+/* named in a global's initialiser or used as a value (not a call target) */
+bool zn_func_address_taken(const ptx_module *pm, const ptx_func *f)
+{
+    for (uint32_t i = 0; i < pm->nvars; i++)
+        for (uint32_t r = 0; r < pm->vars[i].nrelocs; r++)
+            if (!strcmp(pm->vars[i].relocs[r].sym, f->name))
+                return true;
+    for (uint32_t g = 0; g < pm->nfuncs; g++) {
+        const ptx_func *h = &pm->funcs[g];
+        for (uint32_t i = 0; i < h->nins; i++) {
+            const ptx_ins *ins = &h->ins[i];
+            if (ins->op == PTX_OP_call)
+                continue;
+            for (uint32_t k = 0; k < ins->nopnds; k++)
+                if (ins->opnds[k].kind == PTX_OPND_SYM && ins->opnds[k].func &&
+                    !strcmp(ins->opnds[k].func->name, f->name))
+                    return true;
+        }
+    }
+    return false;
+}

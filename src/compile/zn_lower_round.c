@@ -1,0 +1,257 @@
+/* zn_lower_round.c: IEEE directed rounding (.rz .rm .rp) without changing
+ * the FPU's mode.
+ *
+ * Each operation is computed round-to-nearest, r, together with a value
+ * whose sign is the sign of (exact result - r) (zero when r is exact),
+ * obtained with error-free transformations: TwoSum for add, fma residues
+ * for mul/div/sqrt, and for f32 an f64 computation whose own error is
+ * tracked. r is always one of the two representable values around the
+ * exact result, so one step towards the wanted direction fixes it. */
+#include "zn_lower.h"
+
+static LLVMTypeRef int_of(zn_lfn *l, LLVMTypeRef fvt)
+{
+    return ll_vec(LLVMIntTypeInContext(l->m->ctx, ll_bits(fvt)));
+}
+
+/* next representable value towards +inf (dir = 1) or -inf (dir = -1) */
+static LLVMValueRef step(zn_lfn *l, LLVMValueRef x, int dir)
+{
+    LLVMBuilderRef b = l->b;
+    LLVMTypeRef vt = LLVMTypeOf(x), it = int_of(l, vt);
+    LLVMValueRef bits = LLVMBuildBitCast(b, x, it, "");
+    LLVMValueRef zero = LLVMConstNull(vt);
+    LLVMValueRef one = ll_const_vec(ll_elem(it), 1);
+    /* moving away from zero adds one to the magnitude bits */
+    LLVMValueRef away = dir > 0 ? LLVMBuildFCmp(b, LLVMRealOGE, x, zero, "")
+                                : LLVMBuildFCmp(b, LLVMRealOLE, x, zero, "");
+    LLVMValueRef nb = LLVMBuildSelect(b, away, LLVMBuildAdd(b, bits, one, ""),
+                                      LLVMBuildSub(b, bits, one, ""), "");
+    LLVMValueRef r = LLVMBuildBitCast(b, nb, vt, "");
+    /* from either zero the next value is the smallest subnormal of that sign */
+    LLVMValueRef tiny = LLVMBuildBitCast(b, one, vt, "");
+    if (dir < 0)
+        tiny = LLVMBuildFNeg(b, tiny, "");
+    LLVMValueRef isz = LLVMBuildFCmp(b, LLVMRealOEQ, x, zero, "");
+    return LLVMBuildSelect(b, isz, tiny, r, "");
+}
+
+LLVMValueRef zn_round_fix(zn_lfn *l, LLVMValueRef r, LLVMValueRef err, ptx_rnd rnd)
+{
+    LLVMBuilderRef b = l->b;
+    LLVMTypeRef vt = LLVMTypeOf(r), et = LLVMTypeOf(err);
+    LLVMValueRef ez = LLVMConstNull(et), rz = LLVMConstNull(vt);
+    /* an overflow to infinity leaves a NaN residue: the error is -r */
+    LLVMValueRef ovf = LLVMBuildAnd(b, LLVMBuildFCmp(b, LLVMRealUNO, err, err, ""),
+        LLVMBuildFCmp(b, LLVMRealOEQ, ll_intrin1(l, "llvm.fabs", r),
+                      ll_const_fvec(ll_elem(vt), __builtin_inf()), ""), "");
+    LLVMValueRef negr = LLVMBuildFNeg(b, r, "");
+    if (et != vt)
+        negr = LLVMBuildFPExt(b, negr, et, "");
+    err = LLVMBuildSelect(b, ovf, negr, err, "");
+    LLVMValueRef pos = LLVMBuildFCmp(b, LLVMRealOGT, err, ez, "");
+    LLVMValueRef neg = LLVMBuildFCmp(b, LLVMRealOLT, err, ez, "");
+    switch (rnd) {
+    case PTX_RND_RP:
+        return LLVMBuildSelect(b, pos, step(l, r, 1), r, "");
+    case PTX_RND_RM:
+        return LLVMBuildSelect(b, neg, step(l, r, -1), r, "");
+    case PTX_RND_RZ: {
+        LLVMValueRef rpos = LLVMBuildFCmp(b, LLVMRealOGT, r, rz, "");
+        LLVMValueRef rneg = LLVMBuildFCmp(b, LLVMRealOLT, r, rz, "");
+        LLVMValueRef down = LLVMBuildAnd(b, rpos, neg, "");
+        LLVMValueRef up = LLVMBuildAnd(b, rneg, pos, "");
+        LLVMValueRef x = LLVMBuildSelect(b, down, step(l, r, -1), r, "");
+        return LLVMBuildSelect(b, up, step(l, r, 1), x, "");
+    }
+    default:
+        return r;
+    }
+}
+
+LLVMValueRef zn_fop_directed1(zn_lfn *l, ptx_op op, LLVMValueRef *s, ptx_rnd rnd);
+
+/* TwoSum: s = a + b rounded, *e = the exact error (a + b = s + e) */
+static LLVMValueRef two_sum(zn_lfn *l, LLVMValueRef a, LLVMValueRef bv, LLVMValueRef *e)
+{
+    LLVMBuilderRef b = l->b;
+    LLVMValueRef s = LLVMBuildFAdd(b, a, bv, "");
+    LLVMValueRef bb = LLVMBuildFSub(b, s, a, "");
+    LLVMValueRef ea = LLVMBuildFSub(b, a, LLVMBuildFSub(b, s, bb, ""), "");
+    LLVMValueRef eb = LLVMBuildFSub(b, bv, bb, "");
+    *e = LLVMBuildFAdd(b, ea, eb, "");
+    return s;
+}
+
+/* exact zero sums are -0 when rounding down unless both addends are +0 */
+static LLVMValueRef zero_sign(zn_lfn *l, LLVMValueRef r, LLVMValueRef a, LLVMValueRef bv,
+                              ptx_rnd rnd)
+{
+    if (rnd != PTX_RND_RM)
+        return r;
+    LLVMBuilderRef b = l->b;
+    LLVMTypeRef vt = LLVMTypeOf(r), it = int_of(l, LLVMTypeOf(a));
+    LLVMValueRef az = LLVMBuildICmp(b, LLVMIntEQ, LLVMBuildBitCast(b, a, it, ""),
+                                    LLVMConstNull(it), "");
+    LLVMValueRef bz = LLVMBuildICmp(b, LLVMIntEQ, LLVMBuildBitCast(b, bv, it, ""),
+                                    LLVMConstNull(it), "");
+    LLVMValueRef isz = LLVMBuildFCmp(b, LLVMRealOEQ, r, LLVMConstNull(vt), "");
+    LLVMValueRef negz = LLVMBuildFNeg(b, LLVMConstNull(vt), "");
+    LLVMValueRef want = LLVMBuildSelect(b, LLVMBuildAnd(b, az, bz, ""), LLVMConstNull(vt),
+                                        negz, "");
+    return LLVMBuildSelect(b, isz, want, r, "");
+}
+
+/* a + b with directed rounding (sub: the caller negates b) */
+static LLVMValueRef add_dir(zn_lfn *l, LLVMValueRef a, LLVMValueRef bv, ptx_rnd rnd)
+{
+    zn_lmod *m = l->m;
+    LLVMBuilderRef b = l->b;
+    LLVMTypeRef vt = LLVMTypeOf(a);
+    LLVMValueRef e, r, err;
+    if (ll_elem(vt) == m->t_f32) {
+        LLVMTypeRef dt = ll_vec(m->t_f64);
+        LLVMValueRef s = two_sum(l, LLVMBuildFPExt(b, a, dt, ""), LLVMBuildFPExt(b, bv, dt, ""), &e);
+        r = LLVMBuildFPTrunc(b, s, vt, "");
+        err = LLVMBuildFAdd(b, LLVMBuildFSub(b, s, LLVMBuildFPExt(b, r, dt, ""), ""), e, "");
+    } else {
+        r = two_sum(l, a, bv, &err);
+    }
+    return zero_sign(l, zn_round_fix(l, r, err, rnd), a, bv, rnd);
+}
+
+static LLVMValueRef mul_dir(zn_lfn *l, LLVMValueRef a, LLVMValueRef bv, ptx_rnd rnd)
+{
+    zn_lmod *m = l->m;
+    LLVMBuilderRef b = l->b;
+    LLVMTypeRef vt = LLVMTypeOf(a);
+    LLVMValueRef r, err;
+    if (ll_elem(vt) == m->t_f32) {
+        LLVMTypeRef dt = ll_vec(m->t_f64);
+        LLVMValueRef p = LLVMBuildFMul(b, LLVMBuildFPExt(b, a, dt, ""),
+                                       LLVMBuildFPExt(b, bv, dt, ""), ""); /* exact */
+        r = LLVMBuildFPTrunc(b, p, vt, "");
+        err = LLVMBuildFSub(b, p, LLVMBuildFPExt(b, r, dt, ""), "");
+    } else {
+        r = LLVMBuildFMul(b, a, bv, "");
+        err = ll_intrin3(l, "llvm.fma", a, bv, LLVMBuildFNeg(b, r, ""));
+    }
+    return zn_round_fix(l, r, err, rnd);
+}
+
+static LLVMValueRef fma_dir(zn_lfn *l, LLVMValueRef a, LLVMValueRef bv, LLVMValueRef c,
+                            ptx_rnd rnd)
+{
+    zn_lmod *m = l->m;
+    LLVMBuilderRef b = l->b;
+    LLVMTypeRef vt = LLVMTypeOf(a), dt = ll_vec(m->t_f64);
+    LLVMValueRef p = LLVMBuildFMul(b, LLVMBuildFPExt(b, a, dt, ""),
+                                   LLVMBuildFPExt(b, bv, dt, ""), ""); /* exact */
+    LLVMValueRef e, s = two_sum(l, p, LLVMBuildFPExt(b, c, dt, ""), &e);
+    LLVMValueRef r = LLVMBuildFPTrunc(b, s, vt, "");
+    LLVMValueRef err = LLVMBuildFAdd(b, LLVMBuildFSub(b, s, LLVMBuildFPExt(b, r, dt, ""), ""),
+                                     e, "");
+    return zn_round_fix(l, r, err, rnd);
+}
+
+static LLVMValueRef div_dir(zn_lfn *l, LLVMValueRef a, LLVMValueRef bv, ptx_rnd rnd)
+{
+    LLVMBuilderRef b = l->b;
+    LLVMValueRef q = LLVMBuildFDiv(b, a, bv, "");
+    /* a - q*b is exact; the error of q has its sign times the sign of b */
+    LLVMValueRef rem = ll_intrin3(l, "llvm.fma", LLVMBuildFNeg(b, q, ""), bv, a);
+    LLVMValueRef err = ll_intrin2(l, "llvm.copysign", ll_const_fvec(ll_elem(LLVMTypeOf(a)), 1.0),
+                                  bv);
+    err = LLVMBuildFMul(b, rem, err, "");
+    return zn_round_fix(l, q, err, rnd);
+}
+
+static LLVMValueRef sqrt_dir(zn_lfn *l, LLVMValueRef a, ptx_rnd rnd)
+{
+    LLVMBuilderRef b = l->b;
+    LLVMValueRef q = ll_intrin1(l, "llvm.sqrt", a);
+    LLVMValueRef rem = ll_intrin3(l, "llvm.fma", LLVMBuildFNeg(b, q, ""), q, a);
+    return zn_round_fix(l, q, rem, rnd);
+}
+
+/* infinite operands give exact results: no step then */
+static LLVMValueRef keep_inf(zn_lfn *l, LLVMValueRef r, LLVMValueRef fixed,
+                             LLVMValueRef *s, unsigned n, bool div)
+{
+    LLVMBuilderRef b = l->b;
+    LLVMTypeRef et = ll_elem(LLVMTypeOf(s[0]));
+    LLVMValueRef exact = ll_const_vec(l->m->t_i1, 0);
+    for (unsigned i = 0; i < n; i++) {
+        LLVMValueRef inf = LLVMBuildFCmp(b, LLVMRealOEQ, ll_intrin1(l, "llvm.fabs", s[i]),
+                                         ll_const_fvec(et, __builtin_inf()), "");
+        exact = LLVMBuildOr(b, exact, inf, "");
+    }
+    if (div) /* x / 0 is an exact infinity */
+        exact = LLVMBuildOr(b, exact, LLVMBuildFCmp(b, LLVMRealOEQ, s[n - 1],
+                                                    LLVMConstNull(LLVMTypeOf(s[0])), ""), "");
+    return LLVMBuildSelect(b, exact, r, fixed, "");
+}
+
+/* f32/f64 arithmetic with .rz/.rm/.rp; NULL if not supported */
+LLVMValueRef zn_fop_directed(zn_lfn *l, ptx_op op, LLVMValueRef *s, ptx_rnd rnd)
+{
+    LLVMValueRef r = zn_fop_directed1(l, op, s, rnd);
+    if (!r)
+        return NULL;
+    LLVMBuilderRef b = l->b;
+    LLVMValueRef rn;
+    switch (op) {
+    case PTX_OP_add: rn = LLVMBuildFAdd(b, s[0], s[1], ""); return keep_inf(l, rn, r, s, 2, false);
+    case PTX_OP_sub: rn = LLVMBuildFSub(b, s[0], s[1], ""); return keep_inf(l, rn, r, s, 2, false);
+    case PTX_OP_mul: rn = LLVMBuildFMul(b, s[0], s[1], ""); return keep_inf(l, rn, r, s, 2, false);
+    case PTX_OP_div: rn = LLVMBuildFDiv(b, s[0], s[1], ""); return keep_inf(l, rn, r, s, 2, true);
+    case PTX_OP_rcp:
+        rn = LLVMBuildFDiv(b, ll_const_fvec(ll_elem(LLVMTypeOf(s[0])), 1.0), s[0], "");
+        return keep_inf(l, rn, r, s, 1, true);
+    case PTX_OP_sqrt: return keep_inf(l, ll_intrin1(l, "llvm.sqrt", s[0]), r, s, 1, false);
+    default:
+        return keep_inf(l, ll_intrin3(l, "llvm.fma", s[0], s[1], s[2]), r, s, 3, false);
+    }
+}
+
+LLVMValueRef zn_fop_directed1(zn_lfn *l, ptx_op op, LLVMValueRef *s, ptx_rnd rnd)
+{
+    LLVMTypeRef et = ll_elem(LLVMTypeOf(s[0]));
+    switch (op) {
+    case PTX_OP_add: return add_dir(l, s[0], s[1], rnd);
+    case PTX_OP_sub: return add_dir(l, s[0], LLVMBuildFNeg(l->b, s[1], ""), rnd);
+    case PTX_OP_mul: return mul_dir(l, s[0], s[1], rnd);
+    case PTX_OP_div: return div_dir(l, s[0], s[1], rnd);
+    case PTX_OP_rcp: return div_dir(l, ll_const_fvec(et, 1.0), s[0], rnd);
+    case PTX_OP_sqrt: return sqrt_dir(l, s[0], rnd);
+    case PTX_OP_fma: case PTX_OP_mad:
+        return et == l->m->t_f32 ? fma_dir(l, s[0], s[1], s[2], rnd) : NULL;
+    default: return NULL;
+    }
+}
+
+/* float narrowing (f64 -> f32, f32/f64 -> f16/bf16) with directed rounding */
+LLVMValueRef zn_fptrunc_directed(zn_lfn *l, LLVMValueRef a, LLVMTypeRef to, ptx_rnd rnd)
+{
+    LLVMBuilderRef b = l->b;
+    LLVMValueRef r = LLVMBuildFPTrunc(b, a, to, "");
+    LLVMValueRef err = LLVMBuildFSub(b, a, LLVMBuildFPExt(b, r, LLVMTypeOf(a), ""), "");
+    return zn_round_fix(l, r, err, rnd);
+}
+
+/* integer -> float with directed rounding: the error's sign comes from
+ * comparing with the exact integer in 128 bits */
+LLVMValueRef zn_itofp_directed(zn_lfn *l, LLVMValueRef a, bool sign, LLVMTypeRef to,
+                               ptx_rnd rnd)
+{
+    zn_lmod *m = l->m;
+    LLVMBuilderRef b = l->b;
+    LLVMTypeRef wt = ll_vec(m->t_i128);
+    LLVMValueRef r = sign ? LLVMBuildSIToFP(b, a, to, "") : LLVMBuildUIToFP(b, a, to, "");
+    LLVMValueRef wa = sign ? LLVMBuildSExt(b, a, wt, "") : LLVMBuildZExt(b, a, wt, "");
+    LLVMTypeRef over[2] = {wt, to};
+    LLVMValueRef back = ll_intrin(l, "llvm.fptosi.sat", over, 2, &r, 1);
+    LLVMValueRef d = LLVMBuildSub(b, wa, back, "");
+    LLVMValueRef err = LLVMBuildSIToFP(b, d, to, ""); /* sign kept, never 0 if d != 0 */
+    return zn_round_fix(l, r, err, rnd);
+}

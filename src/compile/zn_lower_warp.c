@@ -1,0 +1,260 @@
+/* zn_lower_warp.c: warp-level instructions, exact over the execution mask
+ * (shfl, vote, activemask, match, redux), and block barriers (bar/barrier,
+ * including bar.red through a shared-memory scratch pair of counters). */
+#include "zn_lower.h"
+
+static LLVMValueRef cvec(zn_lfn *l, uint64_t v)
+{
+    return ll_const_vec(l->m->t_i32, v);
+}
+
+/* d[lane] = src[idx[lane]] for a <32 x T> src and <32 x i32> idx in [0, 31] */
+static LLVMValueRef permute(zn_lfn *l, LLVMValueRef src, LLVMValueRef idx)
+{
+    zn_lmod *m = l->m;
+    LLVMTypeRef vt = LLVMTypeOf(src);
+    LLVMValueRef tmp = ll_entry_alloca(l, vt, "shfl.tmp");
+    LLVMBuildStore(l->b, src, tmp);
+    LLVMValueRef ix = LLVMBuildZExt(l->b, idx, ll_vec(m->t_i64), "");
+    LLVMValueRef ptrs = LLVMBuildGEP2(l->b, ll_elem(vt), tmp, &ix, 1, "");
+    LLVMTypeRef over[2] = {vt, ll_vec(m->t_ptr)};
+    LLVMValueRef args[4] = {ptrs, LLVMConstInt(m->t_i32, 4, 0), ll_all_ones(l),
+                            LLVMGetPoison(vt)};
+    return ll_intrin(l, "llvm.masked.gather", over, 2, args, 4);
+}
+
+static void shfl(zn_lfn *l, const ptx_ins *ins)
+{
+    LLVMBuilderRef b = l->b;
+    const ptx_opnd *o = ins->opnds;
+    LLVMValueRef a = zn_src(l, &o[1], PTX_T_B32);
+    LLVMValueRef bv = LLVMBuildAnd(b, zn_src(l, &o[2], PTX_T_U32), cvec(l, 31), "");
+    LLVMValueRef c = zn_src(l, &o[3], PTX_T_U32);
+    LLVMValueRef cval = LLVMBuildAnd(b, c, cvec(l, 31), "");
+    LLVMValueRef seg = LLVMBuildAnd(b, LLVMBuildLShr(b, c, cvec(l, 8), ""), cvec(l, 31), "");
+    LLVMValueRef nseg = LLVMBuildXor(b, seg, cvec(l, 31), "");
+    LLVMValueRef lane = l->lane_ids;
+    LLVMValueRef minl = LLVMBuildAnd(b, lane, seg, "");
+    LLVMValueRef maxl = LLVMBuildOr(b, minl, LLVMBuildAnd(b, cval, nseg, ""), "");
+    LLVMValueRef j, ok;
+    switch (ins->subop) {
+    case PTX_SUB_UP:
+        j = LLVMBuildSub(b, lane, bv, "");
+        ok = LLVMBuildICmp(b, LLVMIntSGE, j, maxl, "");
+        break;
+    case PTX_SUB_DOWN:
+        j = LLVMBuildAdd(b, lane, bv, "");
+        ok = LLVMBuildICmp(b, LLVMIntSLE, j, maxl, "");
+        break;
+    case PTX_SUB_BFLY:
+        j = LLVMBuildXor(b, lane, bv, "");
+        ok = LLVMBuildICmp(b, LLVMIntSLE, j, maxl, "");
+        break;
+    case PTX_SUB_IDX:
+        j = LLVMBuildOr(b, minl, LLVMBuildAnd(b, bv, nseg, ""), "");
+        ok = LLVMBuildICmp(b, LLVMIntSLE, j, maxl, "");
+        break;
+    default:
+        zn_lerr_unsupported(l);
+        return;
+    }
+    j = LLVMBuildSelect(b, ok, j, lane, "");
+    zn_dst(l, &o[0], PTX_T_B32, permute(l, a, j));
+    if (o[0].pair && o[0].reg2 >= 0)
+        zn_dst_reg(l, o[0].reg2, PTX_T_PRED, ok);
+}
+
+static void vote(zn_lfn *l, const ptx_ins *ins)
+{
+    zn_lmod *m = l->m;
+    LLVMBuilderRef b = l->b;
+    const ptx_opnd *o = ins->opnds;
+    LLVMValueRef p = zn_src(l, &o[1], PTX_T_PRED);
+    LLVMValueRef mi = ll_mask_to_i32(l, l->emask);
+    LLVMValueRef on = ll_mask_to_i32(l, LLVMBuildAnd(b, p, l->emask, ""));
+    LLVMValueRef zero = LLVMConstInt(m->t_i32, 0, 0), r;
+    switch (ins->subop) {
+    case PTX_SUB_BALLOT:
+        zn_dst(l, &o[0], PTX_T_B32, ll_splat(l, on));
+        return;
+    case PTX_SUB_ALL: r = LLVMBuildICmp(b, LLVMIntEQ, on, mi, ""); break;
+    case PTX_SUB_ANY: r = LLVMBuildICmp(b, LLVMIntNE, on, zero, ""); break;
+    case PTX_SUB_UNI:
+        r = LLVMBuildOr(b, LLVMBuildICmp(b, LLVMIntEQ, on, mi, ""),
+                        LLVMBuildICmp(b, LLVMIntEQ, on, zero, ""), "");
+        break;
+    default:
+        zn_lerr_unsupported(l);
+        return;
+    }
+    zn_dst(l, &o[0], PTX_T_PRED, ll_splat(l, r));
+}
+
+typedef struct match_job {
+    LLVMValueRef a;
+} match_job;
+
+static LLVMValueRef match_lane(zn_lfn *l, LLVMValueRef lane, void *ud)
+{
+    match_job *j = ud;
+    LLVMValueRef ai = LLVMBuildExtractElement(l->b, j->a, lane, "");
+    LLVMValueRef eq = LLVMBuildICmp(l->b, LLVMIntEQ, j->a, ll_splat(l, ai), "");
+    return ll_mask_to_i32(l, LLVMBuildAnd(l->b, eq, l->emask, ""));
+}
+
+static void match(zn_lfn *l, const ptx_ins *ins)
+{
+    const ptx_opnd *o = ins->opnds;
+    ptx_type t = ins->type[0];
+    match_job j = {.a = zn_src(l, &o[1], t)};
+    LLVMValueRef same = ll_lane_loop(l, l->emask, l->m->t_i32, match_lane, &j);
+    if (ins->subop == PTX_SUB_ANY) {
+        zn_dst(l, &o[0], PTX_T_B32, same);
+        return;
+    }
+    if (ins->subop != PTX_SUB_ALL) {
+        zn_lerr_unsupported(l);
+        return;
+    }
+    LLVMValueRef mi = ll_splat(l, ll_mask_to_i32(l, l->emask));
+    LLVMValueRef all = LLVMBuildICmp(l->b, LLVMIntEQ, same, mi, "");
+    LLVMValueRef allv = ll_splat(l, LLVMBuildICmp(l->b, LLVMIntEQ,
+        ll_mask_to_i32(l, LLVMBuildOr(l->b, LLVMBuildNot(l->b, l->emask, ""), all, "")),
+        LLVMConstInt(l->m->t_i32, 0xffffffffu, 0), ""));
+    zn_dst(l, &o[0], PTX_T_B32, LLVMBuildSelect(l->b, allv, mi,
+                                                LLVMConstNull(LLVMTypeOf(mi)), ""));
+    if (o[0].pair && o[0].reg2 >= 0)
+        zn_dst_reg(l, o[0].reg2, PTX_T_PRED, allv);
+}
+
+static void redux(zn_lfn *l, const ptx_ins *ins)
+{
+    const ptx_opnd *o = ins->opnds;
+    ptx_type t = ins->type[0];
+    bool sign = ptx_type_is_signed(t);
+    if (ptx_type_is_float(t)) {
+        zn_lerr_unsupported(l);
+        return;
+    }
+    LLVMValueRef a = zn_src(l, &o[1], t);
+    const char *fn;
+    uint64_t id;
+    switch (ins->subop) {
+    case PTX_SUB_ADD: fn = "llvm.vector.reduce.add"; id = 0; break;
+    case PTX_SUB_AND: fn = "llvm.vector.reduce.and"; id = 0xffffffffu; break;
+    case PTX_SUB_OR: fn = "llvm.vector.reduce.or"; id = 0; break;
+    case PTX_SUB_XOR: fn = "llvm.vector.reduce.xor"; id = 0; break;
+    case PTX_SUB_MIN:
+        fn = sign ? "llvm.vector.reduce.smin" : "llvm.vector.reduce.umin";
+        id = sign ? 0x7fffffffu : 0xffffffffu;
+        break;
+    case PTX_SUB_MAX:
+        fn = sign ? "llvm.vector.reduce.smax" : "llvm.vector.reduce.umax";
+        id = sign ? 0x80000000u : 0;
+        break;
+    default:
+        zn_lerr_unsupported(l);
+        return;
+    }
+    a = LLVMBuildSelect(l->b, l->emask, a, cvec(l, id), "");
+    zn_dst(l, &o[0], t, ll_splat(l, ll_intrin1(l, fn, a)));
+}
+
+void zn_lower_warp(zn_lfn *l, const ptx_ins *ins)
+{
+    switch (ins->op) {
+    case PTX_OP_shfl: shfl(l, ins); return;
+    case PTX_OP_vote: vote(l, ins); return;
+    case PTX_OP_match: match(l, ins); return;
+    case PTX_OP_redux: redux(l, ins); return;
+    case PTX_OP_activemask:
+        zn_dst(l, &ins->opnds[0], PTX_T_B32, ll_splat(l, ll_mask_to_i32(l, l->emask)));
+        return;
+    default:
+        zn_lerr_unsupported(l);
+    }
+}
+
+/* ---- barriers -------------------------------------------------------------- */
+
+/* a uniform operand: lane 0 of the vector */
+static LLVMValueRef uniform_u32(zn_lfn *l, const ptx_opnd *o)
+{
+    LLVMValueRef v = zn_src(l, o, PTX_T_U32);
+    return LLVMBuildExtractElement(l->b, v, LLVMConstInt(l->m->t_i32, 0, 0), "");
+}
+
+static void call_barrier(zn_lfn *l, LLVMValueRef id, LLVMValueRef count, unsigned mode)
+{
+    zn_lmod *m = l->m;
+    LLVMTypeRef at[4] = {m->t_ptr, m->t_i32, m->t_i32, m->t_i32};
+    LLVMTypeRef ft = LLVMFunctionType(m->t_void, at, 4, 0);
+    LLVMValueRef args[4] = {l->w, id, count, LLVMConstInt(m->t_i32, mode, 0)};
+    LLVMBuildCall2(l->b, ft, ll_rt_fn(l, ZN_RT_BARRIER), args, 4, "");
+}
+
+static void bar_red(zn_lfn *l, const ptx_ins *ins, LLVMValueRef id, LLVMValueRef count)
+{
+    zn_lmod *m = l->m;
+    LLVMBuilderRef b = l->b;
+    const ptx_opnd *o = ins->opnds;
+    LLVMValueRef c = zn_src(l, &o[ins->nopnds - 1], PTX_T_PRED);
+    LLVMValueRef sh = ll_load_field(l, m->t_block, l->block, ZN_BLOCK_FIELD_SHARED, m->t_ptr);
+    LLVMValueRef i0 = LLVMConstInt(m->t_i64, (uint64_t)m->bar_red_off, 0);
+    LLVMValueRef i1 = LLVMConstInt(m->t_i64, (uint64_t)m->bar_red_off + 4, 0);
+    LLVMValueRef pt = LLVMBuildGEP2(b, m->t_i8, sh, &i0, 1, "");
+    LLVMValueRef pf = LLVMBuildGEP2(b, m->t_i8, sh, &i1, 1, "");
+    LLVMValueRef z = LLVMConstInt(m->t_i32, 0, 0);
+    /* 1: nobody still reads the previous result; 2: counters are zero */
+    call_barrier(l, id, count, 0);
+    LLVMBuildStore(b, z, pt);
+    LLVMBuildStore(b, z, pf);
+    call_barrier(l, id, count, 0);
+    LLVMValueRef on = ll_mask_to_i32(l, LLVMBuildAnd(b, c, l->emask, ""));
+    LLVMValueRef off = ll_mask_to_i32(l, LLVMBuildAnd(b, LLVMBuildNot(b, c, ""), l->emask, ""));
+    LLVMAtomicOrdering ord = LLVMAtomicOrderingSequentiallyConsistent;
+    LLVMBuildAtomicRMW(b, LLVMAtomicRMWBinOpAdd, pt, ll_intrin1(l, "llvm.ctpop", on), ord, 0);
+    LLVMBuildAtomicRMW(b, LLVMAtomicRMWBinOpAdd, pf, ll_intrin1(l, "llvm.ctpop", off), ord, 0);
+    call_barrier(l, id, count, 0);
+    LLVMValueRef nt = LLVMBuildLoad2(b, m->t_i32, pt, "");
+    LLVMValueRef nf = LLVMBuildLoad2(b, m->t_i32, pf, "");
+    if (ins->flags & PTX_F(popc_f)) {
+        zn_dst(l, &o[0], PTX_T_U32, ll_splat(l, nt));
+        return;
+    }
+    LLVMValueRef r = ins->subop == PTX_SUB_AND ? LLVMBuildICmp(b, LLVMIntEQ, nf, z, "")
+                                               : LLVMBuildICmp(b, LLVMIntNE, nt, z, "");
+    zn_dst(l, &o[0], PTX_T_PRED, ll_splat(l, r));
+}
+
+void zn_lower_bar(zn_lfn *l, const ptx_ins *ins)
+{
+    zn_lmod *m = l->m;
+    const ptx_opnd *o = ins->opnds;
+    bool red = ins->flags & PTX_F(red_f);
+    if (ins->flags & PTX_F(warp)) {
+        /* bar.warp.sync: the lanes of a warp run in lock step already */
+        LLVMBuildFence(l->b, LLVMAtomicOrderingSequentiallyConsistent, 0, "");
+        return;
+    }
+    unsigned first = red ? 1 : 0;
+    unsigned nargs = ins->nopnds - first - (red ? 1 : 0);
+    LLVMValueRef id = nargs >= 1 ? uniform_u32(l, &o[first]) : LLVMConstInt(m->t_i32, 0, 0);
+    LLVMValueRef count = nargs >= 2 ? uniform_u32(l, &o[first + 1])
+                                    : LLVMConstInt(m->t_i32, 0, 0);
+    if (red) {
+        if (m->bar_red_off < 0) {
+            zn_lerr(l, "internal: no scratch for bar.red");
+            return;
+        }
+        bar_red(l, ins, id, count);
+        return;
+    }
+    LLVMBasicBlockRef go = LLVMAppendBasicBlockInContext(m->ctx, l->fn, "bar");
+    LLVMBasicBlockRef cont = LLVMAppendBasicBlockInContext(m->ctx, l->fn, "bar.done");
+    LLVMBuildCondBr(l->b, ll_any(l, l->emask), go, cont);
+    LLVMPositionBuilderAtEnd(l->b, go);
+    call_barrier(l, id, count, (ins->flags & PTX_F(arrive)) ? 1 : 0);
+    LLVMBuildBr(l->b, cont);
+    LLVMPositionBuilderAtEnd(l->b, cont);
+}

@@ -1,0 +1,196 @@
+/* zn_test_harness.c: see zn_test_harness.h. */
+#include "zn_test_harness.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include "exec/zn_exec.h"
+
+int zt_failures;
+zt_record zt_rec;
+
+/* what zt_load allocated, freed by zt_cleanup */
+static ptx_module *loaded[8];
+static zn_global_addr *loaded_globals[8];
+static uint32_t loaded_nglobals[8];
+static int nloaded;
+
+void zt_cleanup(void)
+{
+    for (int i = 0; i < nloaded; i++) {
+        for (uint32_t g = 0; g < loaded_nglobals[i]; g++)
+            free(loaded_globals[i][g].addr);
+        free(loaded_globals[i]);
+        ptx_module_free(loaded[i]);
+    }
+    nloaded = 0;
+}
+
+static void rt_barrier(zn_warp_ctx *w, uint32_t id, uint32_t count, uint32_t mode)
+{
+    /* the in-test harness cannot switch warps: a barrier is only fine in a
+     * single-warp block */
+    zt_rec.nbarrier++;
+    if (w->block->nthreads > 32) {
+        fprintf(stderr, "in-test harness: barrier in a multi-warp block\n");
+        abort();
+    }
+}
+
+static void rt_assertfail(zn_warp_ctx *w, const char *msg, const char *file,
+                          uint32_t line, const char *func, uint32_t lane)
+{
+    zt_rec.nassert++;
+}
+
+static int32_t rt_vprintf(zn_warp_ctx *w, const char *fmt, const void *args, uint32_t lane)
+{
+    if (zt_rec.nprintf < 64) {
+        zt_rec.printf_lane[zt_rec.nprintf] = (int)lane;
+        zt_rec.printf_arg0[zt_rec.nprintf] = args ? *(const int *)args : -1;
+    }
+    snprintf(zt_rec.last_fmt, sizeof zt_rec.last_fmt, "%s", fmt);
+    zt_rec.nprintf++;
+    return (int32_t)strlen(fmt);
+}
+
+static uint64_t rt_clock(zn_warp_ctx *w)
+{
+    static uint64_t c;
+    return c += 10;
+}
+
+static void *rt_malloc(zn_warp_ctx *w, uint64_t n) { return malloc(n); }
+static void rt_free(zn_warp_ctx *w, void *p) { free(p); }
+
+static const zn_rt_ops test_rt = {
+    .barrier = rt_barrier, .assertfail = rt_assertfail, .vprintf = rt_vprintf,
+    .clock64 = rt_clock, .globaltimer = rt_clock, .malloc = rt_malloc, .free = rt_free,
+};
+
+static zn_jit_module *compile_text(const char *text, size_t len, const char *name,
+                                   const ptx_module **pm_out)
+{
+    char err[1024];
+    ptx_module *pm = ptx_parse(text, len, name, err, sizeof err);
+    if (!pm) {
+        CHECK(0, "parse %s: %s", name, err);
+        return NULL;
+    }
+    zn_global_addr *g = calloc(pm->nvars + 1, sizeof *g);
+    uint32_t ng = 0;
+    for (uint32_t i = 0; i < pm->nvars; i++) {
+        const ptx_var *v = &pm->vars[i];
+        if (v->space != PTX_SPACE_GLOBAL && v->space != PTX_SPACE_CONST)
+            continue;
+        void *p = calloc(1, v->size + 16);
+        if (v->init)
+            memcpy(p, v->init, v->size);
+        g[ng].name = v->name;
+        g[ng++].addr = p;
+    }
+    if (nloaded < 8) {
+        loaded[nloaded] = pm;
+        loaded_globals[nloaded] = g;
+        loaded_nglobals[nloaded++] = ng;
+    }
+    zn_compile_opts o = {.opt_level = 3, .globals = g, .nglobals = ng};
+    zn_jit_module *jm = zn_compile(pm, &o, err, sizeof err);
+    if (!jm)
+        CHECK(0, "compile %s: %s", name, err);
+    if (pm_out)
+        *pm_out = pm;
+    return jm;
+}
+
+zn_jit_module *zt_load(const char *path, const ptx_module **pm_out)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f) {
+        CHECK(0, "cannot open %s", path);
+        return NULL;
+    }
+    fseek(f, 0, SEEK_END);
+    long n = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    char *text = malloc((size_t)n + 1);
+    size_t got = fread(text, 1, (size_t)n, f);
+    fclose(f);
+    text[got] = 0;
+    zn_jit_module *jm = compile_text(text, got, path, pm_out);
+    free(text);
+    return jm;
+}
+
+zn_jit_module *zt_load_text(const char *text, const ptx_module **pm_out)
+{
+    return compile_text(text, strlen(text), "inline.ptx", pm_out);
+}
+
+static uint8_t *pack(const zn_kernel_info *k, void **args)
+{
+    uint8_t *buf = calloc(1, k->param_bytes + 16);
+    for (uint32_t i = 0; i < k->nparams; i++)
+        memcpy(buf + k->param_offset[i], args[i], k->param_size[i]);
+    return buf;
+}
+
+int zt_run(const zn_jit_module *jm, const char *kernel, zt_dim grid, zt_dim block,
+           uint32_t dyn_shared, void **args)
+{
+    const zn_kernel_info *k = jm ? zn_jit_kernel(jm, kernel) : NULL;
+    if (!k) {
+        CHECK(0, "no kernel %s", kernel);
+        return -1;
+    }
+    uint8_t *params = pack(k, args);
+    uint32_t nth = block.x * block.y * block.z;
+    uint32_t shared_size = ((k->static_shared + 15) & ~15u) + dyn_shared;
+    uint8_t *shared = calloc(1, shared_size + 16);
+    int status = ZN_KSTATUS_OK;
+    for (uint32_t bz = 0; bz < grid.z; bz++)
+    for (uint32_t by = 0; by < grid.y; by++)
+    for (uint32_t bx = 0; bx < grid.x; bx++) {
+        zn_block_ctx bc = {
+            .ctaid = {bx, by, bz}, .nctaid = {grid.x, grid.y, grid.z},
+            .ntid = {block.x, block.y, block.z}, .nthreads = nth,
+            .shared = shared, .shared_size = shared_size,
+            .dyn_shared_size = dyn_shared, .params = params,
+        };
+        for (uint32_t w = 0; w * 32 < nth; w++) {
+            uint32_t live = nth - w * 32 >= 32 ? 0xffffffffu
+                                               : (1u << (nth - w * 32)) - 1;
+            zn_warp_ctx wc = {.block = &bc, .warpid = w, .live_mask = live,
+                              .rt = &test_rt, .smid = 0, .nsmid = 1};
+            int s = k->fn(&wc);
+            if (s && !status)
+                status = s;
+        }
+    }
+    free(shared);
+    free(params);
+    return status;
+}
+
+int zt_run_exec(const zn_jit_module *jm, const char *kernel, zt_dim grid,
+                zt_dim block, uint32_t dyn_shared, void **args)
+{
+    const zn_kernel_info *k = jm ? zn_jit_kernel(jm, kernel) : NULL;
+    if (!k) {
+        CHECK(0, "no kernel %s", kernel);
+        return -1;
+    }
+    if (zn_exec_init(0)) {
+        CHECK(0, "zn_exec_init failed");
+        return -1;
+    }
+    uint8_t *params = pack(k, args);
+    zn_launch l = {
+        .fn = k->fn, .grid = {grid.x, grid.y, grid.z},
+        .block = {block.x, block.y, block.z}, .static_shared = k->static_shared,
+        .dyn_shared = dyn_shared, .stack_bytes = k->stack_bytes,
+        .uses_barrier = k->uses_barrier, .params = params,
+    };
+    int s = zn_exec_launch(&l);
+    free(params);
+    return s;
+}
