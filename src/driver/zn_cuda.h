@@ -1,0 +1,517 @@
+/* zn_cuda.h: Zinc's own declarations of the CUDA driver ABI it implements.
+ *
+ * Facts of a public ABI (type sizes, enum numbers, struct layouts, entry
+ * point signatures), written in Zinc's words so that Zinc builds without the
+ * CUDA toolkit. Handles point at Zinc's own structs (zn_drv.h); a CUkernel
+ * and a CUfunction are the same object, so either may be passed where the
+ * other is expected (cudart passes CUkernel handles to cuLaunchKernel).
+ */
+#ifndef ZN_CUDA_H
+#define ZN_CUDA_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* Marks the entry points that libcuda.so.1 exports; everything else is
+ * hidden by the build's default visibility. */
+#define ZN_API __attribute__((visibility("default")))
+
+typedef enum CUresult {
+#define R(name, value, desc) name = value,
+#include "zn_cuda_errors.def"
+#undef R
+} CUresult;
+
+typedef int CUdevice;
+typedef unsigned long long CUdeviceptr;
+typedef struct zn_ctx *CUcontext;
+typedef struct zn_module *CUmodule;
+typedef struct zn_library *CUlibrary;
+typedef struct zn_func *CUfunction;
+typedef struct zn_func *CUkernel;
+typedef struct zn_stream *CUstream;
+typedef struct zn_event *CUevent;
+typedef void *CUarray;
+typedef void *CUmemoryPool;
+
+#define ZN_CU_STREAM_LEGACY ((CUstream)0x1)
+#define ZN_CU_STREAM_PER_THREAD ((CUstream)0x2)
+
+typedef struct CUuuid { char bytes[16]; } CUuuid;
+
+typedef enum CUdevice_attribute {
+#define A(num, name, value) CU_DEVICE_ATTRIBUTE_##name = num,
+#include "zn_drv_attrs.def"
+#undef A
+    CU_DEVICE_ATTRIBUTE_MAX
+} CUdevice_attribute;
+
+typedef enum CUpointer_attribute {
+    CU_POINTER_ATTRIBUTE_CONTEXT = 1,
+    CU_POINTER_ATTRIBUTE_MEMORY_TYPE = 2,
+    CU_POINTER_ATTRIBUTE_DEVICE_POINTER = 3,
+    CU_POINTER_ATTRIBUTE_HOST_POINTER = 4,
+    CU_POINTER_ATTRIBUTE_P2P_TOKENS = 5,
+    CU_POINTER_ATTRIBUTE_SYNC_MEMOPS = 6,
+    CU_POINTER_ATTRIBUTE_BUFFER_ID = 7,
+    CU_POINTER_ATTRIBUTE_IS_MANAGED = 8,
+    CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL = 9,
+    CU_POINTER_ATTRIBUTE_IS_LEGACY_CUDA_IPC_CAPABLE = 10,
+    CU_POINTER_ATTRIBUTE_RANGE_START_ADDR = 11,
+    CU_POINTER_ATTRIBUTE_RANGE_SIZE = 12,
+    CU_POINTER_ATTRIBUTE_MAPPED = 13,
+    CU_POINTER_ATTRIBUTE_ALLOWED_HANDLE_TYPES = 14,
+    CU_POINTER_ATTRIBUTE_IS_GPU_DIRECT_RDMA_CAPABLE = 15,
+    CU_POINTER_ATTRIBUTE_ACCESS_FLAGS = 16,
+    CU_POINTER_ATTRIBUTE_MEMPOOL_HANDLE = 17,
+    CU_POINTER_ATTRIBUTE_MAPPING_SIZE = 18,
+    CU_POINTER_ATTRIBUTE_MAPPING_BASE_ADDR = 19,
+    CU_POINTER_ATTRIBUTE_MEMORY_BLOCK_ID = 20
+} CUpointer_attribute;
+
+typedef enum CUmemorytype {
+    CU_MEMORYTYPE_HOST = 1,
+    CU_MEMORYTYPE_DEVICE = 2,
+    CU_MEMORYTYPE_ARRAY = 3,
+    CU_MEMORYTYPE_UNIFIED = 4
+} CUmemorytype;
+
+typedef enum CUfunction_attribute {
+    CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK = 0,
+    CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES = 1,
+    CU_FUNC_ATTRIBUTE_CONST_SIZE_BYTES = 2,
+    CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES = 3,
+    CU_FUNC_ATTRIBUTE_NUM_REGS = 4,
+    CU_FUNC_ATTRIBUTE_PTX_VERSION = 5,
+    CU_FUNC_ATTRIBUTE_BINARY_VERSION = 6,
+    CU_FUNC_ATTRIBUTE_CACHE_MODE_CA = 7,
+    CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES = 8,
+    CU_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT = 9,
+    CU_FUNC_ATTRIBUTE_CLUSTER_SIZE_MUST_BE_SET = 10,
+    CU_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_WIDTH = 11,
+    CU_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_HEIGHT = 12,
+    CU_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_DEPTH = 13,
+    CU_FUNC_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE_ALLOWED = 14,
+    CU_FUNC_ATTRIBUTE_CLUSTER_SCHEDULING_POLICY_PREFERENCE = 15,
+    CU_FUNC_ATTRIBUTE_MAX
+} CUfunction_attribute;
+
+typedef enum CUlimit {
+    CU_LIMIT_STACK_SIZE = 0,
+    CU_LIMIT_PRINTF_FIFO_SIZE = 1,
+    CU_LIMIT_MALLOC_HEAP_SIZE = 2,
+    CU_LIMIT_DEV_RUNTIME_SYNC_DEPTH = 3,
+    CU_LIMIT_DEV_RUNTIME_PENDING_LAUNCH_COUNT = 4,
+    CU_LIMIT_MAX_L2_FETCH_GRANULARITY = 5,
+    CU_LIMIT_PERSISTING_L2_CACHE_SIZE = 6,
+    CU_LIMIT_SHMEM_SIZE = 7,
+    CU_LIMIT_CIG_ENABLED = 8,
+    CU_LIMIT_CIG_SHMEM_FALLBACK_ENABLED = 9,
+    CU_LIMIT_MAX
+} CUlimit;
+
+typedef enum CUjit_option {
+    CU_JIT_INFO_LOG_BUFFER = 3,
+    CU_JIT_INFO_LOG_BUFFER_SIZE_BYTES = 4,
+    CU_JIT_ERROR_LOG_BUFFER = 5,
+    CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES = 6,
+    CU_JIT_OPTIMIZATION_LEVEL = 7,
+    CU_JIT_NUM_OPTIONS = 35
+} CUjit_option;
+
+typedef enum CUlibraryOption {
+    CU_LIBRARY_HOST_UNIVERSAL_FUNCTION_AND_DATA_TABLE = 0,
+    CU_LIBRARY_BINARY_IS_PRESERVED = 1
+} CUlibraryOption;
+
+typedef enum CUlaunchAttributeID {
+    CU_LAUNCH_ATTRIBUTE_IGNORE = 0,
+    CU_LAUNCH_ATTRIBUTE_ACCESS_POLICY_WINDOW = 1,
+    CU_LAUNCH_ATTRIBUTE_COOPERATIVE = 2,
+    CU_LAUNCH_ATTRIBUTE_SYNCHRONIZATION_POLICY = 3,
+    CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION = 4,
+    CU_LAUNCH_ATTRIBUTE_CLUSTER_SCHEDULING_POLICY_PREFERENCE = 5,
+    CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION = 6,
+    CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_EVENT = 7,
+    CU_LAUNCH_ATTRIBUTE_PRIORITY = 8,
+    CU_LAUNCH_ATTRIBUTE_MEM_SYNC_DOMAIN_MAP = 9,
+    CU_LAUNCH_ATTRIBUTE_MEM_SYNC_DOMAIN = 10,
+    CU_LAUNCH_ATTRIBUTE_PREFERRED_CLUSTER_DIMENSION = 11,
+    CU_LAUNCH_ATTRIBUTE_LAUNCH_COMPLETION_EVENT = 12,
+    CU_LAUNCH_ATTRIBUTE_DEVICE_UPDATABLE_KERNEL_NODE = 13,
+    CU_LAUNCH_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT = 14,
+    CU_LAUNCH_ATTRIBUTE_NVLINK_UTIL_CENTRIC_SCHEDULING = 16
+} CUlaunchAttributeID;
+
+/* 64-byte value union; only the members Zinc reads are named. */
+typedef union CUlaunchAttributeValue {
+    char pad[64];
+    int cooperative;
+    struct { unsigned int x, y, z; } clusterDim;
+    int priority;
+} CUlaunchAttributeValue;
+
+typedef struct CUlaunchAttribute {
+    CUlaunchAttributeID id;
+    char pad[8 - sizeof(CUlaunchAttributeID)];
+    CUlaunchAttributeValue value;
+} CUlaunchAttribute;
+
+typedef struct CUlaunchConfig {
+    unsigned int gridDimX, gridDimY, gridDimZ;
+    unsigned int blockDimX, blockDimY, blockDimZ;
+    unsigned int sharedMemBytes;
+    CUstream hStream;
+    CUlaunchAttribute *attrs;
+    unsigned int numAttrs;
+} CUlaunchConfig;
+
+#define ZN_CU_LAUNCH_PARAM_END ((void *)0)
+#define ZN_CU_LAUNCH_PARAM_BUFFER_POINTER ((void *)1)
+#define ZN_CU_LAUNCH_PARAM_BUFFER_SIZE ((void *)2)
+
+typedef struct CUDA_MEMCPY2D {
+    size_t srcXInBytes, srcY;
+    CUmemorytype srcMemoryType;
+    const void *srcHost;
+    CUdeviceptr srcDevice;
+    CUarray srcArray;
+    size_t srcPitch;
+    size_t dstXInBytes, dstY;
+    CUmemorytype dstMemoryType;
+    void *dstHost;
+    CUdeviceptr dstDevice;
+    CUarray dstArray;
+    size_t dstPitch;
+    size_t WidthInBytes, Height;
+} CUDA_MEMCPY2D;
+
+typedef struct CUDA_MEMCPY3D {
+    size_t srcXInBytes, srcY, srcZ, srcLOD;
+    CUmemorytype srcMemoryType;
+    const void *srcHost;
+    CUdeviceptr srcDevice;
+    CUarray srcArray;
+    void *reserved0;
+    size_t srcPitch, srcHeight;
+    size_t dstXInBytes, dstY, dstZ, dstLOD;
+    CUmemorytype dstMemoryType;
+    void *dstHost;
+    CUdeviceptr dstDevice;
+    CUarray dstArray;
+    void *reserved1;
+    size_t dstPitch, dstHeight;
+    size_t WidthInBytes, Height, Depth;
+} CUDA_MEMCPY3D;
+
+typedef struct CUdevprop {
+    int maxThreadsPerBlock;
+    int maxThreadsDim[3];
+    int maxGridSize[3];
+    int sharedMemPerBlock;
+    int totalConstantMemory;
+    int SIMDWidth;
+    int memPitch;
+    int regsPerBlock;
+    int clockRate;
+    int textureAlign;
+} CUdevprop;
+
+typedef struct CUctxCreateParams {
+    void *execAffinityParams;
+    int numExecAffinityParams;
+    void *cigParams;
+} CUctxCreateParams;
+
+typedef struct CUmemLocation { int type; int id; } CUmemLocation;
+
+typedef void (*CUhostFn)(void *userData);
+typedef void (*CUstreamCallback)(CUstream hStream, CUresult status, void *userData);
+typedef size_t (*CUoccupancyB2DSize)(int blockSize);
+
+/* Flags and constants used by the implementation. */
+enum {
+    ZN_CU_CTX_SCHED_MASK = 0x07, ZN_CU_CTX_MAP_HOST = 0x08,
+    ZN_CU_CTX_FLAGS_MASK = 0xFF,
+    ZN_CU_STREAM_NON_BLOCKING = 0x1,
+    ZN_CU_EVENT_DISABLE_TIMING = 0x2,
+    ZN_CU_MEMHOSTALLOC_DEVICEMAP = 0x02,
+    ZN_CU_GET_PROC_ADDRESS_PER_THREAD_DEFAULT_STREAM = 0x2,
+    ZN_CU_PROC_SUCCESS = 0, ZN_CU_PROC_SYMBOL_NOT_FOUND = 1,
+    ZN_CU_PROC_VERSION_NOT_SUFFICIENT = 2,
+    ZN_CU_MODULE_EAGER_LOADING = 1,
+    ZN_CU_DEVICE_P2P_ATTRIBUTE_MAX = 5
+};
+
+/* ---- entry points (signatures of the ABI version named) ---------------- */
+/* init, version, errors, proc addresses */
+ZN_API CUresult cuInit(unsigned int flags);
+ZN_API CUresult cuDriverGetVersion(int *version);
+ZN_API CUresult cuGetErrorName(CUresult error, const char **str);
+ZN_API CUresult cuGetErrorString(CUresult error, const char **str);
+ZN_API CUresult cuGetProcAddress(const char *symbol, void **pfn, int cudaVersion,
+                                 uint64_t flags);
+ZN_API CUresult cuGetProcAddress_v2(const char *symbol, void **pfn, int cudaVersion,
+                                    uint64_t flags, int *symbolStatus);
+ZN_API CUresult cuGetExportTable(const void **table, const CUuuid *id);
+ZN_API CUresult cuProfilerStart(void);
+ZN_API CUresult cuProfilerStop(void);
+
+/* devices */
+ZN_API CUresult cuDeviceGet(CUdevice *dev, int ordinal);
+ZN_API CUresult cuDeviceGetCount(int *count);
+ZN_API CUresult cuDeviceGetName(char *name, int len, CUdevice dev);
+ZN_API CUresult cuDeviceTotalMem_v2(size_t *bytes, CUdevice dev);
+ZN_API CUresult cuDeviceGetAttribute(int *pi, CUdevice_attribute attrib, CUdevice dev);
+ZN_API CUresult cuDeviceGetUuid(CUuuid *uuid, CUdevice dev);
+ZN_API CUresult cuDeviceGetUuid_v2(CUuuid *uuid, CUdevice dev);
+ZN_API CUresult cuDeviceGetLuid(char *luid, unsigned int *mask, CUdevice dev);
+ZN_API CUresult cuDeviceGetPCIBusId(char *id, int len, CUdevice dev);
+ZN_API CUresult cuDeviceGetByPCIBusId(CUdevice *dev, const char *id);
+ZN_API CUresult cuDeviceGetProperties(CUdevprop *prop, CUdevice dev);
+ZN_API CUresult cuDeviceComputeCapability(int *major, int *minor, CUdevice dev);
+ZN_API CUresult cuDeviceCanAccessPeer(int *can, CUdevice dev, CUdevice peer);
+ZN_API CUresult cuDeviceGetP2PAttribute(int *value, int attrib, CUdevice src, CUdevice dst);
+
+/* contexts */
+ZN_API CUresult cuDevicePrimaryCtxRetain(CUcontext *pctx, CUdevice dev);
+ZN_API CUresult cuDevicePrimaryCtxRelease(CUdevice dev);
+ZN_API CUresult cuDevicePrimaryCtxRelease_v2(CUdevice dev);
+ZN_API CUresult cuDevicePrimaryCtxSetFlags(CUdevice dev, unsigned int flags);
+ZN_API CUresult cuDevicePrimaryCtxSetFlags_v2(CUdevice dev, unsigned int flags);
+ZN_API CUresult cuDevicePrimaryCtxGetState(CUdevice dev, unsigned int *flags, int *active);
+ZN_API CUresult cuDevicePrimaryCtxReset(CUdevice dev);
+ZN_API CUresult cuDevicePrimaryCtxReset_v2(CUdevice dev);
+ZN_API CUresult cuCtxCreate_v2(CUcontext *pctx, unsigned int flags, CUdevice dev);
+ZN_API CUresult cuCtxCreate_v4(CUcontext *pctx, CUctxCreateParams *params,
+                               unsigned int flags, CUdevice dev);
+ZN_API CUresult cuCtxDestroy_v2(CUcontext ctx);
+ZN_API CUresult cuCtxGetCurrent(CUcontext *pctx);
+ZN_API CUresult cuCtxSetCurrent(CUcontext ctx);
+ZN_API CUresult cuCtxPushCurrent_v2(CUcontext ctx);
+ZN_API CUresult cuCtxPopCurrent_v2(CUcontext *pctx);
+ZN_API CUresult cuCtxGetDevice(CUdevice *dev);
+ZN_API CUresult cuCtxGetDevice_v2(CUdevice *dev, CUcontext ctx);
+ZN_API CUresult cuCtxSynchronize(void);
+ZN_API CUresult cuCtxSynchronize_v2(CUcontext ctx);
+ZN_API CUresult cuCtxGetApiVersion(CUcontext ctx, unsigned int *version);
+ZN_API CUresult cuCtxGetFlags(unsigned int *flags);
+ZN_API CUresult cuCtxSetFlags(unsigned int flags);
+ZN_API CUresult cuCtxGetId(CUcontext ctx, unsigned long long *id);
+ZN_API CUresult cuCtxGetLimit(size_t *value, CUlimit limit);
+ZN_API CUresult cuCtxSetLimit(CUlimit limit, size_t value);
+ZN_API CUresult cuCtxGetCacheConfig(int *config);
+ZN_API CUresult cuCtxSetCacheConfig(int config);
+ZN_API CUresult cuCtxGetSharedMemConfig(int *config);
+ZN_API CUresult cuCtxSetSharedMemConfig(int config);
+ZN_API CUresult cuCtxGetStreamPriorityRange(int *least, int *greatest);
+ZN_API CUresult cuCtxResetPersistingL2Cache(void);
+
+/* memory */
+ZN_API CUresult cuMemGetInfo_v2(size_t *free_bytes, size_t *total);
+ZN_API CUresult cuMemAlloc_v2(CUdeviceptr *dptr, size_t bytes);
+ZN_API CUresult cuMemAllocPitch_v2(CUdeviceptr *dptr, size_t *pitch, size_t width,
+                                   size_t height, unsigned int elem_size);
+ZN_API CUresult cuMemFree_v2(CUdeviceptr dptr);
+ZN_API CUresult cuMemGetAddressRange_v2(CUdeviceptr *base, size_t *size, CUdeviceptr dptr);
+ZN_API CUresult cuMemAllocHost_v2(void **pp, size_t bytes);
+ZN_API CUresult cuMemHostAlloc(void **pp, size_t bytes, unsigned int flags);
+ZN_API CUresult cuMemFreeHost(void *p);
+ZN_API CUresult cuMemHostGetDevicePointer_v2(CUdeviceptr *dptr, void *p, unsigned int flags);
+ZN_API CUresult cuMemHostGetFlags(unsigned int *flags, void *p);
+ZN_API CUresult cuMemHostRegister_v2(void *p, size_t bytes, unsigned int flags);
+ZN_API CUresult cuMemHostUnregister(void *p);
+ZN_API CUresult cuMemAllocManaged(CUdeviceptr *dptr, size_t bytes, unsigned int flags);
+ZN_API CUresult cuPointerGetAttribute(void *data, CUpointer_attribute attr, CUdeviceptr ptr);
+ZN_API CUresult cuPointerGetAttributes(unsigned int n, CUpointer_attribute *attrs,
+                                       void **data, CUdeviceptr ptr);
+ZN_API CUresult cuMemAdvise(CUdeviceptr p, size_t n, int advice, CUdevice dev);
+ZN_API CUresult cuMemAdvise_v2(CUdeviceptr p, size_t n, int advice, CUmemLocation loc);
+ZN_API CUresult cuMemPrefetchAsync(CUdeviceptr p, size_t n, CUdevice dev, CUstream s);
+ZN_API CUresult cuMemPrefetchAsync_ptsz(CUdeviceptr p, size_t n, CUdevice dev, CUstream s);
+ZN_API CUresult cuMemPrefetchAsync_v2(CUdeviceptr p, size_t n, CUmemLocation loc,
+                                      unsigned int flags, CUstream s);
+ZN_API CUresult cuMemPrefetchAsync_v2_ptsz(CUdeviceptr p, size_t n, CUmemLocation loc,
+                                           unsigned int flags, CUstream s);
+
+/* copies and sets: X(suffix) declares the legacy and per-thread names */
+#define ZN_COPY_DECLS(S)                                                        \
+ZN_API CUresult cuMemcpy##S(CUdeviceptr dst, CUdeviceptr src, size_t n);       \
+ZN_API CUresult cuMemcpyHtoD_v2##S(CUdeviceptr dst, const void *src, size_t n); \
+ZN_API CUresult cuMemcpyDtoH_v2##S(void *dst, CUdeviceptr src, size_t n);       \
+ZN_API CUresult cuMemcpyDtoD_v2##S(CUdeviceptr dst, CUdeviceptr src, size_t n); \
+ZN_API CUresult cuMemcpyPeer##S(CUdeviceptr dst, CUcontext dctx, CUdeviceptr src, \
+                                CUcontext sctx, size_t n);                      \
+ZN_API CUresult cuMemcpy2D_v2##S(const CUDA_MEMCPY2D *p);                       \
+ZN_API CUresult cuMemcpy2DUnaligned_v2##S(const CUDA_MEMCPY2D *p);              \
+ZN_API CUresult cuMemcpy3D_v2##S(const CUDA_MEMCPY3D *p);                       \
+ZN_API CUresult cuMemsetD8_v2##S(CUdeviceptr dst, unsigned char v, size_t n);   \
+ZN_API CUresult cuMemsetD16_v2##S(CUdeviceptr dst, unsigned short v, size_t n); \
+ZN_API CUresult cuMemsetD32_v2##S(CUdeviceptr dst, unsigned int v, size_t n);   \
+ZN_API CUresult cuMemsetD2D8_v2##S(CUdeviceptr dst, size_t pitch, unsigned char v, \
+                                   size_t w, size_t h);                         \
+ZN_API CUresult cuMemsetD2D16_v2##S(CUdeviceptr dst, size_t pitch, unsigned short v, \
+                                    size_t w, size_t h);                        \
+ZN_API CUresult cuMemsetD2D32_v2##S(CUdeviceptr dst, size_t pitch, unsigned int v, \
+                                    size_t w, size_t h);
+#define ZN_ASYNC_DECLS(S)                                                       \
+ZN_API CUresult cuMemcpyAsync##S(CUdeviceptr dst, CUdeviceptr src, size_t n, CUstream s); \
+ZN_API CUresult cuMemcpyHtoDAsync_v2##S(CUdeviceptr dst, const void *src, size_t n, \
+                                        CUstream s);                            \
+ZN_API CUresult cuMemcpyDtoHAsync_v2##S(void *dst, CUdeviceptr src, size_t n, CUstream s); \
+ZN_API CUresult cuMemcpyDtoDAsync_v2##S(CUdeviceptr dst, CUdeviceptr src, size_t n, \
+                                        CUstream s);                            \
+ZN_API CUresult cuMemcpyPeerAsync##S(CUdeviceptr dst, CUcontext dctx, CUdeviceptr src, \
+                                     CUcontext sctx, size_t n, CUstream s);     \
+ZN_API CUresult cuMemcpy2DAsync_v2##S(const CUDA_MEMCPY2D *p, CUstream s);      \
+ZN_API CUresult cuMemcpy3DAsync_v2##S(const CUDA_MEMCPY3D *p, CUstream s);      \
+ZN_API CUresult cuMemsetD8Async##S(CUdeviceptr dst, unsigned char v, size_t n, CUstream s); \
+ZN_API CUresult cuMemsetD16Async##S(CUdeviceptr dst, unsigned short v, size_t n, \
+                                    CUstream s);                                \
+ZN_API CUresult cuMemsetD32Async##S(CUdeviceptr dst, unsigned int v, size_t n, CUstream s); \
+ZN_API CUresult cuMemsetD2D8Async##S(CUdeviceptr dst, size_t pitch, unsigned char v, \
+                                     size_t w, size_t h, CUstream s);           \
+ZN_API CUresult cuMemsetD2D16Async##S(CUdeviceptr dst, size_t pitch, unsigned short v, \
+                                      size_t w, size_t h, CUstream s);          \
+ZN_API CUresult cuMemsetD2D32Async##S(CUdeviceptr dst, size_t pitch, unsigned int v, \
+                                      size_t w, size_t h, CUstream s);
+ZN_COPY_DECLS()
+ZN_COPY_DECLS(_ptds)
+ZN_ASYNC_DECLS()
+ZN_ASYNC_DECLS(_ptsz)
+
+/* modules, libraries, functions */
+ZN_API CUresult cuModuleLoad(CUmodule *mod, const char *fname);
+ZN_API CUresult cuModuleLoadData(CUmodule *mod, const void *image);
+ZN_API CUresult cuModuleLoadDataEx(CUmodule *mod, const void *image, unsigned int n,
+                                   CUjit_option *opts, void **vals);
+ZN_API CUresult cuModuleLoadFatBinary(CUmodule *mod, const void *fatbin);
+ZN_API CUresult cuModuleUnload(CUmodule mod);
+ZN_API CUresult cuModuleGetFunction(CUfunction *f, CUmodule mod, const char *name);
+ZN_API CUresult cuModuleGetGlobal_v2(CUdeviceptr *dptr, size_t *bytes, CUmodule mod,
+                                     const char *name);
+ZN_API CUresult cuModuleGetLoadingMode(int *mode);
+ZN_API CUresult cuModuleGetFunctionCount(unsigned int *count, CUmodule mod);
+ZN_API CUresult cuLibraryLoadData(CUlibrary *lib, const void *code, CUjit_option *jopts,
+                                  void **jvals, unsigned int njit, CUlibraryOption *lopts,
+                                  void **lvals, unsigned int nlib);
+ZN_API CUresult cuLibraryLoadFromFile(CUlibrary *lib, const char *fname, CUjit_option *jopts,
+                                      void **jvals, unsigned int njit, CUlibraryOption *lopts,
+                                      void **lvals, unsigned int nlib);
+ZN_API CUresult cuLibraryUnload(CUlibrary lib);
+ZN_API CUresult cuLibraryGetKernel(CUkernel *k, CUlibrary lib, const char *name);
+ZN_API CUresult cuLibraryGetModule(CUmodule *mod, CUlibrary lib);
+ZN_API CUresult cuLibraryGetGlobal(CUdeviceptr *dptr, size_t *bytes, CUlibrary lib,
+                                   const char *name);
+ZN_API CUresult cuLibraryGetManaged(CUdeviceptr *dptr, size_t *bytes, CUlibrary lib,
+                                    const char *name);
+ZN_API CUresult cuLibraryGetKernelCount(unsigned int *count, CUlibrary lib);
+ZN_API CUresult cuKernelGetFunction(CUfunction *f, CUkernel k);
+ZN_API CUresult cuKernelGetAttribute(int *pi, CUfunction_attribute a, CUkernel k, CUdevice dev);
+ZN_API CUresult cuKernelSetAttribute(CUfunction_attribute a, int v, CUkernel k, CUdevice dev);
+ZN_API CUresult cuKernelSetCacheConfig(CUkernel k, int config, CUdevice dev);
+ZN_API CUresult cuKernelGetName(const char **name, CUkernel k);
+ZN_API CUresult cuKernelGetParamInfo(CUkernel k, size_t i, size_t *offset, size_t *size);
+ZN_API CUresult cuFuncGetAttribute(int *pi, CUfunction_attribute a, CUfunction f);
+ZN_API CUresult cuFuncSetAttribute(CUfunction f, CUfunction_attribute a, int v);
+ZN_API CUresult cuFuncSetCacheConfig(CUfunction f, int config);
+ZN_API CUresult cuFuncSetSharedMemConfig(CUfunction f, int config);
+ZN_API CUresult cuFuncGetName(const char **name, CUfunction f);
+ZN_API CUresult cuFuncGetParamInfo(CUfunction f, size_t i, size_t *offset, size_t *size);
+ZN_API CUresult cuFuncGetModule(CUmodule *mod, CUfunction f);
+
+/* launches and occupancy */
+#define ZN_LAUNCH_DECLS(S)                                                      \
+ZN_API CUresult cuLaunchKernel##S(CUfunction f, unsigned int gx, unsigned int gy, \
+    unsigned int gz, unsigned int bx, unsigned int by, unsigned int bz,         \
+    unsigned int shmem, CUstream s, void **params, void **extra);              \
+ZN_API CUresult cuLaunchKernelEx##S(const CUlaunchConfig *cfg, CUfunction f,    \
+                                    void **params, void **extra);               \
+ZN_API CUresult cuLaunchCooperativeKernel##S(CUfunction f, unsigned int gx,     \
+    unsigned int gy, unsigned int gz, unsigned int bx, unsigned int by,         \
+    unsigned int bz, unsigned int shmem, CUstream s, void **params);           \
+ZN_API CUresult cuLaunchHostFunc##S(CUstream s, CUhostFn fn, void *user);
+ZN_LAUNCH_DECLS()
+ZN_LAUNCH_DECLS(_ptsz)
+ZN_API CUresult cuOccupancyMaxActiveBlocksPerMultiprocessor(int *n, CUfunction f, int bs,
+                                                            size_t dsmem);
+ZN_API CUresult cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(int *n, CUfunction f,
+    int bs, size_t dsmem, unsigned int flags);
+ZN_API CUresult cuOccupancyMaxPotentialBlockSize(int *min_grid, int *bs, CUfunction f,
+    CUoccupancyB2DSize b2d, size_t dsmem, int limit);
+ZN_API CUresult cuOccupancyMaxPotentialBlockSizeWithFlags(int *min_grid, int *bs,
+    CUfunction f, CUoccupancyB2DSize b2d, size_t dsmem, int limit, unsigned int flags);
+ZN_API CUresult cuOccupancyAvailableDynamicSMemPerBlock(size_t *dsmem, CUfunction f,
+                                                        int nblocks, int bs);
+
+/* streams and events */
+ZN_API CUresult cuStreamCreate(CUstream *s, unsigned int flags);
+ZN_API CUresult cuStreamCreateWithPriority(CUstream *s, unsigned int flags, int priority);
+ZN_API CUresult cuStreamDestroy_v2(CUstream s);
+ZN_API CUresult cuEventCreate(CUevent *e, unsigned int flags);
+ZN_API CUresult cuEventQuery(CUevent e);
+ZN_API CUresult cuEventSynchronize(CUevent e);
+ZN_API CUresult cuEventDestroy_v2(CUevent e);
+ZN_API CUresult cuEventElapsedTime(float *ms, CUevent start, CUevent end);
+ZN_API CUresult cuEventElapsedTime_v2(float *ms, CUevent start, CUevent end);
+#define ZN_STREAM_DECLS(S)                                                      \
+ZN_API CUresult cuStreamSynchronize##S(CUstream s);                             \
+ZN_API CUresult cuStreamQuery##S(CUstream s);                                   \
+ZN_API CUresult cuStreamWaitEvent##S(CUstream s, CUevent e, unsigned int flags); \
+ZN_API CUresult cuStreamGetFlags##S(CUstream s, unsigned int *flags);           \
+ZN_API CUresult cuStreamGetPriority##S(CUstream s, int *priority);              \
+ZN_API CUresult cuStreamGetCtx##S(CUstream s, CUcontext *ctx);                  \
+ZN_API CUresult cuStreamGetId##S(CUstream s, unsigned long long *id);           \
+ZN_API CUresult cuStreamGetDevice##S(CUstream s, CUdevice *dev);                \
+ZN_API CUresult cuStreamAddCallback##S(CUstream s, CUstreamCallback cb, void *user, \
+                                       unsigned int flags);                     \
+ZN_API CUresult cuStreamAttachMemAsync##S(CUstream s, CUdeviceptr p, size_t n,  \
+                                          unsigned int flags);                  \
+ZN_API CUresult cuEventRecord##S(CUevent e, CUstream s);                        \
+ZN_API CUresult cuEventRecordWithFlags##S(CUevent e, CUstream s, unsigned int flags);
+ZN_STREAM_DECLS()
+ZN_STREAM_DECLS(_ptsz)
+
+/* stream-ordered allocation, memory pools, capture queries */
+ZN_API CUresult cuMemAllocAsync(CUdeviceptr *dptr, size_t bytes, CUstream s);
+ZN_API CUresult cuMemAllocAsync_ptsz(CUdeviceptr *dptr, size_t bytes, CUstream s);
+ZN_API CUresult cuMemAllocFromPoolAsync(CUdeviceptr *dptr, size_t bytes, CUmemoryPool pool,
+                                        CUstream s);
+ZN_API CUresult cuMemAllocFromPoolAsync_ptsz(CUdeviceptr *dptr, size_t bytes,
+                                             CUmemoryPool pool, CUstream s);
+ZN_API CUresult cuMemFreeAsync(CUdeviceptr dptr, CUstream s);
+ZN_API CUresult cuMemFreeAsync_ptsz(CUdeviceptr dptr, CUstream s);
+ZN_API CUresult cuDeviceGetDefaultMemPool(CUmemoryPool *pool, CUdevice dev);
+ZN_API CUresult cuDeviceGetMemPool(CUmemoryPool *pool, CUdevice dev);
+ZN_API CUresult cuDeviceSetMemPool(CUdevice dev, CUmemoryPool pool);
+ZN_API CUresult cuMemGetDefaultMemPool(CUmemoryPool *pool, CUmemLocation *loc, int type);
+ZN_API CUresult cuMemGetMemPool(CUmemoryPool *pool, CUmemLocation *loc, int type);
+ZN_API CUresult cuMemSetMemPool(CUmemLocation *loc, int type, CUmemoryPool pool);
+ZN_API CUresult cuMemPoolTrimTo(CUmemoryPool pool, size_t keep);
+ZN_API CUresult cuMemPoolSetAttribute(CUmemoryPool pool, int attr, void *value);
+ZN_API CUresult cuMemPoolGetAttribute(CUmemoryPool pool, int attr, void *value);
+ZN_API CUresult cuStreamIsCapturing(CUstream s, int *status);
+ZN_API CUresult cuStreamIsCapturing_ptsz(CUstream s, int *status);
+ZN_API CUresult cuStreamGetCaptureInfo(CUstream s, int *status, uint64_t *id);
+ZN_API CUresult cuStreamGetCaptureInfo_ptsz(CUstream s, int *status, uint64_t *id);
+ZN_API CUresult cuStreamGetCaptureInfo_v2(CUstream s, int *status, uint64_t *id, void **graph,
+                                          const void **deps, size_t *ndeps);
+ZN_API CUresult cuStreamGetCaptureInfo_v2_ptsz(CUstream s, int *status, uint64_t *id,
+                                               void **graph, const void **deps, size_t *ndeps);
+ZN_API CUresult cuStreamGetCaptureInfo_v3(CUstream s, int *status, uint64_t *id, void **graph,
+                                          const void **deps, const void **edges,
+                                          size_t *ndeps);
+ZN_API CUresult cuStreamGetCaptureInfo_v3_ptsz(CUstream s, int *status, uint64_t *id,
+                                               void **graph, const void **deps,
+                                               const void **edges, size_t *ndeps);
+ZN_API CUresult cuThreadExchangeStreamCaptureMode(int *mode);
+ZN_API CUresult cuLibraryEnumerateKernels(CUkernel *kernels, unsigned int n, CUlibrary lib);
+#define ZN_STREAM_ATTR_DECLS(S)                                                 \
+ZN_API CUresult cuStreamGetAttribute##S(CUstream s, int id, CUlaunchAttributeValue *v); \
+ZN_API CUresult cuStreamSetAttribute##S(CUstream s, int id,                     \
+                                        const CUlaunchAttributeValue *v);       \
+ZN_API CUresult cuStreamCopyAttributes##S(CUstream dst, CUstream src);
+ZN_STREAM_ATTR_DECLS()
+ZN_STREAM_ATTR_DECLS(_ptsz)
+
+#endif

@@ -1,0 +1,212 @@
+/* zn_drv_launch.c: cuLaunchKernel and its relatives.
+ *
+ * A launch checks its configuration against the device and kernel limits
+ * (CUDA_ERROR_INVALID_VALUE when it does not fit), packs the parameters at
+ * the offsets of the PTX .param list, and runs the grid on the executor.
+ * The launch itself succeeds; a fault inside the kernel becomes the
+ * context's sticky error, returned by the next call and every call after.
+ */
+#include "zn_drv.h"
+#include "../exec/zn_exec.h"
+#include "../util/zn_log.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static CUresult status_error(int st)
+{
+    switch (st) {
+    case ZN_KSTATUS_OK: return CUDA_SUCCESS;
+    case ZN_KSTATUS_ASSERT: return CUDA_ERROR_ASSERT;
+    case ZN_KSTATUS_ILLEGAL_ADDRESS: return CUDA_ERROR_ILLEGAL_ADDRESS;
+    case ZN_KSTATUS_ILLEGAL_INSTRUCTION: return CUDA_ERROR_ILLEGAL_INSTRUCTION;
+    case ZN_KSTATUS_MISALIGNED: return CUDA_ERROR_MISALIGNED_ADDRESS;
+    default: return CUDA_ERROR_LAUNCH_FAILED;   /* trap and anything else */
+    }
+}
+
+static CUresult check_config(const zn_func *f, const unsigned g[3], const unsigned b[3],
+                             unsigned shmem)
+{
+    const zn_kernel_info *ki = f->ki;
+    if (!g[0] || !g[1] || !g[2] || !b[0] || !b[1] || !b[2])
+        return CUDA_ERROR_INVALID_VALUE;
+    if (g[0] > 2147483647u || g[1] > 65535 || g[2] > 65535)
+        return CUDA_ERROR_INVALID_VALUE;
+    if (b[0] > 1024 || b[1] > 1024 || b[2] > 64)
+        return CUDA_ERROR_INVALID_VALUE;
+    uint64_t threads = (uint64_t)b[0] * b[1] * b[2];
+    uint32_t max = ki->max_threads && ki->max_threads < 1024 ? ki->max_threads : 1024;
+    if (threads > max)
+        return CUDA_ERROR_INVALID_VALUE;
+    if (ki->reqntid[0] && (b[0] != ki->reqntid[0] || b[1] != (ki->reqntid[1] ? ki->reqntid[1] : 1)
+                           || b[2] != (ki->reqntid[2] ? ki->reqntid[2] : 1)))
+        return CUDA_ERROR_INVALID_VALUE;
+    if (shmem > (unsigned)f->max_dyn_shared ||
+        (uint64_t)shmem + ki->static_shared > (uint64_t)zn_drv_dev.sm->smem_optin)
+        return CUDA_ERROR_INVALID_VALUE;
+    return CUDA_SUCCESS;
+}
+
+/* Builds the PTX parameter buffer from kernelParams or from extra. */
+static CUresult pack_params(const zn_kernel_info *ki, void **params, void **extra,
+                            uint8_t *buf)
+{
+    if (params && extra)
+        return CUDA_ERROR_INVALID_VALUE;
+    if (params) {
+        for (uint32_t i = 0; i < ki->nparams; i++) {
+            if (!params[i])
+                return CUDA_ERROR_INVALID_VALUE;
+            memcpy(buf + ki->param_offset[i], params[i], ki->param_size[i]);
+        }
+        return CUDA_SUCCESS;
+    }
+    if (extra) {
+        const void *src = NULL;
+        size_t size = 0;
+        for (int i = 0; extra[i] != ZN_CU_LAUNCH_PARAM_END; i += 2) {
+            if (extra[i] == ZN_CU_LAUNCH_PARAM_BUFFER_POINTER)
+                src = extra[i + 1];
+            else if (extra[i] == ZN_CU_LAUNCH_PARAM_BUFFER_SIZE)
+                size = extra[i + 1] ? *(const size_t *)extra[i + 1] : 0;
+            else
+                return CUDA_ERROR_INVALID_VALUE;
+        }
+        if (ki->param_bytes && (!src || size < ki->param_bytes))
+            return CUDA_ERROR_INVALID_VALUE;
+        if (ki->param_bytes)
+            memcpy(buf, src, ki->param_bytes);
+        return CUDA_SUCCESS;
+    }
+    return ki->nparams ? CUDA_ERROR_INVALID_VALUE : CUDA_SUCCESS;
+}
+
+static CUresult launch(CUfunction f, const unsigned g[3], const unsigned b[3], unsigned shmem,
+                       CUstream s, void **params, void **extra)
+{
+    zn_ctx *c;
+    CUresult r = zn_ctx_enter(&c);
+    if (r != CUDA_SUCCESS)
+        return r;
+    if (!zn_func_valid(f) || !zn_stream_valid(s))
+        return CUDA_ERROR_INVALID_HANDLE;
+    r = check_config(f, g, b, shmem);
+    if (r != CUDA_SUCCESS) {
+        zn_log(ZN_LOG_WARN, "launch of %s: invalid configuration grid (%u,%u,%u) block "
+               "(%u,%u,%u) dynamic shared %u", f->name, g[0], g[1], g[2], b[0], b[1], b[2],
+               shmem);
+        return r;
+    }
+    const zn_kernel_info *ki = f->ki;
+    /* zeroed: padding between parameters reads as 0 */
+    uint8_t small[4096], *buf = small;
+    if (ki->param_bytes > sizeof small) {
+        if (!(buf = calloc(1, ki->param_bytes)))
+            return CUDA_ERROR_OUT_OF_MEMORY;
+    } else {
+        memset(small, 0, ki->param_bytes);
+    }
+    r = pack_params(ki, params, extra, buf);
+    if (r == CUDA_SUCCESS) {
+        zn_launch l = {
+            .fn = ki->fn,
+            .grid = { g[0], g[1], g[2] },
+            .block = { b[0], b[1], b[2] },
+            .static_shared = ki->static_shared,
+            .dyn_shared = shmem,
+            .stack_bytes = ki->stack_bytes,
+            .uses_barrier = ki->uses_barrier,
+            .params = buf,
+        };
+        zn_log(ZN_LOG_INFO, "launch %s grid (%u,%u,%u) block (%u,%u,%u) shared %u+%u",
+               f->name, g[0], g[1], g[2], b[0], b[1], b[2], ki->static_shared, shmem);
+        int st = zn_exec_launch(&l);
+        if (st == ZN_KSTATUS_INVALID_LAUNCH)
+            r = CUDA_ERROR_INVALID_VALUE;   /* refused before running: not sticky */
+        else if (st != ZN_KSTATUS_OK)
+            zn_ctx_set_sticky(c, status_error(st));
+    }
+    if (buf != small)
+        free(buf);
+    return r;
+}
+
+static CUresult launch_ex(const CUlaunchConfig *cfg, CUfunction f, void **params, void **extra)
+{
+    if (!cfg || (cfg->numAttrs && !cfg->attrs))
+        return CUDA_ERROR_INVALID_VALUE;
+    CUevent done[2] = { NULL, NULL };
+    for (unsigned i = 0; i < cfg->numAttrs; i++) {
+        const CUlaunchAttribute *a = &cfg->attrs[i];
+        switch (a->id) {
+        case CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION: {
+            unsigned x = a->value.clusterDim.x, y = a->value.clusterDim.y,
+                     z = a->value.clusterDim.z;
+            if ((x > 1 || y > 1 || z > 1)) {
+                zn_log(ZN_LOG_WARN, "launch: thread block clusters (%u,%u,%u) are not "
+                       "supported", x, y, z);
+                return CUDA_ERROR_NOT_SUPPORTED;
+            }
+            break;
+        }
+        case CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_EVENT:
+        case CU_LAUNCH_ATTRIBUTE_LAUNCH_COMPLETION_EVENT:
+            /* value starts with the event: recorded once the grid is done */
+            memcpy(&done[a->id == CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_EVENT ? 0 : 1],
+                   a->value.pad, sizeof(CUevent));
+            break;
+        default:
+            break;  /* hints (priority, cache policy, ...) change nothing here */
+        }
+    }
+    unsigned g[3] = { cfg->gridDimX, cfg->gridDimY, cfg->gridDimZ };
+    unsigned b[3] = { cfg->blockDimX, cfg->blockDimY, cfg->blockDimZ };
+    CUresult r = launch(f, g, b, cfg->sharedMemBytes, cfg->hStream, params, extra);
+    for (int i = 0; i < 2 && r == CUDA_SUCCESS; i++)
+        if (done[i])
+            r = cuEventRecord(done[i], cfg->hStream);
+    return r;
+}
+
+#define LAUNCH_ARGS CUfunction f, unsigned int gx, unsigned int gy, unsigned int gz, \
+    unsigned int bx, unsigned int by, unsigned int bz, unsigned int shmem, CUstream s
+
+#define DIMS const unsigned g[3] = { gx, gy, gz }, b[3] = { bx, by, bz }
+
+CUresult cuLaunchKernel(LAUNCH_ARGS, void **params, void **extra)
+{
+    DIMS;
+    ZN_RET(launch(f, g, b, shmem, s, params, extra));
+}
+
+CUresult cuLaunchKernel_ptsz(LAUNCH_ARGS, void **params, void **extra)
+{
+    DIMS;
+    ZN_RET(launch(f, g, b, shmem, s, params, extra));
+}
+
+/* Every block of a grid that fits runs; grid-wide sync is the executor's. */
+CUresult cuLaunchCooperativeKernel(LAUNCH_ARGS, void **params)
+{
+    DIMS;
+    ZN_RET(launch(f, g, b, shmem, s, params, NULL));
+}
+
+CUresult cuLaunchCooperativeKernel_ptsz(LAUNCH_ARGS, void **params)
+{
+    DIMS;
+    ZN_RET(launch(f, g, b, shmem, s, params, NULL));
+}
+
+CUresult cuLaunchKernelEx(const CUlaunchConfig *cfg, CUfunction f, void **params,
+                          void **extra)
+{
+    ZN_RET(launch_ex(cfg, f, params, extra));
+}
+
+CUresult cuLaunchKernelEx_ptsz(const CUlaunchConfig *cfg, CUfunction f, void **params,
+                               void **extra)
+{
+    ZN_RET(launch_ex(cfg, f, params, extra));
+}

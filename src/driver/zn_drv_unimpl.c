@@ -1,0 +1,29 @@
+/* zn_drv_unimpl.c: stubs for the entry points Zinc does not implement.
+ *
+ * Each stub is generated from zn_drv_api_list.h: it logs its name
+ * (ZINC_LOG>=1) and returns CUDA_ERROR_NOT_SUPPORTED, never a silent
+ * success. Stubs take no parameters: the caller's arguments are ignored,
+ * which the x86-64 and AArch64 C calling conventions allow (caller-cleanup).
+ */
+#include "zn_drv.h"
+#include "../util/zn_log.h"
+
+static CUresult unimpl(const char *name)
+{
+    zn_log(ZN_LOG_WARN, "%s: not implemented, returning CUDA_ERROR_NOT_SUPPORTED", name);
+    return CUDA_ERROR_NOT_SUPPORTED;
+}
+
+#define E(name, version, pt, sym)
+#define UV(name, version) \
+    static CUresult zn_unimpl_##name##_##version(void) { return unimpl(#name); }
+#define U(name) static CUresult zn_unimpl_##name(void) { return unimpl(#name); }
+#include "zn_drv_api_list.h"
+
+const zn_api_entry zn_api_unimpl[] = {
+#define E(name, version, pt, sym)
+#define UV(name, version) { #name, version, 0, (void *)zn_unimpl_##name##_##version },
+#define U(name) { #name, 0, 0, (void *)zn_unimpl_##name },
+#include "zn_drv_api_list.h"
+};
+const unsigned zn_api_unimpl_count = sizeof zn_api_unimpl / sizeof zn_api_unimpl[0];
