@@ -1,0 +1,38 @@
+/* zn_blas_core.h: what libcublas and libcublasLt share (static library
+ * zn_blas_core): 16-bit float conversions, typed <-> f32 matrices, the f32
+ * GEMM with cuBLAS's beta = 0 rule, and the "not supported" log line. */
+#ifndef ZN_BLAS_CORE_H
+#define ZN_BLAS_CORE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* zn_blas_half.c: IEEE binary16 and bfloat16, round to nearest even. */
+float zn_f16_to_f32(uint16_t h);
+uint16_t zn_f32_to_f16(float f);
+float zn_bf16_to_f32(uint16_t h);
+uint16_t zn_f32_to_bf16(float f);
+
+/* zn_blas_mat.c. `type` is a cudaDataType value (R_32F, R_16F, R_16BF).
+ * Bytes of one element, 0 for a type the f32 path cannot hold. */
+size_t zn_blas_f32_type_size(int type);
+/* Element (i, j) of a rows x cols matrix of `type` at p, column-major
+ * with leading dimension ld (row-major when row_major). */
+float zn_blas_load(const void *p, int type, int64_t i, int64_t j, int64_t ld, bool row_major);
+void zn_blas_store(void *p, int type, int64_t i, int64_t j, int64_t ld, bool row_major, float v);
+/* A dense column-major f32 copy (ld = rows) of a typed matrix; NULL when
+ * out of memory. free() it. */
+float *zn_blas_to_f32(const void *p, int type, int64_t rows, int64_t cols, int64_t ld, bool row_major);
+
+/* zn_blas_sgemm.c: C = alpha op(A) op(B) + beta C, column-major, with
+ * trans 0 = N, else T. beta == 0 writes C without reading it (NaN in C is
+ * ignored, as cuBLAS does). */
+void zn_blas_sgemm(int transa, int transb, int m, int n, int k, float alpha,
+                   const float *a, int lda, const float *b, int ldb, float beta,
+                   float *c, int ldc);
+
+/* zn_blas_log.c: "zinc: <fn>: <why>" at ZINC_LOG >= 1. */
+void zn_blas_unsupported(const char *fn, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+#endif
