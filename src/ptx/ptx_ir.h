@@ -33,7 +33,10 @@ extern const ptx_op_info ptx_op_table[PTX_OP_COUNT];
 
 typedef enum ptx_mod_cat {
     PTX_MC_TYPE, PTX_MC_SPACE, PTX_MC_VEC, PTX_MC_RND, PTX_MC_CMP,
-    PTX_MC_SUBOP, PTX_MC_SEM, PTX_MC_SCOPE, PTX_MC_FLAG, PTX_MC_CACHE
+    PTX_MC_SUBOP, PTX_MC_SEM, PTX_MC_SCOPE, PTX_MC_FLAG, PTX_MC_CACHE,
+    PTX_MC_SHAPE    /* selectors with no decoded field (matrix shapes and
+                     * layouts, texture geometries, mbarrier modes):
+                     * read them from ptx_ins.mods[] */
 } ptx_mod_cat;
 
 typedef enum ptx_mod {
@@ -154,11 +157,15 @@ typedef enum ptx_opnd_kind {
     PTX_OPND_FIMM,     /* float immediate: .fbits with .is_f64 (0fXXXXXXXX / 0dXXXX..) */
     PTX_OPND_SYM,      /* a variable or function name: .sym (+ .ival offset) */
     PTX_OPND_ADDR,     /* [base + ival]: base is reg (.reg) or symbol (.sym)
-                        * or neither (absolute [imm]) */
+                        * or neither (absolute [imm]). Texture/surface
+                        * operands [h, {x, y}] / [t, s, {x, y}]: base is
+                        * h (or t), .elems the rest (s, then the VEC) */
     PTX_OPND_VEC,      /* {a, b, c, d}: .elems/.nelems (regs, imms, or sink) */
     PTX_OPND_LABEL,    /* branch target: .label = index in ptx_func.labels */
     PTX_OPND_SINK,     /* _ */
-    PTX_OPND_LIST      /* (a, b, ...) in call: .elems/.nelems */
+    PTX_OPND_LIST      /* (a, b, ...) in call: .elems/.nelems; also the
+                        * target list of brx.idx (LABEL elements, taken
+                        * from its .branchtargets declaration) */
 } ptx_opnd_kind;
 
 typedef struct ptx_var ptx_var;
@@ -175,7 +182,10 @@ typedef struct ptx_opnd {
     uint64_t fbits;     /* FIMM bit pattern (f32 in the low 32 bits) */
     bool is_f64;
     const ptx_var *var; /* SYM/ADDR: the variable referred to (NULL if a function) */
-    const ptx_func *func; /* SYM: a function (call target / function address) */
+    const ptx_func *func; /* SYM: a function (call target / function address).
+                         * The last operand of a call through a pointer
+                         * names its .callprototype: a ptx_func with
+                         * is_decl set that is NOT in ptx_module.funcs */
     const char *sym;    /* SYM/ADDR: the name as written */
     int32_t label;      /* LABEL: index into ptx_func.labels */
     struct ptx_opnd *elems;
@@ -270,7 +280,9 @@ struct ptx_func {
     ptx_linkage linkage;
 
     ptx_var *params;    /* .param list, in order; space PARAM (for .func
-                         * parameters that are declared .reg, space REG) */
+                         * parameters that are declared .reg, space REG;
+                         * such .reg returns and then .reg params are also
+                         * the body's first registers, ids 0.., in order) */
     uint32_t nparams;
     ptx_var *rets;      /* .func return parameters */
     uint32_t nrets;
@@ -290,6 +302,9 @@ struct ptx_func {
     uint32_t maxntid[3], reqntid[3], minnctapersm, maxnreg;
     bool noreturn;
     uint32_t line;
+    /* cluster directives (sm_90); 0 = not given */
+    uint32_t reqnctapercluster[3], maxclusterrank;
+    bool explicitcluster;
 };
 
 typedef struct ptx_module {
