@@ -236,6 +236,10 @@ LLVMValueRef zn_fptrunc_directed(zn_lfn *l, LLVMValueRef a, LLVMTypeRef to, ptx_
     LLVMBuilderRef b = l->b;
     LLVMValueRef r = LLVMBuildFPTrunc(b, a, to, "");
     LLVMValueRef err = LLVMBuildFSub(b, a, LLVMBuildFPExt(b, r, LLVMTypeOf(a), ""), "");
+    /* an infinite input converts exactly: it is not an overflow */
+    LLVMValueRef isinf = LLVMBuildFCmp(b, LLVMRealOEQ, ll_intrin1(l, "llvm.fabs", a),
+        ll_const_fvec(ll_elem(LLVMTypeOf(a)), __builtin_inf()), "");
+    err = LLVMBuildSelect(b, isinf, LLVMConstNull(LLVMTypeOf(err)), err, "");
     return zn_round_fix(l, r, err, rnd);
 }
 
