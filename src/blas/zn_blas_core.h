@@ -35,4 +35,8 @@ void zn_blas_sgemm(int transa, int transb, int m, int n, int k, float alpha,
 /* zn_blas_log.c: "zinc: <fn>: <why>" at ZINC_LOG >= 1. */
 void zn_blas_unsupported(const char *fn, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
+/* zn_blas_stream.c: wait until a stream (a CUstream / cudaStream_t) has run
+ * what was queued on it. */
+void zn_blas_stream_sync(void *stream);
+
 #endif

@@ -1,6 +1,6 @@
 /* zn_blas_setget.c: cublasSet/GetVector and Set/GetMatrix (+Async).
- * Device memory is host memory, so each is a strided copy. The Async
- * forms are ordered like everything else on Zinc's synchronous streams. */
+ * Device memory is host memory, so each is a strided copy, made once the
+ * stream (the legacy default stream for the blocking forms) has drained. */
 #include "zn_blas.h"
 
 #include <string.h>
@@ -33,44 +33,52 @@ static cublasStatus_t copy_matrix(int rows, int cols, int elem, const void *a, i
 
 ZN_API cublasStatus_t cublasSetVector(int n, int elem, const void *x, int incx, void *y, int incy)
 {
+    zn_blas_stream_sync(NULL);
     return copy_vector(n, elem, x, incx, y, incy);
 }
 
 ZN_API cublasStatus_t cublasGetVector(int n, int elem, const void *x, int incx, void *y, int incy)
 {
+    zn_blas_stream_sync(NULL);
     return copy_vector(n, elem, x, incx, y, incy);
 }
 
 ZN_API cublasStatus_t cublasSetMatrix(int rows, int cols, int elem, const void *a, int lda, void *b, int ldb)
 {
+    zn_blas_stream_sync(NULL);
     return copy_matrix(rows, cols, elem, a, lda, b, ldb);
 }
 
 ZN_API cublasStatus_t cublasGetMatrix(int rows, int cols, int elem, const void *a, int lda, void *b, int ldb)
 {
+    zn_blas_stream_sync(NULL);
     return copy_matrix(rows, cols, elem, a, lda, b, ldb);
 }
 
 ZN_API cublasStatus_t cublasSetVectorAsync(int n, int elem, const void *x, int incx, void *y, int incy,
                                            cudaStream_t stream)
 {
+    zn_blas_stream_sync(stream);
     return copy_vector(n, elem, x, incx, y, incy);
 }
 
 ZN_API cublasStatus_t cublasGetVectorAsync(int n, int elem, const void *x, int incx, void *y, int incy,
                                            cudaStream_t stream)
 {
+    zn_blas_stream_sync(stream);
     return copy_vector(n, elem, x, incx, y, incy);
 }
 
 ZN_API cublasStatus_t cublasSetMatrixAsync(int rows, int cols, int elem, const void *a, int lda, void *b,
                                            int ldb, cudaStream_t stream)
 {
+    zn_blas_stream_sync(stream);
     return copy_matrix(rows, cols, elem, a, lda, b, ldb);
 }
 
 ZN_API cublasStatus_t cublasGetMatrixAsync(int rows, int cols, int elem, const void *a, int lda, void *b,
                                            int ldb, cudaStream_t stream)
 {
+    zn_blas_stream_sync(stream);
     return copy_matrix(rows, cols, elem, a, lda, b, ldb);
 }

@@ -1,12 +1,12 @@
-/* zn_blas_submit.c: where a BLAS closure runs. Zinc's streams execute at
- * enqueue, so running it now keeps it in order with the kernels around it.
- * With asynchronous streams this becomes an enqueue of a host function on
- * h->stream (args captured by copy: scalars are already held by value). */
+/* zn_blas_submit.c: where a BLAS closure runs: on the calling thread once
+ * h->stream has drained, so it sees every kernel queued before it. Queuing
+ * it as a host function on the stream instead (args are held by value) is
+ * the next step; results returned to host pointers would then need a wait. */
 #include "zn_blas.h"
 
 cublasStatus_t zn_blas_submit(cublasHandle_t h, zn_blas_fn fn, const zn_blas_args *args)
 {
-    (void)h;
+    zn_blas_stream_sync(h->stream);
     return fn(args);
 }
 

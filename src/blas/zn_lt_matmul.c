@@ -3,8 +3,8 @@
  * for f32 / f16 / bf16 matrices (column- or row-major, strided batches)
  * with f32 (or 16F) compute: each batch entry is widened to f32, multiplied
  * by OpenBLAS, finished by the epilogue in f32 and rounded once to D's
- * type. Device memory is host memory; Zinc's streams are synchronous, so
- * running now is in stream order. */
+ * type. Device memory is host memory; it runs on the calling thread once
+ * the stream has drained, so it is in stream order. */
 #include "zn_lt.h"
 #include "zn_cublas_api.h"
 
@@ -218,6 +218,7 @@ ZN_API cublasStatus_t cublasLtMatmul(cublasLtHandle_t handle, cublasLtMatmulDesc
 {
     if (!handle)
         return CUBLAS_STATUS_NOT_INITIALIZED;
+    zn_blas_stream_sync(stream);
     lt_problem p = { .d = zn_lt_desc_of(desc), .la = zn_lt_layout_of(ad),
                      .lb = zn_lt_layout_of(bd), .lc = zn_lt_layout_of(cd),
                      .ld = zn_lt_layout_of(dd) };

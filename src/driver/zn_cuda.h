@@ -514,4 +514,226 @@ ZN_API CUresult cuStreamCopyAttributes##S(CUstream dst, CUstream src);
 ZN_STREAM_ATTR_DECLS()
 ZN_STREAM_ATTR_DECLS(_ptsz)
 
+/* ---- stream memory operations, graphs, capture, virtual memory -------- */
+typedef struct zn_graph *CUgraph;
+typedef struct zn_gnode *CUgraphNode;
+typedef struct zn_gexec *CUgraphExec;
+typedef unsigned long long CUmemGenericAllocationHandle;
+
+typedef struct CUDA_KERNEL_NODE_PARAMS {        /* _v2 (CUDA 12); v1 stops at extra */
+    CUfunction func;
+    unsigned int gridDimX, gridDimY, gridDimZ;
+    unsigned int blockDimX, blockDimY, blockDimZ;
+    unsigned int sharedMemBytes;
+    void **kernelParams;
+    void **extra;
+    CUkernel kern;          /* used when func is NULL */
+    CUcontext ctx;
+} CUDA_KERNEL_NODE_PARAMS;
+
+typedef struct CUDA_MEMSET_NODE_PARAMS {
+    CUdeviceptr dst;
+    size_t pitch;
+    unsigned int value;
+    unsigned int elementSize;   /* 1, 2 or 4 */
+    size_t width;               /* elements */
+    size_t height;
+} CUDA_MEMSET_NODE_PARAMS;
+
+typedef struct CUDA_HOST_NODE_PARAMS {
+    CUhostFn fn;
+    void *userData;
+} CUDA_HOST_NODE_PARAMS;
+
+typedef struct CUDA_GRAPH_INSTANTIATE_PARAMS {
+    uint64_t flags;
+    CUstream hUploadStream;
+    CUgraphNode hErrNode_out;
+    int result_out;             /* CUgraphInstantiateResult */
+} CUDA_GRAPH_INSTANTIATE_PARAMS;
+
+typedef struct CUgraphExecUpdateResultInfo {
+    int result;                 /* CUgraphExecUpdateResult */
+    CUgraphNode errorNode;
+    CUgraphNode errorFromNode;
+} CUgraphExecUpdateResultInfo;
+
+typedef struct CUgraphEdgeData {
+    unsigned char from_port, to_port, type, reserved[5];
+} CUgraphEdgeData;
+
+typedef struct CUmemAllocationProp {
+    int type;                   /* CU_MEM_ALLOCATION_TYPE_PINNED = 1 */
+    int requestedHandleTypes;
+    CUmemLocation location;
+    void *win32HandleMetaData;
+    struct {
+        unsigned char compressionType, gpuDirectRDMACapable;
+        unsigned short usage;
+        unsigned char reserved[4];
+    } allocFlags;
+} CUmemAllocationProp;
+
+typedef struct CUmemAccessDesc {
+    CUmemLocation location;
+    int flags;                  /* CU_MEM_ACCESS_FLAGS_PROT_* */
+} CUmemAccessDesc;
+
+typedef enum CUgraphNodeType {
+    CU_GRAPH_NODE_TYPE_KERNEL = 0, CU_GRAPH_NODE_TYPE_MEMCPY = 1,
+    CU_GRAPH_NODE_TYPE_MEMSET = 2, CU_GRAPH_NODE_TYPE_HOST = 3,
+    CU_GRAPH_NODE_TYPE_GRAPH = 4, CU_GRAPH_NODE_TYPE_EMPTY = 5,
+    CU_GRAPH_NODE_TYPE_WAIT_EVENT = 6, CU_GRAPH_NODE_TYPE_EVENT_RECORD = 7
+} CUgraphNodeType;
+
+enum {
+    ZN_CU_EVENT_BLOCKING_SYNC = 0x1,
+    ZN_CU_STREAM_WAIT_VALUE_GEQ = 0, ZN_CU_STREAM_WAIT_VALUE_EQ = 1,
+    ZN_CU_STREAM_WAIT_VALUE_AND = 2, ZN_CU_STREAM_WAIT_VALUE_NOR = 3,
+    ZN_CU_STREAM_WAIT_VALUE_FLUSH = 1 << 30,
+    ZN_CU_STREAM_CAPTURE_STATUS_NONE = 0, ZN_CU_STREAM_CAPTURE_STATUS_ACTIVE = 1,
+    ZN_CU_STREAM_CAPTURE_STATUS_INVALIDATED = 2,
+    ZN_CU_STREAM_CAPTURE_MODE_GLOBAL = 0, ZN_CU_STREAM_CAPTURE_MODE_THREAD_LOCAL = 1,
+    ZN_CU_STREAM_CAPTURE_MODE_RELAXED = 2,
+    ZN_CU_STREAM_ADD_CAPTURE_DEPENDENCIES = 0, ZN_CU_STREAM_SET_CAPTURE_DEPENDENCIES = 1,
+    ZN_CU_GRAPH_EXEC_UPDATE_SUCCESS = 0, ZN_CU_GRAPH_EXEC_UPDATE_ERROR = 1,
+    ZN_CU_GRAPH_EXEC_UPDATE_ERROR_TOPOLOGY_CHANGED = 2,
+    ZN_CU_GRAPH_EXEC_UPDATE_ERROR_NODE_TYPE_CHANGED = 3,
+    ZN_CU_GRAPH_EXEC_UPDATE_ERROR_PARAMETERS_CHANGED = 5,
+    ZN_CU_GRAPH_INSTANTIATE_SUCCESS = 0, ZN_CU_GRAPH_INSTANTIATE_ERROR = 1,
+    ZN_CU_MEM_ALLOCATION_TYPE_PINNED = 1, ZN_CU_MEM_LOCATION_TYPE_DEVICE = 1,
+    ZN_CU_MEM_ACCESS_FLAGS_PROT_NONE = 0, ZN_CU_MEM_ACCESS_FLAGS_PROT_READ = 1,
+    ZN_CU_MEM_ACCESS_FLAGS_PROT_READWRITE = 3
+};
+
+#define ZN_MEMOPS_DECLS(S)                                                      \
+ZN_API CUresult cuStreamWaitValue32##S(CUstream s, CUdeviceptr addr, uint32_t v, unsigned int flags); \
+ZN_API CUresult cuStreamWaitValue64##S(CUstream s, CUdeviceptr addr, uint64_t v, unsigned int flags); \
+ZN_API CUresult cuStreamWriteValue32##S(CUstream s, CUdeviceptr addr, uint32_t v, unsigned int flags); \
+ZN_API CUresult cuStreamWriteValue64##S(CUstream s, CUdeviceptr addr, uint64_t v, unsigned int flags); \
+ZN_API CUresult cuStreamWaitValue32_v2##S(CUstream s, CUdeviceptr addr, uint32_t v, unsigned int flags); \
+ZN_API CUresult cuStreamWaitValue64_v2##S(CUstream s, CUdeviceptr addr, uint64_t v, unsigned int flags); \
+ZN_API CUresult cuStreamWriteValue32_v2##S(CUstream s, CUdeviceptr addr, uint32_t v, unsigned int flags); \
+ZN_API CUresult cuStreamWriteValue64_v2##S(CUstream s, CUdeviceptr addr, uint64_t v, unsigned int flags); \
+ZN_API CUresult cuStreamBeginCapture##S(CUstream s);                            \
+ZN_API CUresult cuStreamBeginCapture_v2##S(CUstream s, int mode);               \
+ZN_API CUresult cuStreamBeginCaptureToGraph##S(CUstream s, CUgraph g, const CUgraphNode *deps, \
+                                               const CUgraphEdgeData *edges, size_t ndeps, int mode); \
+ZN_API CUresult cuStreamEndCapture##S(CUstream s, CUgraph *g);                  \
+ZN_API CUresult cuStreamUpdateCaptureDependencies##S(CUstream s, CUgraphNode *deps, size_t n, \
+                                                     unsigned int flags);       \
+ZN_API CUresult cuStreamUpdateCaptureDependencies_v2##S(CUstream s, CUgraphNode *deps, \
+                                                        const CUgraphEdgeData *edges, size_t n, \
+                                                        unsigned int flags);    \
+ZN_API CUresult cuGraphLaunch##S(CUgraphExec x, CUstream s);                    \
+ZN_API CUresult cuGraphUpload##S(CUgraphExec x, CUstream s);                    \
+ZN_API CUresult cuGraphInstantiateWithParams##S(CUgraphExec *x, CUgraph g,     \
+                                                CUDA_GRAPH_INSTANTIATE_PARAMS *p);
+ZN_MEMOPS_DECLS()
+ZN_MEMOPS_DECLS(_ptsz)
+
+ZN_API CUresult cuGraphCreate(CUgraph *g, unsigned int flags);
+ZN_API CUresult cuGraphDestroy(CUgraph g);
+ZN_API CUresult cuGraphClone(CUgraph *out, CUgraph g);
+ZN_API CUresult cuGraphAddKernelNode(CUgraphNode *n, CUgraph g, const CUgraphNode *deps,
+                                     size_t ndeps, const CUDA_KERNEL_NODE_PARAMS *p);
+ZN_API CUresult cuGraphAddKernelNode_v2(CUgraphNode *n, CUgraph g, const CUgraphNode *deps,
+                                        size_t ndeps, const CUDA_KERNEL_NODE_PARAMS *p);
+ZN_API CUresult cuGraphKernelNodeGetParams(CUgraphNode n, CUDA_KERNEL_NODE_PARAMS *p);
+ZN_API CUresult cuGraphKernelNodeGetParams_v2(CUgraphNode n, CUDA_KERNEL_NODE_PARAMS *p);
+ZN_API CUresult cuGraphKernelNodeSetParams(CUgraphNode n, const CUDA_KERNEL_NODE_PARAMS *p);
+ZN_API CUresult cuGraphKernelNodeSetParams_v2(CUgraphNode n, const CUDA_KERNEL_NODE_PARAMS *p);
+ZN_API CUresult cuGraphAddMemcpyNode(CUgraphNode *n, CUgraph g, const CUgraphNode *deps,
+                                     size_t ndeps, const CUDA_MEMCPY3D *p, CUcontext ctx);
+ZN_API CUresult cuGraphMemcpyNodeGetParams(CUgraphNode n, CUDA_MEMCPY3D *p);
+ZN_API CUresult cuGraphMemcpyNodeSetParams(CUgraphNode n, const CUDA_MEMCPY3D *p);
+ZN_API CUresult cuGraphAddMemsetNode(CUgraphNode *n, CUgraph g, const CUgraphNode *deps,
+                                     size_t ndeps, const CUDA_MEMSET_NODE_PARAMS *p,
+                                     CUcontext ctx);
+ZN_API CUresult cuGraphMemsetNodeGetParams(CUgraphNode n, CUDA_MEMSET_NODE_PARAMS *p);
+ZN_API CUresult cuGraphMemsetNodeSetParams(CUgraphNode n, const CUDA_MEMSET_NODE_PARAMS *p);
+ZN_API CUresult cuGraphAddHostNode(CUgraphNode *n, CUgraph g, const CUgraphNode *deps,
+                                   size_t ndeps, const CUDA_HOST_NODE_PARAMS *p);
+ZN_API CUresult cuGraphHostNodeGetParams(CUgraphNode n, CUDA_HOST_NODE_PARAMS *p);
+ZN_API CUresult cuGraphHostNodeSetParams(CUgraphNode n, const CUDA_HOST_NODE_PARAMS *p);
+ZN_API CUresult cuGraphAddChildGraphNode(CUgraphNode *n, CUgraph g, const CUgraphNode *deps,
+                                         size_t ndeps, CUgraph child);
+ZN_API CUresult cuGraphChildGraphNodeGetGraph(CUgraphNode n, CUgraph *child);
+ZN_API CUresult cuGraphAddEmptyNode(CUgraphNode *n, CUgraph g, const CUgraphNode *deps,
+                                    size_t ndeps);
+ZN_API CUresult cuGraphAddEventRecordNode(CUgraphNode *n, CUgraph g, const CUgraphNode *deps,
+                                          size_t ndeps, CUevent e);
+ZN_API CUresult cuGraphEventRecordNodeGetEvent(CUgraphNode n, CUevent *e);
+ZN_API CUresult cuGraphEventRecordNodeSetEvent(CUgraphNode n, CUevent e);
+ZN_API CUresult cuGraphAddEventWaitNode(CUgraphNode *n, CUgraph g, const CUgraphNode *deps,
+                                        size_t ndeps, CUevent e);
+ZN_API CUresult cuGraphEventWaitNodeGetEvent(CUgraphNode n, CUevent *e);
+ZN_API CUresult cuGraphEventWaitNodeSetEvent(CUgraphNode n, CUevent e);
+ZN_API CUresult cuGraphNodeGetType(CUgraphNode n, CUgraphNodeType *t);
+ZN_API CUresult cuGraphGetNodes(CUgraph g, CUgraphNode *nodes, size_t *n);
+ZN_API CUresult cuGraphGetRootNodes(CUgraph g, CUgraphNode *nodes, size_t *n);
+ZN_API CUresult cuGraphGetEdges(CUgraph g, CUgraphNode *from, CUgraphNode *to, size_t *n);
+ZN_API CUresult cuGraphGetEdges_v2(CUgraph g, CUgraphNode *from, CUgraphNode *to,
+                                   CUgraphEdgeData *edges, size_t *n);
+ZN_API CUresult cuGraphNodeGetDependencies(CUgraphNode n, CUgraphNode *deps, size_t *nd);
+ZN_API CUresult cuGraphNodeGetDependencies_v2(CUgraphNode n, CUgraphNode *deps,
+                                              CUgraphEdgeData *edges, size_t *nd);
+ZN_API CUresult cuGraphNodeGetDependentNodes(CUgraphNode n, CUgraphNode *out, size_t *nd);
+ZN_API CUresult cuGraphNodeGetDependentNodes_v2(CUgraphNode n, CUgraphNode *out,
+                                                CUgraphEdgeData *edges, size_t *nd);
+ZN_API CUresult cuGraphAddDependencies(CUgraph g, const CUgraphNode *from,
+                                       const CUgraphNode *to, size_t n);
+ZN_API CUresult cuGraphAddDependencies_v2(CUgraph g, const CUgraphNode *from,
+                                          const CUgraphNode *to, const CUgraphEdgeData *e,
+                                          size_t n);
+ZN_API CUresult cuGraphRemoveDependencies(CUgraph g, const CUgraphNode *from,
+                                          const CUgraphNode *to, size_t n);
+ZN_API CUresult cuGraphRemoveDependencies_v2(CUgraph g, const CUgraphNode *from,
+                                             const CUgraphNode *to, const CUgraphEdgeData *e,
+                                             size_t n);
+ZN_API CUresult cuGraphDestroyNode(CUgraphNode n);
+ZN_API CUresult cuGraphInstantiate(CUgraphExec *x, CUgraph g, CUgraphNode *err, char *log,
+                                   size_t logsize);
+ZN_API CUresult cuGraphInstantiate_v2(CUgraphExec *x, CUgraph g, CUgraphNode *err, char *log,
+                                      size_t logsize);
+ZN_API CUresult cuGraphInstantiateWithFlags(CUgraphExec *x, CUgraph g, unsigned long long flags);
+ZN_API CUresult cuGraphExecDestroy(CUgraphExec x);
+ZN_API CUresult cuGraphExecGetFlags(CUgraphExec x, uint64_t *flags);
+ZN_API CUresult cuGraphExecKernelNodeSetParams(CUgraphExec x, CUgraphNode n,
+                                               const CUDA_KERNEL_NODE_PARAMS *p);
+ZN_API CUresult cuGraphExecKernelNodeSetParams_v2(CUgraphExec x, CUgraphNode n,
+                                                  const CUDA_KERNEL_NODE_PARAMS *p);
+ZN_API CUresult cuGraphExecMemcpyNodeSetParams(CUgraphExec x, CUgraphNode n,
+                                               const CUDA_MEMCPY3D *p, CUcontext ctx);
+ZN_API CUresult cuGraphExecMemsetNodeSetParams(CUgraphExec x, CUgraphNode n,
+                                               const CUDA_MEMSET_NODE_PARAMS *p, CUcontext ctx);
+ZN_API CUresult cuGraphExecHostNodeSetParams(CUgraphExec x, CUgraphNode n,
+                                             const CUDA_HOST_NODE_PARAMS *p);
+ZN_API CUresult cuGraphExecEventRecordNodeSetEvent(CUgraphExec x, CUgraphNode n, CUevent e);
+ZN_API CUresult cuGraphExecEventWaitNodeSetEvent(CUgraphExec x, CUgraphNode n, CUevent e);
+ZN_API CUresult cuGraphExecUpdate(CUgraphExec x, CUgraph g, CUgraphNode *err, int *result);
+ZN_API CUresult cuGraphExecUpdate_v2(CUgraphExec x, CUgraph g,
+                                     CUgraphExecUpdateResultInfo *info);
+ZN_API CUresult cuGraphNodeSetEnabled(CUgraphExec x, CUgraphNode n, unsigned int on);
+ZN_API CUresult cuGraphNodeGetEnabled(CUgraphExec x, CUgraphNode n, unsigned int *on);
+
+ZN_API CUresult cuMemAddressReserve(CUdeviceptr *p, size_t size, size_t align,
+                                    CUdeviceptr addr, unsigned long long flags);
+ZN_API CUresult cuMemAddressFree(CUdeviceptr p, size_t size);
+ZN_API CUresult cuMemCreate(CUmemGenericAllocationHandle *h, size_t size,
+                            const CUmemAllocationProp *prop, unsigned long long flags);
+ZN_API CUresult cuMemRelease(CUmemGenericAllocationHandle h);
+ZN_API CUresult cuMemMap(CUdeviceptr p, size_t size, size_t offset,
+                         CUmemGenericAllocationHandle h, unsigned long long flags);
+ZN_API CUresult cuMemUnmap(CUdeviceptr p, size_t size);
+ZN_API CUresult cuMemSetAccess(CUdeviceptr p, size_t size, const CUmemAccessDesc *desc,
+                               size_t count);
+ZN_API CUresult cuMemGetAccess(unsigned long long *flags, const CUmemLocation *loc,
+                               CUdeviceptr p);
+ZN_API CUresult cuMemGetAllocationGranularity(size_t *g, const CUmemAllocationProp *prop,
+                                              int option);
+ZN_API CUresult cuMemGetAllocationPropertiesFromHandle(CUmemAllocationProp *prop,
+                                                       CUmemGenericAllocationHandle h);
+ZN_API CUresult cuMemRetainAllocationHandle(CUmemGenericAllocationHandle *h, void *addr);
+
 #endif

@@ -24,14 +24,19 @@ enum {
     ZN_MAGIC_LIBRARY = 0x5a6c6962,  /* "Zlib" */
     ZN_MAGIC_FUNC = 0x5a66756e,     /* "Zfun" */
     ZN_MAGIC_STREAM = 0x5a737472,   /* "Zstr" */
-    ZN_MAGIC_EVENT = 0x5a65766e     /* "Zevn" */
+    ZN_MAGIC_EVENT = 0x5a65766e,    /* "Zevn" */
+    ZN_MAGIC_GRAPH = 0x5a677268,    /* "Zgrh" */
+    ZN_MAGIC_GNODE = 0x5a676e64,    /* "Zgnd" */
+    ZN_MAGIC_GEXEC = 0x5a676578,    /* "Zgex" */
+    ZN_MAGIC_PHYS = 0x5a706879      /* "Zphy" */
 };
 
 /* ---- handle memory (zn_drv_handle.c): blocks are recycled per kind and
  * never freed, so a destroyed handle reads as invalid, not as freed memory */
 typedef enum zn_handle_kind {
     ZN_HANDLE_CTX, ZN_HANDLE_MODULE, ZN_HANDLE_LIBRARY, ZN_HANDLE_STREAM,
-    ZN_HANDLE_EVENT, ZN_HANDLE_KINDS
+    ZN_HANDLE_EVENT, ZN_HANDLE_GRAPH, ZN_HANDLE_GNODE, ZN_HANDLE_GEXEC, ZN_HANDLE_PHYS,
+    ZN_HANDLE_KINDS
 } zn_handle_kind;
 void *zn_handle_new(zn_handle_kind k, size_t size);          /* zeroed */
 void zn_handle_retire(zn_handle_kind k, void *p, size_t size);
@@ -95,6 +100,11 @@ typedef struct zn_ctx {
     pthread_mutex_t cls_lock;
     zn_cls_entry cls[ZN_CLS_MAX];
     int ncls;
+    /* streams: the legacy default stream and every other live stream, for
+     * the legacy stream's implicit synchronisation and cuCtxSynchronize */
+    pthread_mutex_t stream_lock;
+    struct zn_stream *legacy;
+    struct zn_stream *streams;
 } zn_ctx;
 
 zn_ctx *zn_ctx_primary(CUdevice dev);
@@ -112,29 +122,118 @@ CUresult zn_cls_put(CUcontext ctx, void *key, void *value,
 CUresult zn_cls_delete(CUcontext ctx, void *key);
 CUresult zn_cls_get(void **value, CUcontext ctx, void *key);
 
-/* ---- streams (zn_drv_stream.c) ---- */
+/* ---- streams (zn_drv_stream.c) and events (zn_drv_event.c) ---- */
+struct zn_queue;
+struct zn_capture;
+struct zn_gnode;
+typedef struct zn_func zn_func;
+
+/* A set of graph nodes: what the next captured node depends on. */
+typedef struct zn_nodeset {
+    struct zn_gnode **v;
+    size_t n, cap;
+} zn_nodeset;
+
+enum { ZN_STREAM_USER, ZN_STREAM_LEGACY, ZN_STREAM_PER_THREAD };
+
 typedef struct zn_stream {
     uint32_t magic;
     zn_ctx *ctx;
     unsigned flags;
     int priority;
+    int kind;                   /* ZN_STREAM_* */
     unsigned long long id;
+    struct zn_queue *q;         /* the executor's ordered queue */
+    struct zn_stream *next, *prev;  /* ctx->streams */
+    /* capture (zn_drv_capture.c): the capture it belongs to, and the nodes
+     * the next captured operation depends on */
+    struct zn_capture *cap;
+    zn_nodeset deps;
 } zn_stream;
 
 typedef struct zn_event {
     uint32_t magic;
     zn_ctx *ctx;
     unsigned flags;
+    /* the last record: its queue and ticket, and the generation that its
+     * record item must still match to write the timestamp */
+    struct zn_queue *q;
+    uint64_t ticket;
+    _Atomic uint64_t gen;
+    _Atomic uint64_t ns;        /* when the stream reached the record */
     bool recorded;
-    uint64_t ns;
+    /* recorded in a capture: the capture (live while its id matches) and
+     * the nodes the record stands for */
+    struct zn_capture *cap;
+    unsigned long long cap_id;
+    zn_nodeset deps;
 } zn_event;
 
 /* NULL, CU_STREAM_LEGACY, CU_STREAM_PER_THREAD or a live stream. */
 bool zn_stream_valid(CUstream s);
+/* The stream a handle names in the current context; NULL handles mean the
+ * legacy stream, or the thread's own with per_thread (_ptsz/_ptds). */
+zn_stream *zn_stream_get(CUstream s, bool per_thread);
+bool zn_event_valid(CUevent e);
+uint64_t zn_event_new_gen(void);
+uint64_t zn_now_ns(void);
+
+/* ---- operations: the unit of stream and graph work (zn_drv_op.c) ---- */
+typedef enum zn_op_kind {
+    ZN_OP_EMPTY, ZN_OP_KERNEL, ZN_OP_COPY, ZN_OP_SET, ZN_OP_HOST, ZN_OP_CALLBACK,
+    ZN_OP_EVENT_RECORD, ZN_OP_EVENT_WAIT, ZN_OP_QUEUE_WAIT, ZN_OP_WAIT_VALUE,
+    ZN_OP_WRITE_VALUE
+} zn_op_kind;
+
+typedef struct zn_op {
+    zn_op_kind kind;
+    zn_ctx *ctx;
+    size_t extra;               /* bytes of data[] */
+    union {
+        struct { const zn_func *f; unsigned g[3], b[3], shmem; } k;  /* params: data */
+        struct { char *dst; const char *src; size_t w, h, d, dpitch, dslice, spitch, sslice;
+                 bool src_pageable, dst_pageable; } cp;
+        struct { char *dst; size_t pitch; uint32_t v; unsigned elem; size_t w, h; } set;
+        struct { CUhostFn fn; void *user; } host;
+        struct { CUstreamCallback cb; void *user; CUstream handle; } cb;
+        struct { zn_event *e; uint64_t gen; } ev;           /* record, wait */
+        struct { struct zn_queue *q; uint64_t ticket; } qw;
+        struct { void *addr; uint64_t v; unsigned flags; int bits; } val;
+    } u;
+    _Alignas(16) uint8_t data[];
+} zn_op;
+
+zn_op *zn_op_new(zn_op_kind kind, size_t extra);
+zn_op *zn_op_clone(const zn_op *op);
+/* Runs it (on a stream's thread or inline); does not free it. */
+void zn_op_run(zn_op *op);
+/* Kernel op with the parameters packed (kernelParams or extra). */
+CUresult zn_op_kernel(zn_op **out, const zn_func *f, const unsigned g[3], const unsigned b[3],
+                      unsigned shmem, void **params, void **extra);
+/* Copy op from a 3D description (checks both sides). */
+CUresult zn_op_copy3d(zn_op **out, const CUDA_MEMCPY3D *p);
+CUresult zn_op_set(zn_op **out, CUdeviceptr dst, size_t pitch, uint32_t v, unsigned elem,
+                   size_t w, size_t h);
+
+/* ---- submission (zn_drv_submit.c): every enqueueing call ends here ----
+ * Captured when the stream is capturing (the op becomes a graph node);
+ * else queued behind the implicit dependencies of the legacy stream. sync:
+ * return only when done (run inline when the stream is idle). Takes the op
+ * in every case. */
+CUresult zn_submit(zn_stream *s, zn_op *op, bool sync);
+/* Waits for everything submitted so far to s (the legacy stream: to every
+ * blocking stream too); returns the context's sticky error. */
+CUresult zn_stream_wait_all(zn_stream *s);
+CUresult zn_ctx_wait_all(zn_ctx *c);
+/* Queued work that has not finished? */
+bool zn_stream_busy(zn_stream *s);
 
 /* ---- memory (zn_drv_mem.c) ---- */
 /* [p, p+n) lies inside one live device allocation (or registered range). */
 bool zn_mem_range_ok(CUdeviceptr p, size_t n);
+/* Host memory that stays valid and pinned: pinned allocations, registered
+ * ranges and device-range memory (managed, module variables). */
+bool zn_mem_is_pinned(const void *p);
 
 /* ---- modules (zn_drv_module.c) ---- */
 typedef struct zn_image {
@@ -145,7 +244,7 @@ typedef struct zn_image {
     uint32_t nglobals;
 } zn_image;
 
-typedef struct zn_func {
+struct zn_func {
     uint32_t magic;
     struct zn_module *mod;
     const zn_kernel_info *ki;
@@ -154,7 +253,7 @@ typedef struct zn_func {
     int max_dyn_shared;         /* CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES */
     int carveout;
     int cache_config;
-} zn_func;
+};
 
 typedef struct zn_module {
     uint32_t magic;
@@ -172,6 +271,63 @@ typedef struct zn_library {
 } zn_library;
 
 bool zn_func_valid(const zn_func *f);
+/* Launch configuration check (zn_drv_launch.c). */
+CUresult zn_launch_check(const zn_func *f, const unsigned g[3], const unsigned b[3],
+                         unsigned shmem);
+CUresult zn_launch_pack(const zn_kernel_info *ki, void **params, void **extra, uint8_t *buf);
+CUresult zn_kstatus_error(int st);
+
+/* ---- graphs (zn_drv_graph.c, zn_drv_graph_exec.c, zn_drv_capture.c) ---- */
+typedef struct zn_gnode {
+    uint32_t magic;
+    struct zn_graph *graph;
+    CUgraphNodeType type;
+    zn_op *op;                  /* kernel, memcpy, memset, host, event ops */
+    struct zn_graph *child;     /* CU_GRAPH_NODE_TYPE_GRAPH: its own copy */
+    CUDA_MEMCPY3D copy;         /* as given, for get-params */
+    CUDA_MEMSET_NODE_PARAMS set;
+    void **argv;                /* kernelParams pointing into op->data */
+    struct zn_gnode **deps;
+    size_t ndeps, capdeps;
+    size_t index;               /* position in graph->nodes */
+} zn_gnode;
+
+typedef struct zn_graph {
+    uint32_t magic;
+    zn_ctx *ctx;
+    zn_gnode **nodes;
+    size_t n, cap;
+    pthread_mutex_t lock;
+} zn_graph;
+
+typedef struct zn_gexec {
+    uint32_t magic;
+    zn_ctx *ctx;
+    uint64_t flags;
+    size_t n;
+    zn_op **ops;                /* in a topological order (children flattened) */
+    const zn_gnode **src;       /* the node each op came from (NULL: child's) */
+    bool *disabled;
+} zn_gexec;
+
+bool zn_graph_valid(const zn_graph *g);
+bool zn_gnode_valid(const zn_gnode *n);
+zn_graph *zn_graph_new(zn_ctx *c);
+void zn_graph_free(zn_graph *g);
+/* Adds a node holding op (taken) after deps. */
+CUresult zn_graph_add(zn_graph *g, CUgraphNodeType type, zn_op *op, zn_gnode *const *deps,
+                      size_t ndeps, zn_gnode **out);
+int zn_nodeset_add(zn_nodeset *s, zn_gnode *n);
+void zn_nodeset_set(zn_nodeset *s, zn_gnode *const *v, size_t n);
+void zn_nodeset_free(zn_nodeset *s);
+/* Capture: zn_submit hands over ops of capturing streams (and waits on
+ * events recorded in a capture). Takes op. */
+CUresult zn_capture_op(zn_stream *s, zn_op *op, bool sync);
+/* The live capture an event was recorded in, or NULL. */
+struct zn_capture *zn_event_capture(const zn_event *e);
+/* Is some capture that forbids it running (legacy stream use, syncs)? */
+bool zn_capture_blocks_legacy(void);
+
 
 /* ---- export tables (zn_drv_export.c) and integrity (zn_drv_integrity.c) */
 extern const void *const zn_export_runtime[];

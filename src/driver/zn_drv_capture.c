@@ -1,79 +1,328 @@
-/* zn_drv_capture.c: the stream-capture queries.
+/* zn_drv_capture.c: stream capture.
  *
- * Graph capture is not implemented (cuStreamBeginCapture is a stub that
- * fails), so no stream is ever capturing: the queries answer "none", which
- * lets libraries that check before enqueueing (CUB, Thrust, PyTorch) run.
+ * While a stream captures, zn_submit hands its ops here and each becomes a
+ * graph node depending on the stream's current dependency set, which then
+ * becomes that node. An event recorded in a capture stands for the
+ * recording stream's set; another stream that waits on it joins the
+ * capture with that set (fork), and the origin stream waiting on an event
+ * of a joined stream takes the union (join). Ending the capture on the
+ * origin stream ends it for every stream that joined.
+ *
+ * Capture records stay allocated (reused, never freed): events keep the
+ * (record, id) pair they were recorded in, and the pair stops matching
+ * once that capture ends.
  */
 #include "zn_drv.h"
 
-enum { CAPTURE_STATUS_NONE = 0, CAPTURE_MODE_MAX = 2 };
+#include <stdlib.h>
+#include <string.h>
 
-static __thread int capture_mode;   /* CU_STREAM_CAPTURE_MODE_GLOBAL */
+typedef struct zn_capture {
+    unsigned long long id;      /* 0 once ended */
+    zn_graph *graph;
+    zn_stream *origin;
+    int mode;
+    bool blocking;              /* origin is a blocking stream */
+    bool invalidated;
+    pthread_t thread;
+    struct zn_capture *next_free;
+} zn_capture;
 
-static CUresult is_capturing(CUstream s, int *status)
+static pthread_mutex_t cap_lock = PTHREAD_MUTEX_INITIALIZER;
+static zn_capture *cap_free;
+static unsigned long long cap_next_id = 1;
+/* captures on blocking streams: the legacy stream may not be used */
+static atomic_int blocking_captures;
+static __thread int capture_mode;   /* cuThreadExchangeStreamCaptureMode */
+
+bool zn_capture_blocks_legacy(void)
 {
-    zn_ctx *c;
-    CUresult r = zn_ctx_enter(&c);
-    if (r != CUDA_SUCCESS)
+    return atomic_load(&blocking_captures) > 0;
+}
+
+zn_capture *zn_event_capture(const zn_event *e)
+{
+    zn_capture *c = e->cap;
+    return c && e->cap_id && c->id == e->cap_id ? c : NULL;
+}
+
+static zn_capture *cap_new(void)
+{
+    pthread_mutex_lock(&cap_lock);
+    zn_capture *c = cap_free;
+    if (c)
+        cap_free = c->next_free;
+    else
+        c = calloc(1, sizeof *c);
+    if (c)
+        c->id = cap_next_id++;
+    pthread_mutex_unlock(&cap_lock);
+    return c;
+}
+
+static void cap_end(zn_capture *c)
+{
+    if (c->blocking)
+        atomic_fetch_sub(&blocking_captures, 1);
+    pthread_mutex_lock(&cap_lock);
+    c->id = 0;
+    c->graph = NULL;
+    c->next_free = cap_free;
+    cap_free = c;
+    pthread_mutex_unlock(&cap_lock);
+}
+
+static CUgraphNodeType node_type(zn_op_kind k)
+{
+    switch (k) {
+    case ZN_OP_KERNEL: return CU_GRAPH_NODE_TYPE_KERNEL;
+    case ZN_OP_COPY: return CU_GRAPH_NODE_TYPE_MEMCPY;
+    case ZN_OP_SET: return CU_GRAPH_NODE_TYPE_MEMSET;
+    case ZN_OP_HOST: return CU_GRAPH_NODE_TYPE_HOST;
+    default: return CU_GRAPH_NODE_TYPE_EMPTY;  /* memory ops run, typed as empty */
+    }
+}
+
+CUresult zn_capture_op(zn_stream *s, zn_op *op, bool sync)
+{
+    zn_capture *c = s->cap;
+    CUresult r = CUDA_SUCCESS;
+    if (op->kind == ZN_OP_EVENT_WAIT) {
+        zn_event *e = op->u.ev.e;
+        zn_capture *ec = zn_event_capture(e);
+        if (!ec) {
+            /* an event from outside the capture: nothing to add */
+        } else if (!c) {
+            s->cap = ec;                        /* fork: s joins */
+            zn_nodeset_set(&s->deps, e->deps.v, e->deps.n);
+        } else if (c != ec) {
+            r = CUDA_ERROR_STREAM_CAPTURE_MERGE;
+        } else {
+            for (size_t i = 0; i < e->deps.n; i++)   /* join */
+                zn_nodeset_add(&s->deps, e->deps.v[i]);
+        }
+        free(op);
         return r;
-    if (!zn_stream_valid(s))
-        return CUDA_ERROR_INVALID_HANDLE;
-    if (!status)
-        return CUDA_ERROR_INVALID_VALUE;
-    *status = CAPTURE_STATUS_NONE;
+    }
+    if (c->invalidated) {
+        free(op);
+        return CUDA_ERROR_STREAM_CAPTURE_INVALIDATED;
+    }
+    if (sync) {
+        /* a synchronous call on a capturing stream breaks the capture */
+        c->invalidated = true;
+        free(op);
+        return CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED;
+    }
+    if (op->kind == ZN_OP_EVENT_RECORD) {
+        zn_event *e = op->u.ev.e;
+        e->cap = c;
+        e->cap_id = c->id;
+        zn_nodeset_set(&e->deps, s->deps.v, s->deps.n);
+        free(op);
+        return CUDA_SUCCESS;
+    }
+    if (op->kind == ZN_OP_CALLBACK) {
+        free(op);
+        return CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED;
+    }
+    op->ctx = s->ctx;
+    zn_gnode *n;
+    r = zn_graph_add(c->graph, node_type(op->kind), op, s->deps.v, s->deps.n, &n);
+    if (r != CUDA_SUCCESS) {
+        c->invalidated = true;
+        return r;
+    }
+    zn_nodeset_set(&s->deps, &n, 1);
     return CUDA_SUCCESS;
 }
 
-/* The later versions add outputs that are only defined while capturing. */
-static CUresult capture_info(CUstream s, int *status, uint64_t *id)
+/* ---- begin and end ---- */
+
+static CUresult begin(CUstream h, bool pt, zn_graph *into, const CUgraphNode *deps,
+                      size_t ndeps, int mode)
 {
-    CUresult r = is_capturing(s, status);
-    if (r == CUDA_SUCCESS && id)
-        *id = 0;
-    return r;
+    zn_ctx *ctx;
+    CUresult r = zn_ctx_enter(&ctx);
+    if (r != CUDA_SUCCESS)
+        return r;
+    zn_stream *s = zn_stream_get(h, pt);
+    if (!s)
+        return CUDA_ERROR_INVALID_HANDLE;
+    if (mode < ZN_CU_STREAM_CAPTURE_MODE_GLOBAL || mode > ZN_CU_STREAM_CAPTURE_MODE_RELAXED)
+        return CUDA_ERROR_INVALID_VALUE;
+    if (s->kind == ZN_STREAM_LEGACY)
+        return CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED;
+    if (s->cap)
+        return CUDA_ERROR_ILLEGAL_STATE;
+    zn_capture *c = cap_new();
+    zn_graph *g = into ? into : zn_graph_new(ctx);
+    if (!c || !g) {
+        if (c)
+            cap_end(c);
+        return CUDA_ERROR_OUT_OF_MEMORY;
+    }
+    c->graph = g;
+    c->origin = s;
+    c->mode = mode;
+    c->invalidated = false;
+    c->thread = pthread_self();
+    c->blocking = !(s->flags & ZN_CU_STREAM_NON_BLOCKING);
+    if (c->blocking)
+        atomic_fetch_add(&blocking_captures, 1);
+    s->cap = c;
+    zn_nodeset_set(&s->deps, deps, ndeps);
+    return CUDA_SUCCESS;
 }
 
-CUresult cuStreamIsCapturing(CUstream s, int *status) { ZN_RET(is_capturing(s, status)); }
-CUresult cuStreamIsCapturing_ptsz(CUstream s, int *status) { ZN_RET(is_capturing(s, status)); }
-
-CUresult cuStreamGetCaptureInfo(CUstream s, int *status, uint64_t *id)
+/* Every stream of the context that joined c leaves it. */
+static void leave_all(zn_ctx *ctx, zn_capture *c)
 {
-    ZN_RET(capture_info(s, status, id));
+    pthread_mutex_lock(&ctx->stream_lock);
+    for (zn_stream *o = ctx->streams; o; o = o->next)
+        if (o->cap == c) {
+            o->cap = NULL;
+            o->deps.n = 0;
+        }
+    pthread_mutex_unlock(&ctx->stream_lock);
+    c->origin->cap = NULL;
+    c->origin->deps.n = 0;
 }
 
-CUresult cuStreamGetCaptureInfo_ptsz(CUstream s, int *status, uint64_t *id)
+static CUresult end(CUstream h, bool pt, CUgraph *out)
 {
-    ZN_RET(capture_info(s, status, id));
+    zn_ctx *ctx;
+    CUresult r = zn_ctx_enter(&ctx);
+    if (r != CUDA_SUCCESS)
+        return r;
+    zn_stream *s = zn_stream_get(h, pt);
+    if (!s)
+        return CUDA_ERROR_INVALID_HANDLE;
+    if (!out)
+        return CUDA_ERROR_INVALID_VALUE;
+    zn_capture *c = s->cap;
+    if (!c || c->origin != s)
+        return CUDA_ERROR_STREAM_CAPTURE_UNMATCHED;
+    if (c->mode != ZN_CU_STREAM_CAPTURE_MODE_RELAXED && !pthread_equal(c->thread, pthread_self()))
+        return CUDA_ERROR_STREAM_CAPTURE_WRONG_THREAD;
+    leave_all(s->ctx, c);
+    zn_graph *g = c->graph;
+    bool bad = c->invalidated;
+    cap_end(c);
+    if (bad) {
+        zn_graph_free(g);
+        *out = NULL;
+        return CUDA_ERROR_STREAM_CAPTURE_INVALIDATED;
+    }
+    *out = g;
+    return CUDA_SUCCESS;
 }
 
-CUresult cuStreamGetCaptureInfo_v2(CUstream s, int *status, uint64_t *id, void **graph,
-                                   const void **deps, size_t *ndeps)
+#define BOTH(name, params, call)                                        \
+    CUresult name params { const bool pt = false; ZN_RET(call); }       \
+    CUresult name##_ptsz params { const bool pt = true; ZN_RET(call); }
+
+BOTH(cuStreamBeginCapture, (CUstream s),
+     begin(s, pt, NULL, NULL, 0, ZN_CU_STREAM_CAPTURE_MODE_GLOBAL))
+BOTH(cuStreamBeginCapture_v2, (CUstream s, int mode), begin(s, pt, NULL, NULL, 0, mode))
+BOTH(cuStreamEndCapture, (CUstream s, CUgraph *g), end(s, pt, g))
+
+static CUresult begin_to_graph(CUstream s, bool pt, CUgraph g, const CUgraphNode *deps,
+                               size_t ndeps, int mode)
 {
-    ZN_RET(capture_info(s, status, id));
+    if (!zn_graph_valid(g) || (ndeps && !deps))
+        return CUDA_ERROR_INVALID_VALUE;
+    return begin(s, pt, g, deps, ndeps, mode);
 }
 
-CUresult cuStreamGetCaptureInfo_v2_ptsz(CUstream s, int *status, uint64_t *id, void **graph,
-                                        const void **deps, size_t *ndeps)
+BOTH(cuStreamBeginCaptureToGraph, (CUstream s, CUgraph g, const CUgraphNode *deps,
+                                   const CUgraphEdgeData *edges, size_t ndeps, int mode),
+     begin_to_graph(s, pt, g, deps, ndeps, mode))
+
+/* ---- queries ---- */
+
+static CUresult capture_info(CUstream h, bool pt, int *status, uint64_t *id, CUgraph *graph,
+                             const CUgraphNode **deps, const CUgraphEdgeData **edges,
+                             size_t *ndeps)
 {
-    ZN_RET(capture_info(s, status, id));
+    zn_ctx *ctx;
+    CUresult r = zn_ctx_enter(&ctx);
+    if (r != CUDA_SUCCESS)
+        return r;
+    zn_stream *s = zn_stream_get(h, pt);
+    if (!s)
+        return CUDA_ERROR_INVALID_HANDLE;
+    if (!status)
+        return CUDA_ERROR_INVALID_VALUE;
+    if (s->kind == ZN_STREAM_LEGACY && zn_capture_blocks_legacy())
+        return CUDA_ERROR_STREAM_CAPTURE_IMPLICIT;
+    zn_capture *c = s->cap;
+    *status = !c ? ZN_CU_STREAM_CAPTURE_STATUS_NONE
+            : c->invalidated ? ZN_CU_STREAM_CAPTURE_STATUS_INVALIDATED
+                             : ZN_CU_STREAM_CAPTURE_STATUS_ACTIVE;
+    if (!c)
+        return CUDA_SUCCESS;    /* the other outputs are undefined */
+    if (id)
+        *id = c->id;
+    if (graph)
+        *graph = c->graph;
+    if (deps)
+        *deps = (const CUgraphNode *)s->deps.v;
+    if (edges)
+        *edges = NULL;          /* all edges are plain full dependencies */
+    if (ndeps)
+        *ndeps = s->deps.n;
+    return CUDA_SUCCESS;
 }
 
-CUresult cuStreamGetCaptureInfo_v3(CUstream s, int *status, uint64_t *id, void **graph,
-                                   const void **deps, const void **edges, size_t *ndeps)
+BOTH(cuStreamIsCapturing, (CUstream s, int *status),
+     capture_info(s, pt, status, NULL, NULL, NULL, NULL, NULL))
+BOTH(cuStreamGetCaptureInfo, (CUstream s, int *status, uint64_t *id),
+     capture_info(s, pt, status, id, NULL, NULL, NULL, NULL))
+BOTH(cuStreamGetCaptureInfo_v2, (CUstream s, int *status, uint64_t *id, void **graph,
+                                 const void **deps, size_t *ndeps),
+     capture_info(s, pt, status, id, (CUgraph *)graph, (const CUgraphNode **)deps, NULL,
+                  ndeps))
+BOTH(cuStreamGetCaptureInfo_v3, (CUstream s, int *status, uint64_t *id, void **graph,
+                                 const void **deps, const void **edges, size_t *ndeps),
+     capture_info(s, pt, status, id, (CUgraph *)graph, (const CUgraphNode **)deps,
+                  (const CUgraphEdgeData **)edges, ndeps))
+
+static CUresult update_deps(CUstream h, bool pt, CUgraphNode *deps, size_t n, unsigned flags)
 {
-    ZN_RET(capture_info(s, status, id));
+    zn_ctx *ctx;
+    CUresult r = zn_ctx_enter(&ctx);
+    if (r != CUDA_SUCCESS)
+        return r;
+    zn_stream *s = zn_stream_get(h, pt);
+    if (!s)
+        return CUDA_ERROR_INVALID_HANDLE;
+    if (!s->cap)
+        return CUDA_ERROR_ILLEGAL_STATE;
+    if ((n && !deps) || flags > ZN_CU_STREAM_SET_CAPTURE_DEPENDENCIES)
+        return CUDA_ERROR_INVALID_VALUE;
+    for (size_t i = 0; i < n; i++)
+        if (!zn_gnode_valid(deps[i]) || deps[i]->graph != s->cap->graph)
+            return CUDA_ERROR_INVALID_VALUE;
+    if (flags == ZN_CU_STREAM_SET_CAPTURE_DEPENDENCIES)
+        s->deps.n = 0;
+    for (size_t i = 0; i < n; i++)
+        zn_nodeset_add(&s->deps, deps[i]);
+    return CUDA_SUCCESS;
 }
 
-CUresult cuStreamGetCaptureInfo_v3_ptsz(CUstream s, int *status, uint64_t *id, void **graph,
-                                        const void **deps, const void **edges, size_t *ndeps)
-{
-    ZN_RET(capture_info(s, status, id));
-}
+BOTH(cuStreamUpdateCaptureDependencies, (CUstream s, CUgraphNode *deps, size_t n,
+                                         unsigned int flags),
+     update_deps(s, pt, deps, n, flags))
+BOTH(cuStreamUpdateCaptureDependencies_v2, (CUstream s, CUgraphNode *deps,
+                                            const CUgraphEdgeData *edges, size_t n,
+                                            unsigned int flags),
+     update_deps(s, pt, deps, n, flags))
 
 CUresult cuThreadExchangeStreamCaptureMode(int *mode)
 {
     ZN_CHECK_INIT();
-    if (!mode || *mode < 0 || *mode > CAPTURE_MODE_MAX)
+    if (!mode || *mode < 0 || *mode > ZN_CU_STREAM_CAPTURE_MODE_RELAXED)
         ZN_RET(CUDA_ERROR_INVALID_VALUE);
     int old = capture_mode;
     capture_mode = *mode;

@@ -3,12 +3,17 @@
  * Device memory is host memory, so every copy is a memcpy once its device
  * side has been checked: a device pointer must lie in a live allocation
  * with room for the whole copy, else CUDA_ERROR_INVALID_VALUE. Host
- * pointers cannot be checked. Async forms check their stream and then run
- * at once, which keeps stream order trivially. Each operation is one static
- * function; the legacy and per-thread (_ptds/_ptsz) entry points share it.
+ * pointers cannot be checked. Each call is checked at once and becomes a
+ * copy or set op submitted to its stream (zn_drv_submit.c): async forms
+ * return, synchronous ones (the default stream) return when it is done.
+ * Pageable host memory follows CUDA: a pageable source is staged, a
+ * pageable destination makes the copy synchronous. Each operation is one
+ * static function; the legacy and per-thread (_ptds/_ptsz) entry points
+ * share it.
  */
 #include "zn_drv.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 #define PTR(d) ((char *)(uintptr_t)(d))
@@ -37,68 +42,89 @@ static CUresult chk_any(CUdeviceptr p, size_t n)
                                                             : CUDA_SUCCESS;
 }
 
-static CUresult enter(CUstream s)
+static CUresult enter(CUstream h, bool pt, zn_stream **out)
 {
     zn_ctx *c;
     CUresult r = zn_ctx_enter(&c);
     if (r != CUDA_SUCCESS)
         return r;
-    return zn_stream_valid(s) ? CUDA_SUCCESS : CUDA_ERROR_INVALID_HANDLE;
+    *out = zn_stream_get(h, pt);
+    return *out ? CUDA_SUCCESS : CUDA_ERROR_INVALID_HANDLE;
 }
 
 #define TRY(e) do { CUresult r_ = (e); if (r_ != CUDA_SUCCESS) return r_; } while (0)
 
+/* Pageable: host memory Zinc does not know (not pinned, not registered,
+ * not in the device range); CUDA copies from it synchronously or through
+ * a staging buffer, and so does zn_submit. */
+static bool pageable(const void *p)
+{
+    return !zn_mem_is_pinned(p);
+}
+
 /* ---- linear copies ---- */
 
-static CUresult copy_any(CUdeviceptr dst, CUdeviceptr src, size_t n, CUstream s)
+static CUresult copy_linear(void *dst, const void *src, size_t n, bool dpage, bool spage,
+                            CUstream h, bool pt, bool sync)
 {
-    TRY(enter(s));
+    zn_stream *s;
+    TRY(enter(h, pt, &s));
+    zn_op *op = zn_op_new(ZN_OP_COPY, 0);
+    if (!op)
+        return CUDA_ERROR_OUT_OF_MEMORY;
+    op->u.cp.dst = dst;
+    op->u.cp.src = src;
+    op->u.cp.w = n;
+    op->u.cp.h = op->u.cp.d = 1;
+    op->u.cp.dst_pageable = dpage;
+    op->u.cp.src_pageable = spage;
+    return zn_submit(s, op, sync);
+}
+
+static CUresult copy_any(CUdeviceptr dst, CUdeviceptr src, size_t n, CUstream h, bool pt,
+                         bool sync)
+{
     TRY(chk_any(dst, n));
     TRY(chk_any(src, n));
-    if (n)
-        memmove(PTR(dst), PTR(src), n);
-    return CUDA_SUCCESS;
+    if (!n)
+        return copy_linear(NULL, NULL, 0, false, false, h, pt, sync);
+    return copy_linear(PTR(dst), PTR(src), n, pageable(PTR(dst)), pageable(PTR(src)), h, pt,
+                       sync);
 }
 
-static CUresult copy_htod(CUdeviceptr dst, const void *src, size_t n, CUstream s)
+static CUresult copy_htod(CUdeviceptr dst, const void *src, size_t n, CUstream h, bool pt,
+                          bool sync)
 {
-    TRY(enter(s));
     TRY(chk_dev(dst, n));
     TRY(chk_host(src, n));
-    if (n)
-        memcpy(PTR(dst), src, n);
-    return CUDA_SUCCESS;
+    return copy_linear(PTR(dst), src, n, false, n && pageable(src), h, pt, sync);
 }
 
-static CUresult copy_dtoh(void *dst, CUdeviceptr src, size_t n, CUstream s)
+static CUresult copy_dtoh(void *dst, CUdeviceptr src, size_t n, CUstream h, bool pt,
+                          bool sync)
 {
-    TRY(enter(s));
     TRY(chk_dev(src, n));
     TRY(chk_host(dst, n));
-    if (n)
-        memcpy(dst, PTR(src), n);
-    return CUDA_SUCCESS;
+    return copy_linear(dst, PTR(src), n, n && pageable(dst), false, h, pt, sync);
 }
 
-static CUresult copy_dtod(CUdeviceptr dst, CUdeviceptr src, size_t n, CUstream s)
+static CUresult copy_dtod(CUdeviceptr dst, CUdeviceptr src, size_t n, CUstream h, bool pt,
+                          bool sync)
 {
-    TRY(enter(s));
     TRY(chk_dev(dst, n));
     TRY(chk_dev(src, n));
-    if (n)
-        memmove(PTR(dst), PTR(src), n);
-    return CUDA_SUCCESS;
+    return copy_linear(PTR(dst), PTR(src), n, false, false, h, pt, sync);
 }
 
 static CUresult copy_peer(CUdeviceptr dst, CUcontext dctx, CUdeviceptr src,
-                          CUcontext sctx, size_t n, CUstream s)
+                          CUcontext sctx, size_t n, CUstream h, bool pt, bool sync)
 {
     if (!zn_ctx_valid(dctx) || !zn_ctx_valid(sctx))
         return CUDA_ERROR_INVALID_CONTEXT;
-    return copy_dtod(dst, src, n, s);
+    return copy_dtod(dst, src, n, h, pt, sync);
 }
 
-/* ---- pitched copies: one row at a time, all through copy_3d ---- */
+/* ---- pitched copies: all through one 3D description ---- */
 
 typedef struct side3d {
     CUmemorytype type;
@@ -109,7 +135,8 @@ typedef struct side3d {
 } side3d;
 
 /* Resolves one side to its first byte and checks its whole extent. */
-static CUresult side_base(const side3d *sd, size_t w, size_t h, size_t d, char **out)
+static CUresult side_base(const side3d *sd, size_t w, size_t h, size_t d, char **out,
+                          bool *is_pageable)
 {
     if (sd->type == CU_MEMORYTYPE_ARRAY)
         return CUDA_ERROR_NOT_SUPPORTED;    /* CUDA arrays are not implemented */
@@ -131,41 +158,40 @@ static CUresult side_base(const side3d *sd, size_t w, size_t h, size_t d, char *
         TRY(r);
         *out = PTR(sd->dev) + off;
     }
+    *is_pageable = sd->type != CU_MEMORYTYPE_DEVICE && pageable(*out);
     return CUDA_SUCCESS;
 }
 
-static CUresult copy_3d(const side3d *src, const side3d *dst, size_t w, size_t h,
-                        size_t d, CUstream s)
+static CUresult op_3d(zn_op **out, const side3d *src, const side3d *dst, size_t w, size_t h,
+                      size_t d)
 {
-    TRY(enter(s));
-    if (w == 0 || h == 0 || d == 0)
-        return CUDA_SUCCESS;
-    char *sp, *dp;
-    TRY(side_base(src, w, h, d, &sp));
-    TRY(side_base(dst, w, h, d, &dp));
-    for (size_t z = 0; z < d; z++)
-        for (size_t y = 0; y < h; y++)
-            memmove(dp + (z * dst->height + y) * dst->pitch,
-                    sp + (z * src->height + y) * src->pitch, w);
-    return CUDA_SUCCESS;
-}
-
-static CUresult copy_2d(const CUDA_MEMCPY2D *p, CUstream s)
-{
-    if (!p)
-        return CUDA_ERROR_INVALID_VALUE;
-    side3d src = { p->srcMemoryType, p->srcHost, p->srcDevice, p->srcArray,
-                   p->srcXInBytes, p->srcY, 0, p->srcPitch, p->Height + p->srcY };
-    side3d dst = { p->dstMemoryType, p->dstHost, p->dstDevice, p->dstArray,
-                   p->dstXInBytes, p->dstY, 0, p->dstPitch, p->Height + p->dstY };
-    if (p->Height <= 1) {   /* a single row needs no pitch */
-        src.pitch = src.pitch ? src.pitch : p->srcXInBytes + p->WidthInBytes;
-        dst.pitch = dst.pitch ? dst.pitch : p->dstXInBytes + p->WidthInBytes;
+    zn_op *op = zn_op_new(ZN_OP_COPY, 0);
+    if (!op)
+        return CUDA_ERROR_OUT_OF_MEMORY;
+    if (w && h && d) {
+        char *sp, *dp;
+        CUresult r = side_base(src, w, h, d, &sp, &op->u.cp.src_pageable);
+        if (r == CUDA_SUCCESS)
+            r = side_base(dst, w, h, d, &dp, &op->u.cp.dst_pageable);
+        if (r != CUDA_SUCCESS) {
+            free(op);
+            return r;
+        }
+        op->u.cp.src = sp;
+        op->u.cp.dst = dp;
+        op->u.cp.w = w;
+        op->u.cp.h = h;
+        op->u.cp.d = d;
+        op->u.cp.spitch = src->pitch;
+        op->u.cp.sslice = src->pitch * src->height;
+        op->u.cp.dpitch = dst->pitch;
+        op->u.cp.dslice = dst->pitch * dst->height;
     }
-    return copy_3d(&src, &dst, p->WidthInBytes, p->Height, 1, s);
+    *out = op;
+    return CUDA_SUCCESS;
 }
 
-static CUresult copy_3dp(const CUDA_MEMCPY3D *p, CUstream s)
+CUresult zn_op_copy3d(zn_op **out, const CUDA_MEMCPY3D *p)
 {
     if (!p)
         return CUDA_ERROR_INVALID_VALUE;
@@ -179,92 +205,128 @@ static CUresult copy_3dp(const CUDA_MEMCPY3D *p, CUstream s)
         src.pitch = src.pitch ? src.pitch : p->srcXInBytes + p->WidthInBytes;
         dst.pitch = dst.pitch ? dst.pitch : p->dstXInBytes + p->WidthInBytes;
     }
-    return copy_3d(&src, &dst, p->WidthInBytes, p->Height, p->Depth, s);
+    return op_3d(out, &src, &dst, p->WidthInBytes, p->Height, p->Depth);
+}
+
+static CUresult copy_2d(const CUDA_MEMCPY2D *p, CUstream h, bool pt, bool sync)
+{
+    zn_stream *s;
+    TRY(enter(h, pt, &s));
+    if (!p)
+        return CUDA_ERROR_INVALID_VALUE;
+    side3d src = { p->srcMemoryType, p->srcHost, p->srcDevice, p->srcArray,
+                   p->srcXInBytes, p->srcY, 0, p->srcPitch, p->Height + p->srcY };
+    side3d dst = { p->dstMemoryType, p->dstHost, p->dstDevice, p->dstArray,
+                   p->dstXInBytes, p->dstY, 0, p->dstPitch, p->Height + p->dstY };
+    if (p->Height <= 1) {   /* a single row needs no pitch */
+        src.pitch = src.pitch ? src.pitch : p->srcXInBytes + p->WidthInBytes;
+        dst.pitch = dst.pitch ? dst.pitch : p->dstXInBytes + p->WidthInBytes;
+    }
+    zn_op *op;
+    TRY(op_3d(&op, &src, &dst, p->WidthInBytes, p->Height, 1));
+    return zn_submit(s, op, sync);
+}
+
+static CUresult copy_3dp(const CUDA_MEMCPY3D *p, CUstream h, bool pt, bool sync)
+{
+    zn_stream *s;
+    TRY(enter(h, pt, &s));
+    zn_op *op;
+    TRY(zn_op_copy3d(&op, p));
+    return zn_submit(s, op, sync);
 }
 
 /* ---- sets: elem is 1, 2 or 4 bytes; rows of w elements, h rows ---- */
 
-static CUresult set_2d(CUdeviceptr dst, size_t pitch, uint32_t v, unsigned elem, size_t w,
-                       size_t h, CUstream s)
+CUresult zn_op_set(zn_op **out, CUdeviceptr dst, size_t pitch, uint32_t v, unsigned elem,
+                   size_t w, size_t h)
 {
-    TRY(enter(s));
-    if (w == 0 || h == 0)
-        return CUDA_SUCCESS;
-    if (dst % elem || (h > 1 && (pitch < w * elem || pitch % elem)))
+    if (elem != 1 && elem != 2 && elem != 4)
         return CUDA_ERROR_INVALID_VALUE;
-    TRY(chk_dev(dst, (h - 1) * pitch + w * elem));
-    for (size_t y = 0; y < h; y++) {
-        char *row = PTR(dst) + y * pitch;
-        if (elem == 1) {
-            memset(row, (int)(v & 0xff), w);
-        } else if (elem == 2) {
-            uint16_t x = (uint16_t)v;
-            for (size_t i = 0; i < w; i++)
-                memcpy(row + 2 * i, &x, 2);
-        } else {
-            for (size_t i = 0; i < w; i++)
-                memcpy(row + 4 * i, &v, 4);
-        }
+    if (w && h) {
+        if (dst % elem || (h > 1 && (pitch < w * elem || pitch % elem)))
+            return CUDA_ERROR_INVALID_VALUE;
+        TRY(chk_dev(dst, (h - 1) * pitch + w * elem));
     }
+    zn_op *op = zn_op_new(ZN_OP_SET, 0);
+    if (!op)
+        return CUDA_ERROR_OUT_OF_MEMORY;
+    op->u.set.dst = PTR(dst);
+    op->u.set.pitch = pitch;
+    op->u.set.v = v;
+    op->u.set.elem = elem;
+    op->u.set.w = w && h ? w : 0;
+    op->u.set.h = w && h ? h : 0;
+    *out = op;
     return CUDA_SUCCESS;
+}
+
+static CUresult set_2d(CUdeviceptr dst, size_t pitch, uint32_t v, unsigned elem, size_t w,
+                       size_t h, CUstream hs, bool pt, bool sync)
+{
+    zn_stream *s;
+    TRY(enter(hs, pt, &s));
+    zn_op *op;
+    TRY(zn_op_set(&op, dst, pitch, v, elem, w, h));
+    return zn_submit(s, op, sync);
 }
 
 /* ---- entry points ---- */
 
 /* SYNC(name, params, call): the legacy entry point and its _ptds twin. */
-#define SYNC(name, params, call)                \
-    CUresult name params { ZN_RET(call); }      \
-    CUresult name##_ptds params { ZN_RET(call); }
+#define SYNC(name, params, call)                                                      \
+    CUresult name params { const bool pt = false, sync = true; ZN_RET(call); }        \
+    CUresult name##_ptds params { const bool pt = true, sync = true; ZN_RET(call); }
 /* ASYNC(name, params, call): the legacy entry point and its _ptsz twin. */
-#define ASYNC(name, params, call)               \
-    CUresult name params { ZN_RET(call); }      \
-    CUresult name##_ptsz params { ZN_RET(call); }
+#define ASYNC(name, params, call)                                                     \
+    CUresult name params { const bool pt = false, sync = false; ZN_RET(call); }       \
+    CUresult name##_ptsz params { const bool pt = true, sync = false; ZN_RET(call); }
 
-SYNC(cuMemcpy, (CUdeviceptr dst, CUdeviceptr src, size_t n), copy_any(dst, src, n, NULL))
+SYNC(cuMemcpy, (CUdeviceptr dst, CUdeviceptr src, size_t n), copy_any(dst, src, n, NULL, pt, sync))
 SYNC(cuMemcpyHtoD_v2, (CUdeviceptr dst, const void *src, size_t n),
-     copy_htod(dst, src, n, NULL))
-SYNC(cuMemcpyDtoH_v2, (void *dst, CUdeviceptr src, size_t n), copy_dtoh(dst, src, n, NULL))
+     copy_htod(dst, src, n, NULL, pt, sync))
+SYNC(cuMemcpyDtoH_v2, (void *dst, CUdeviceptr src, size_t n), copy_dtoh(dst, src, n, NULL, pt, sync))
 SYNC(cuMemcpyDtoD_v2, (CUdeviceptr dst, CUdeviceptr src, size_t n),
-     copy_dtod(dst, src, n, NULL))
+     copy_dtod(dst, src, n, NULL, pt, sync))
 SYNC(cuMemcpyPeer, (CUdeviceptr dst, CUcontext dctx, CUdeviceptr src, CUcontext sctx,
-                    size_t n), copy_peer(dst, dctx, src, sctx, n, NULL))
-SYNC(cuMemcpy2D_v2, (const CUDA_MEMCPY2D *p), copy_2d(p, NULL))
-SYNC(cuMemcpy2DUnaligned_v2, (const CUDA_MEMCPY2D *p), copy_2d(p, NULL))
-SYNC(cuMemcpy3D_v2, (const CUDA_MEMCPY3D *p), copy_3dp(p, NULL))
+                    size_t n), copy_peer(dst, dctx, src, sctx, n, NULL, pt, sync))
+SYNC(cuMemcpy2D_v2, (const CUDA_MEMCPY2D *p), copy_2d(p, NULL, pt, sync))
+SYNC(cuMemcpy2DUnaligned_v2, (const CUDA_MEMCPY2D *p), copy_2d(p, NULL, pt, sync))
+SYNC(cuMemcpy3D_v2, (const CUDA_MEMCPY3D *p), copy_3dp(p, NULL, pt, sync))
 SYNC(cuMemsetD8_v2, (CUdeviceptr dst, unsigned char v, size_t n),
-     set_2d(dst, n, v, 1, n, 1, NULL))
+     set_2d(dst, n, v, 1, n, 1, NULL, pt, sync))
 SYNC(cuMemsetD16_v2, (CUdeviceptr dst, unsigned short v, size_t n),
-     set_2d(dst, 2 * n, v, 2, n, 1, NULL))
+     set_2d(dst, 2 * n, v, 2, n, 1, NULL, pt, sync))
 SYNC(cuMemsetD32_v2, (CUdeviceptr dst, unsigned int v, size_t n),
-     set_2d(dst, 4 * n, v, 4, n, 1, NULL))
+     set_2d(dst, 4 * n, v, 4, n, 1, NULL, pt, sync))
 SYNC(cuMemsetD2D8_v2, (CUdeviceptr dst, size_t pitch, unsigned char v, size_t w, size_t h),
-     set_2d(dst, pitch, v, 1, w, h, NULL))
+     set_2d(dst, pitch, v, 1, w, h, NULL, pt, sync))
 SYNC(cuMemsetD2D16_v2, (CUdeviceptr dst, size_t pitch, unsigned short v, size_t w, size_t h),
-     set_2d(dst, pitch, v, 2, w, h, NULL))
+     set_2d(dst, pitch, v, 2, w, h, NULL, pt, sync))
 SYNC(cuMemsetD2D32_v2, (CUdeviceptr dst, size_t pitch, unsigned int v, size_t w, size_t h),
-     set_2d(dst, pitch, v, 4, w, h, NULL))
+     set_2d(dst, pitch, v, 4, w, h, NULL, pt, sync))
 
 ASYNC(cuMemcpyAsync, (CUdeviceptr dst, CUdeviceptr src, size_t n, CUstream s),
-      copy_any(dst, src, n, s))
+      copy_any(dst, src, n, s, pt, sync))
 ASYNC(cuMemcpyHtoDAsync_v2, (CUdeviceptr dst, const void *src, size_t n, CUstream s),
-      copy_htod(dst, src, n, s))
+      copy_htod(dst, src, n, s, pt, sync))
 ASYNC(cuMemcpyDtoHAsync_v2, (void *dst, CUdeviceptr src, size_t n, CUstream s),
-      copy_dtoh(dst, src, n, s))
+      copy_dtoh(dst, src, n, s, pt, sync))
 ASYNC(cuMemcpyDtoDAsync_v2, (CUdeviceptr dst, CUdeviceptr src, size_t n, CUstream s),
-      copy_dtod(dst, src, n, s))
+      copy_dtod(dst, src, n, s, pt, sync))
 ASYNC(cuMemcpyPeerAsync, (CUdeviceptr dst, CUcontext dctx, CUdeviceptr src, CUcontext sctx,
-                          size_t n, CUstream s), copy_peer(dst, dctx, src, sctx, n, s))
-ASYNC(cuMemcpy2DAsync_v2, (const CUDA_MEMCPY2D *p, CUstream s), copy_2d(p, s))
-ASYNC(cuMemcpy3DAsync_v2, (const CUDA_MEMCPY3D *p, CUstream s), copy_3dp(p, s))
+                          size_t n, CUstream s), copy_peer(dst, dctx, src, sctx, n, s, pt, sync))
+ASYNC(cuMemcpy2DAsync_v2, (const CUDA_MEMCPY2D *p, CUstream s), copy_2d(p, s, pt, sync))
+ASYNC(cuMemcpy3DAsync_v2, (const CUDA_MEMCPY3D *p, CUstream s), copy_3dp(p, s, pt, sync))
 ASYNC(cuMemsetD8Async, (CUdeviceptr dst, unsigned char v, size_t n, CUstream s),
-      set_2d(dst, n, v, 1, n, 1, s))
+      set_2d(dst, n, v, 1, n, 1, s, pt, sync))
 ASYNC(cuMemsetD16Async, (CUdeviceptr dst, unsigned short v, size_t n, CUstream s),
-      set_2d(dst, 2 * n, v, 2, n, 1, s))
+      set_2d(dst, 2 * n, v, 2, n, 1, s, pt, sync))
 ASYNC(cuMemsetD32Async, (CUdeviceptr dst, unsigned int v, size_t n, CUstream s),
-      set_2d(dst, 4 * n, v, 4, n, 1, s))
+      set_2d(dst, 4 * n, v, 4, n, 1, s, pt, sync))
 ASYNC(cuMemsetD2D8Async, (CUdeviceptr dst, size_t pitch, unsigned char v, size_t w, size_t h,
-                          CUstream s), set_2d(dst, pitch, v, 1, w, h, s))
+                          CUstream s), set_2d(dst, pitch, v, 1, w, h, s, pt, sync))
 ASYNC(cuMemsetD2D16Async, (CUdeviceptr dst, size_t pitch, unsigned short v, size_t w,
-                           size_t h, CUstream s), set_2d(dst, pitch, v, 2, w, h, s))
+                           size_t h, CUstream s), set_2d(dst, pitch, v, 2, w, h, s, pt, sync))
 ASYNC(cuMemsetD2D32Async, (CUdeviceptr dst, size_t pitch, unsigned int v, size_t w,
-                           size_t h, CUstream s), set_2d(dst, pitch, v, 4, w, h, s))
+                           size_t h, CUstream s), set_2d(dst, pitch, v, 4, w, h, s, pt, sync))

@@ -46,6 +46,7 @@ static void ctx_setup(zn_ctx *c, bool is_primary, unsigned flags, CUdevice dev)
     c->flags = flags;
     c->id = atomic_fetch_add(&next_ctx_id, 1);
     pthread_mutex_init(&c->cls_lock, NULL);
+    pthread_mutex_init(&c->stream_lock, NULL);
     ctx_defaults(c);
 }
 
@@ -111,6 +112,7 @@ static CUresult ctx_arg(CUcontext ctx, zn_ctx **out)
  * flags stay (as on NVIDIA's driver). */
 static void primary_reset(void)
 {
+    zn_ctx_wait_all(&primary);
     zn_cls_run_dtors(&primary);
     pthread_mutex_lock(&primary_lock);
     unsigned flags = primary.flags;
@@ -262,6 +264,7 @@ CUresult cuCtxDestroy_v2(CUcontext ctx)
         if (ctx_stack[i] != ctx)
             ctx_stack[j++] = ctx_stack[i];
     ctx_depth = j;
+    zn_ctx_wait_all(ctx);
     zn_cls_run_dtors(ctx);
     pthread_mutex_destroy(&ctx->cls_lock);
     zn_handle_retire(ZN_HANDLE_CTX, ctx, sizeof *ctx);
@@ -330,8 +333,7 @@ CUresult cuCtxGetDevice(CUdevice *dev)
     return cuCtxGetDevice_v2(dev, NULL);
 }
 
-/* Work runs at enqueue time, so there is nothing to wait for: the answer is
- * the context's sticky error. */
+/* Waits for every stream of the context; the answer is its sticky error. */
 CUresult cuCtxSynchronize_v2(CUcontext ctx)
 {
     ZN_CHECK_INIT();
@@ -339,7 +341,9 @@ CUresult cuCtxSynchronize_v2(CUcontext ctx)
     CUresult r = ctx_arg(ctx, &c);
     if (r != CUDA_SUCCESS)
         ZN_RET(r);
-    ZN_RET((CUresult)atomic_load(&c->sticky));
+    if (zn_capture_blocks_legacy())
+        ZN_RET(CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED);
+    ZN_RET(zn_ctx_wait_all(c));
 }
 
 CUresult cuCtxSynchronize(void)

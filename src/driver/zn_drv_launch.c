@@ -2,7 +2,9 @@
  *
  * A launch checks its configuration against the device and kernel limits
  * (CUDA_ERROR_INVALID_VALUE when it does not fit), packs the parameters at
- * the offsets of the PTX .param list, and runs the grid on the executor.
+ * the offsets of the PTX .param list into a kernel op (so the caller's
+ * arguments may change as soon as the call returns), and submits it to
+ * its stream, whose thread runs the grid on the executor.
  * The launch itself succeeds; a fault inside the kernel becomes the
  * context's sticky error, returned by the next call and every call after.
  */
@@ -13,7 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-static CUresult status_error(int st)
+CUresult zn_kstatus_error(int st)
 {
     switch (st) {
     case ZN_KSTATUS_OK: return CUDA_SUCCESS;
@@ -25,7 +27,7 @@ static CUresult status_error(int st)
     }
 }
 
-static CUresult check_config(const zn_func *f, const unsigned g[3], const unsigned b[3],
+CUresult zn_launch_check(const zn_func *f, const unsigned g[3], const unsigned b[3],
                              unsigned shmem)
 {
     const zn_kernel_info *ki = f->ki;
@@ -49,7 +51,7 @@ static CUresult check_config(const zn_func *f, const unsigned g[3], const unsign
 }
 
 /* Builds the PTX parameter buffer from kernelParams or from extra. */
-static CUresult pack_params(const zn_kernel_info *ki, void **params, void **extra,
+CUresult zn_launch_pack(const zn_kernel_info *ki, void **params, void **extra,
                             uint8_t *buf)
 {
     if (params && extra)
@@ -82,57 +84,69 @@ static CUresult pack_params(const zn_kernel_info *ki, void **params, void **extr
     return ki->nparams ? CUDA_ERROR_INVALID_VALUE : CUDA_SUCCESS;
 }
 
-static CUresult launch(CUfunction f, const unsigned g[3], const unsigned b[3], unsigned shmem,
-                       CUstream s, void **params, void **extra)
+CUresult zn_op_kernel(zn_op **out, const zn_func *f, const unsigned g[3], const unsigned b[3],
+                      unsigned shmem, void **params, void **extra)
 {
-    zn_ctx *c;
-    CUresult r = zn_ctx_enter(&c);
-    if (r != CUDA_SUCCESS)
-        return r;
-    if (!zn_func_valid(f) || !zn_stream_valid(s))
-        return CUDA_ERROR_INVALID_HANDLE;
-    r = check_config(f, g, b, shmem);
+    CUresult r = zn_launch_check(f, g, b, shmem);
     if (r != CUDA_SUCCESS) {
         zn_log(ZN_LOG_WARN, "launch of %s: invalid configuration grid (%u,%u,%u) block "
                "(%u,%u,%u) dynamic shared %u", f->name, g[0], g[1], g[2], b[0], b[1], b[2],
                shmem);
         return r;
     }
-    const zn_kernel_info *ki = f->ki;
     /* zeroed: padding between parameters reads as 0 */
-    uint8_t small[4096], *buf = small;
-    if (ki->param_bytes > sizeof small) {
-        if (!(buf = calloc(1, ki->param_bytes)))
-            return CUDA_ERROR_OUT_OF_MEMORY;
-    } else {
-        memset(small, 0, ki->param_bytes);
+    zn_op *op = zn_op_new(ZN_OP_KERNEL, f->ki->param_bytes);
+    if (!op)
+        return CUDA_ERROR_OUT_OF_MEMORY;
+    r = zn_launch_pack(f->ki, params, extra, op->data);
+    if (r != CUDA_SUCCESS) {
+        free(op);
+        return r;
     }
-    r = pack_params(ki, params, extra, buf);
-    if (r == CUDA_SUCCESS) {
-        zn_launch l = {
-            .fn = ki->fn,
-            .grid = { g[0], g[1], g[2] },
-            .block = { b[0], b[1], b[2] },
-            .static_shared = ki->static_shared,
-            .dyn_shared = shmem,
-            .stack_bytes = ki->stack_bytes,
-            .uses_barrier = ki->uses_barrier,
-            .params = buf,
-        };
-        zn_log(ZN_LOG_INFO, "launch %s grid (%u,%u,%u) block (%u,%u,%u) shared %u+%u",
-               f->name, g[0], g[1], g[2], b[0], b[1], b[2], ki->static_shared, shmem);
-        int st = zn_exec_launch(&l);
-        if (st == ZN_KSTATUS_INVALID_LAUNCH)
-            r = CUDA_ERROR_INVALID_VALUE;   /* refused before running: not sticky */
-        else if (st != ZN_KSTATUS_OK)
-            zn_ctx_set_sticky(c, status_error(st));
-    }
-    if (buf != small)
-        free(buf);
-    return r;
+    op->u.k.f = f;
+    memcpy(op->u.k.g, g, sizeof op->u.k.g);
+    memcpy(op->u.k.b, b, sizeof op->u.k.b);
+    op->u.k.shmem = shmem;
+    *out = op;
+    return CUDA_SUCCESS;
 }
 
-static CUresult launch_ex(const CUlaunchConfig *cfg, CUfunction f, void **params, void **extra)
+/* CUDA_LAUNCH_BLOCKING=1: every launch returns when its grid is done. */
+static bool launch_blocking(void)
+{
+    static int v = -1;
+    if (v < 0) {
+        const char *e = getenv("CUDA_LAUNCH_BLOCKING");
+        v = e && e[0] == '1';
+    }
+    return v;
+}
+
+static CUresult launch(CUfunction f, const unsigned g[3], const unsigned b[3], unsigned shmem,
+                       CUstream h, void **params, void **extra, bool pt)
+{
+    zn_ctx *c;
+    CUresult r = zn_ctx_enter(&c);
+    if (r != CUDA_SUCCESS)
+        return r;
+    zn_stream *s = zn_stream_get(h, pt);
+    if (!zn_func_valid(f) || !s)
+        return CUDA_ERROR_INVALID_HANDLE;
+    if (!f->ki || !f->ki->fn)
+        return CUDA_ERROR_INVALID_VALUE;
+    zn_op *op;
+    r = zn_op_kernel(&op, f, g, b, shmem, params, extra);
+    if (r != CUDA_SUCCESS)
+        return r;
+    zn_log(ZN_LOG_INFO, "launch %s grid (%u,%u,%u) block (%u,%u,%u) shared %u+%u",
+           f->name, g[0], g[1], g[2], b[0], b[1], b[2], f->ki->static_shared, shmem);
+    /* a kernel's own fault is sticky, reported by a later call (by this one
+     * with CUDA_LAUNCH_BLOCKING=1) */
+    return zn_submit(s, op, launch_blocking());
+}
+
+static CUresult launch_ex(const CUlaunchConfig *cfg, CUfunction f, void **params, void **extra,
+                          bool pt)
 {
     if (!cfg || (cfg->numAttrs && !cfg->attrs))
         return CUDA_ERROR_INVALID_VALUE;
@@ -162,10 +176,11 @@ static CUresult launch_ex(const CUlaunchConfig *cfg, CUfunction f, void **params
     }
     unsigned g[3] = { cfg->gridDimX, cfg->gridDimY, cfg->gridDimZ };
     unsigned b[3] = { cfg->blockDimX, cfg->blockDimY, cfg->blockDimZ };
-    CUresult r = launch(f, g, b, cfg->sharedMemBytes, cfg->hStream, params, extra);
+    CUresult r = launch(f, g, b, cfg->sharedMemBytes, cfg->hStream, params, extra, pt);
     for (int i = 0; i < 2 && r == CUDA_SUCCESS; i++)
         if (done[i])
-            r = cuEventRecord(done[i], cfg->hStream);
+            r = pt ? cuEventRecord_ptsz(done[i], cfg->hStream)
+                   : cuEventRecord(done[i], cfg->hStream);
     return r;
 }
 
@@ -177,36 +192,36 @@ static CUresult launch_ex(const CUlaunchConfig *cfg, CUfunction f, void **params
 CUresult cuLaunchKernel(LAUNCH_ARGS, void **params, void **extra)
 {
     DIMS;
-    ZN_RET(launch(f, g, b, shmem, s, params, extra));
+    ZN_RET(launch(f, g, b, shmem, s, params, extra, false));
 }
 
 CUresult cuLaunchKernel_ptsz(LAUNCH_ARGS, void **params, void **extra)
 {
     DIMS;
-    ZN_RET(launch(f, g, b, shmem, s, params, extra));
+    ZN_RET(launch(f, g, b, shmem, s, params, extra, true));
 }
 
 /* Every block of a grid that fits runs; grid-wide sync is the executor's. */
 CUresult cuLaunchCooperativeKernel(LAUNCH_ARGS, void **params)
 {
     DIMS;
-    ZN_RET(launch(f, g, b, shmem, s, params, NULL));
+    ZN_RET(launch(f, g, b, shmem, s, params, NULL, false));
 }
 
 CUresult cuLaunchCooperativeKernel_ptsz(LAUNCH_ARGS, void **params)
 {
     DIMS;
-    ZN_RET(launch(f, g, b, shmem, s, params, NULL));
+    ZN_RET(launch(f, g, b, shmem, s, params, NULL, true));
 }
 
 CUresult cuLaunchKernelEx(const CUlaunchConfig *cfg, CUfunction f, void **params,
                           void **extra)
 {
-    ZN_RET(launch_ex(cfg, f, params, extra));
+    ZN_RET(launch_ex(cfg, f, params, extra, false));
 }
 
 CUresult cuLaunchKernelEx_ptsz(const CUlaunchConfig *cfg, CUfunction f, void **params,
                                void **extra)
 {
-    ZN_RET(launch_ex(cfg, f, params, extra));
+    ZN_RET(launch_ex(cfg, f, params, extra, true));
 }

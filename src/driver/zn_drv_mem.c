@@ -80,12 +80,26 @@ bool zn_mem_range_ok(CUdeviceptr p, size_t n)
     const char *q = (const char *)(uintptr_t)p;
     if (!p)
         return false;
-    if (zn_mem_lookup(q, &base, &size, &kind) == 0)
-        return n <= size - (size_t)(q - (char *)base);
+    /* adjacent mappings of a virtual range (cuMemMap) form one span */
+    while (zn_mem_lookup(q, &base, &size, &kind) == 0) {
+        size_t room = size - (size_t)(q - (char *)base);
+        if (n <= room)
+            return true;
+        n -= room;
+        q += room;
+    }
+    if (q != (const char *)(uintptr_t)p)
+        return false;
     host_range h;
     if (host_find(q, &h) && h.registered)
         return n <= h.n - (size_t)(q - h.p);
     return false;
+}
+
+bool zn_mem_is_pinned(const void *p)
+{
+    host_range h;
+    return zn_mem_lookup(p, NULL, NULL, NULL) == 0 || host_find(p, &h);
 }
 
 /* ---- allocation ---- */
@@ -148,12 +162,14 @@ static CUresult free_kind(void *p, zn_mem_kind want1, zn_mem_kind want2)
     return zn_mem_free(p) == 0 ? CUDA_SUCCESS : CUDA_ERROR_INVALID_VALUE;
 }
 
+/* Frees synchronise with the device first, as CUDA's do: queued kernels
+ * may still use the memory. */
 CUresult cuMemFree_v2(CUdeviceptr dptr)
 {
     ZN_ENTER(c);
-    (void)c;
     if (!dptr)
         ZN_RET(CUDA_SUCCESS);
+    zn_ctx_wait_all(c);
     ZN_RET(free_kind((void *)(uintptr_t)dptr, ZN_MEM_DEVICE, ZN_MEM_MANAGED));
 }
 
@@ -198,7 +214,7 @@ CUresult cuMemAllocHost_v2(void **pp, size_t bytes)
 CUresult cuMemFreeHost(void *p)
 {
     ZN_ENTER(c);
-    (void)c;
+    zn_ctx_wait_all(c);
     CUresult r = free_kind(p, ZN_MEM_HOST, ZN_MEM_HOST);
     if (r == CUDA_SUCCESS)
         host_remove(p, false);

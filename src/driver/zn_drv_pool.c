@@ -1,8 +1,8 @@
 /* zn_drv_pool.c: stream-ordered allocation (cuMemAllocAsync and friends)
  * over the device's one default memory pool.
  *
- * Work runs at enqueue, so "stream-ordered" is immediate: an async
- * allocation is an allocation. The pool keeps its attributes and counts
+ * An async allocation is made at once (memory is ready before any later
+ * work of any stream needs it); an async free is queued on its stream. The pool keeps its attributes and counts
  * the bytes it hands out, so programs that tune or watch it (release
  * threshold, used memory) see consistent answers. Creating further pools,
  * and sharing pools between processes, is not implemented.
@@ -70,23 +70,36 @@ static CUresult alloc_async(CUdeviceptr *dptr, size_t bytes, CUmemoryPool pool, 
     return CUDA_SUCCESS;
 }
 
-static CUresult free_async(CUdeviceptr dptr, CUstream s)
+static void free_now(void *p)
+{
+    zn_mem_free(p);
+}
+
+/* The memory is given back when the stream reaches the free, so kernels
+ * queued before it may still use it. */
+static CUresult free_async(CUdeviceptr dptr, CUstream h, bool pt)
 {
     zn_ctx *c;
     CUresult r = zn_ctx_enter(&c);
     if (r != CUDA_SUCCESS)
         return r;
-    if (!zn_stream_valid(s))
+    zn_stream *s = zn_stream_get(h, pt);
+    if (!s)
         return CUDA_ERROR_INVALID_HANDLE;
     void *base, *p = (void *)(uintptr_t)dptr;
     size_t size;
     zn_mem_kind kind;
     if (zn_mem_lookup(p, &base, &size, &kind) != 0 || base != p || kind != ZN_MEM_DEVICE)
         return CUDA_ERROR_INVALID_VALUE;
-    if (zn_mem_free(p) != 0)
-        return CUDA_ERROR_INVALID_VALUE;
-    pool_count(-(int64_t)size);
-    return CUDA_SUCCESS;
+    zn_op *op = zn_op_new(ZN_OP_HOST, 0);
+    if (!op)
+        return CUDA_ERROR_OUT_OF_MEMORY;
+    op->u.host.fn = free_now;
+    op->u.host.user = p;
+    r = zn_submit(s, op, false);
+    if (r == CUDA_SUCCESS)
+        pool_count(-(int64_t)size);
+    return r;
 }
 
 #define DEFAULT_POOL ((CUmemoryPool)&default_pool)
@@ -115,12 +128,12 @@ CUresult cuMemAllocFromPoolAsync_ptsz(CUdeviceptr *dptr, size_t bytes, CUmemoryP
 
 CUresult cuMemFreeAsync(CUdeviceptr dptr, CUstream s)
 {
-    ZN_RET(free_async(dptr, s));
+    ZN_RET(free_async(dptr, s, false));
 }
 
 CUresult cuMemFreeAsync_ptsz(CUdeviceptr dptr, CUstream s)
 {
-    ZN_RET(free_async(dptr, s));
+    ZN_RET(free_async(dptr, s, true));
 }
 
 /* ---- the pool and its attributes ---- */

@@ -1,16 +1,18 @@
-/* zn_drv_stream.c: streams, events, host callbacks.
+/* zn_drv_stream.c: streams, host functions, stream memory operations.
  *
- * For now every operation runs when it is enqueued, on the calling thread,
- * so a stream is always idle: synchronising is returning the context's
- * sticky error, an event's timestamp is taken when it is recorded, and host
- * functions run at once, in order. (Real asynchrony belongs to exec's
- * stream queues; the handles here already carry what it will need.)
+ * A stream is an executor queue (one thread, items in order) plus what the
+ * driver needs around it: its context, flags and priority, and its capture
+ * state. The legacy default stream is one per context, created at first
+ * use; the per-thread default stream one per host thread (a blocking
+ * stream, given back when the thread exits). Enqueueing goes through
+ * zn_submit (zn_drv_submit.c). Entry points come in legacy and per-thread
+ * (_ptsz) flavours that differ only in what a NULL stream means.
  */
 #include "zn_drv.h"
+#include "../exec/zn_exec.h"
 
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 static atomic_ullong next_stream_id = 3;   /* 0..2: the built-in streams */
 
@@ -25,29 +27,134 @@ static bool stream_builtin(CUstream s)
     return !s || s == ZN_CU_STREAM_LEGACY || s == ZN_CU_STREAM_PER_THREAD;
 }
 
-static uint64_t now_ns(void)
+static zn_stream *stream_new(zn_ctx *c, unsigned flags, int priority, int kind)
 {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+    zn_stream *s = zn_handle_new(ZN_HANDLE_STREAM, sizeof *s);
+    if (!s)
+        return NULL;
+    s->q = zn_queue_get();
+    if (!s->q) {
+        zn_handle_retire(ZN_HANDLE_STREAM, s, sizeof *s);
+        return NULL;
+    }
+    s->magic = ZN_MAGIC_STREAM;
+    s->ctx = c;
+    s->flags = flags;
+    s->priority = priority;
+    s->kind = kind;
+    s->id = kind == ZN_STREAM_LEGACY ? 1 : atomic_fetch_add(&next_stream_id, 1);
+    return s;
 }
 
-/* ---- streams ---- */
+/* Links s into its context's list (streams the legacy stream syncs with). */
+static void stream_link(zn_stream *s)
+{
+    zn_ctx *c = s->ctx;
+    pthread_mutex_lock(&c->stream_lock);
+    s->next = c->streams;
+    if (c->streams)
+        c->streams->prev = s;
+    c->streams = s;
+    pthread_mutex_unlock(&c->stream_lock);
+}
+
+static void stream_free(zn_stream *s)
+{
+    zn_ctx *c = s->ctx;
+    pthread_mutex_lock(&c->stream_lock);
+    if (s->prev)
+        s->prev->next = s->next;
+    else if (c->streams == s)
+        c->streams = s->next;
+    if (s->next)
+        s->next->prev = s->prev;
+    pthread_mutex_unlock(&c->stream_lock);
+    zn_queue_put(s->q);     /* back to the pool once its work has run */
+    zn_nodeset_free(&s->deps);
+    zn_handle_retire(ZN_HANDLE_STREAM, s, sizeof *s);
+}
+
+static zn_stream *legacy_of(zn_ctx *c)
+{
+    pthread_mutex_lock(&c->stream_lock);
+    if (!c->legacy)
+        c->legacy = stream_new(c, 0, 0, ZN_STREAM_LEGACY);
+    zn_stream *s = c->legacy;
+    pthread_mutex_unlock(&c->stream_lock);
+    return s;
+}
+
+/* ---- per-thread default streams ---- */
+static pthread_key_t ptds_key;
+static pthread_once_t ptds_once = PTHREAD_ONCE_INIT;
+static __thread zn_stream *tls_ptds;
+
+static void ptds_exit(void *p)
+{
+    zn_stream *s = p;
+    if (s && s->magic == ZN_MAGIC_STREAM)
+        stream_free(s);
+}
+
+static void ptds_init(void)
+{
+    pthread_key_create(&ptds_key, ptds_exit);
+}
+
+static zn_stream *ptds_of(zn_ctx *c)
+{
+    zn_stream *s = tls_ptds;
+    if (s && s->magic == ZN_MAGIC_STREAM && s->ctx == c)
+        return s;
+    pthread_once(&ptds_once, ptds_init);
+    s = stream_new(c, 0, 0, ZN_STREAM_PER_THREAD);
+    if (!s)
+        return NULL;
+    stream_link(s);
+    tls_ptds = s;
+    pthread_setspecific(ptds_key, s);
+    return s;
+}
+
+zn_stream *zn_stream_get(CUstream h, bool per_thread)
+{
+    zn_ctx *c = zn_ctx_current();
+    if (!c)
+        return NULL;
+    if (!h)
+        h = per_thread ? ZN_CU_STREAM_PER_THREAD : ZN_CU_STREAM_LEGACY;
+    if (h == ZN_CU_STREAM_LEGACY)
+        return legacy_of(c);
+    if (h == ZN_CU_STREAM_PER_THREAD)
+        return ptds_of(c);
+    return h->magic == ZN_MAGIC_STREAM ? h : NULL;
+}
+
+/* The usual prologue: initialised, a current context without a sticky
+ * error, and the stream the handle names. */
+static CUresult enter(CUstream h, bool pt, zn_stream **out)
+{
+    zn_ctx *c;
+    CUresult r = zn_ctx_enter(&c);
+    if (r != CUDA_SUCCESS)
+        return r;
+    *out = zn_stream_get(h, pt);
+    return *out ? CUDA_SUCCESS : CUDA_ERROR_INVALID_HANDLE;
+}
+
+/* ---- creation ---- */
 
 CUresult cuStreamCreateWithPriority(CUstream *ps, unsigned int flags, int priority)
 {
     ZN_ENTER(c);
     if (!ps || (flags & ~(unsigned)ZN_CU_STREAM_NON_BLOCKING))
         ZN_RET(CUDA_ERROR_INVALID_VALUE);
-    zn_stream *s = zn_handle_new(ZN_HANDLE_STREAM, sizeof *s);
+    /* clamp into [greatest, least] = [-5, 0] as the driver does */
+    zn_stream *s = stream_new(c, flags, priority > 0 ? 0 : priority < -5 ? -5 : priority,
+                              ZN_STREAM_USER);
     if (!s)
         ZN_RET(CUDA_ERROR_OUT_OF_MEMORY);
-    s->magic = ZN_MAGIC_STREAM;
-    s->ctx = c;
-    s->flags = flags;
-    /* clamp into [greatest, least] = [-5, 0] as the driver does */
-    s->priority = priority > 0 ? 0 : priority < -5 ? -5 : priority;
-    s->id = atomic_fetch_add(&next_stream_id, 1);
+    stream_link(s);
     *ps = s;
     ZN_RET(CUDA_SUCCESS);
 }
@@ -57,82 +164,112 @@ CUresult cuStreamCreate(CUstream *ps, unsigned int flags)
     return cuStreamCreateWithPriority(ps, flags, 0);
 }
 
+/* Returns at once; queued work still runs (the queue is given back after). */
 CUresult cuStreamDestroy_v2(CUstream s)
 {
     ZN_CHECK_INIT();
-    if (!s || stream_builtin(s) || s->magic != ZN_MAGIC_STREAM)
+    if (!s || stream_builtin(s) || s->magic != ZN_MAGIC_STREAM || s->kind != ZN_STREAM_USER)
         ZN_RET(CUDA_ERROR_INVALID_HANDLE);
-    zn_handle_retire(ZN_HANDLE_STREAM, s, sizeof *s);
+    stream_free(s);
     ZN_RET(CUDA_SUCCESS);
 }
 
-/* No stream ever has pending work: synchronising one is checking it. */
-static CUresult stream_sync(CUstream s)
+/* ---- waiting and queries ---- */
+
+static CUresult stream_sync(CUstream h, bool pt)
 {
-    zn_ctx *c;
-    CUresult r = zn_ctx_enter(&c);
+    zn_stream *s;
+    CUresult r = enter(h, pt, &s);
     if (r != CUDA_SUCCESS)
         return r;
-    return zn_stream_valid(s) ? CUDA_SUCCESS : CUDA_ERROR_INVALID_HANDLE;
+    if (s->cap)
+        return CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED;
+    if (s->kind == ZN_STREAM_LEGACY && zn_capture_blocks_legacy())
+        return CUDA_ERROR_STREAM_CAPTURE_IMPLICIT;
+    return zn_stream_wait_all(s);
 }
 
-static CUresult stream_wait_event(CUstream s, CUevent e, unsigned flags)
+static CUresult stream_query(CUstream h, bool pt)
 {
-    CUresult r = stream_sync(s);
+    zn_stream *s;
+    CUresult r = enter(h, pt, &s);
     if (r != CUDA_SUCCESS)
         return r;
-    if (!e || e->magic != ZN_MAGIC_EVENT)
+    if (s->cap)
+        return CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED;
+    r = (CUresult)atomic_load(&s->ctx->sticky);
+    return r != CUDA_SUCCESS ? r : zn_stream_busy(s) ? CUDA_ERROR_NOT_READY : CUDA_SUCCESS;
+}
+
+static CUresult stream_wait_event(CUstream h, CUevent e, unsigned flags, bool pt)
+{
+    zn_stream *s;
+    CUresult r = enter(h, pt, &s);
+    if (r != CUDA_SUCCESS)
+        return r;
+    if (!zn_event_valid(e))
         return CUDA_ERROR_INVALID_HANDLE;
-    return flags & ~1u ? CUDA_ERROR_INVALID_VALUE : CUDA_SUCCESS;
+    if (flags & ~1u)
+        return CUDA_ERROR_INVALID_VALUE;
+    zn_op *op = zn_op_new(ZN_OP_EVENT_WAIT, 0);
+    if (!op)
+        return CUDA_ERROR_OUT_OF_MEMORY;
+    op->u.ev.e = e;
+    return zn_submit(s, op, false);
 }
 
-static CUresult stream_get_flags(CUstream s, unsigned *flags)
+static CUresult stream_get_flags(CUstream h, unsigned *flags, bool pt)
 {
-    CUresult r = stream_sync(s);
+    zn_stream *s;
+    CUresult r = enter(h, pt, &s);
     if (r != CUDA_SUCCESS)
         return r;
     if (!flags)
         return CUDA_ERROR_INVALID_VALUE;
-    *flags = stream_builtin(s) ? 0 : s->flags;
+    *flags = s->flags;
     return CUDA_SUCCESS;
 }
 
-static CUresult stream_get_priority(CUstream s, int *priority)
+static CUresult stream_get_priority(CUstream h, int *priority, bool pt)
 {
-    CUresult r = stream_sync(s);
+    zn_stream *s;
+    CUresult r = enter(h, pt, &s);
     if (r != CUDA_SUCCESS)
         return r;
     if (!priority)
         return CUDA_ERROR_INVALID_VALUE;
-    *priority = stream_builtin(s) ? 0 : s->priority;
+    *priority = s->priority;
     return CUDA_SUCCESS;
 }
 
-static CUresult stream_get_ctx(CUstream s, CUcontext *pctx)
+static CUresult stream_get_ctx(CUstream h, CUcontext *pctx, bool pt)
 {
-    CUresult r = stream_sync(s);
+    zn_stream *s;
+    CUresult r = enter(h, pt, &s);
     if (r != CUDA_SUCCESS)
         return r;
     if (!pctx)
         return CUDA_ERROR_INVALID_VALUE;
-    *pctx = stream_builtin(s) ? zn_ctx_current() : s->ctx;
+    *pctx = s->ctx;
     return CUDA_SUCCESS;
 }
 
-static CUresult stream_get_id(CUstream s, unsigned long long *id)
+static CUresult stream_get_id(CUstream h, unsigned long long *id, bool pt)
 {
-    CUresult r = stream_sync(s);
+    zn_stream *s;
+    CUresult r = enter(h, pt, &s);
     if (r != CUDA_SUCCESS)
         return r;
     if (!id)
         return CUDA_ERROR_INVALID_VALUE;
-    *id = !s ? 0 : s == ZN_CU_STREAM_LEGACY ? 1 : s == ZN_CU_STREAM_PER_THREAD ? 2 : s->id;
+    *id = s->id;
     return CUDA_SUCCESS;
 }
 
-static CUresult stream_get_device(CUstream s, CUdevice *dev)
+static CUresult stream_get_device(CUstream h, CUdevice *dev, bool pt)
 {
-    CUresult r = stream_sync(s);
+    zn_stream *s;
+    CUresult r = enter(h, pt, &s);
     if (r != CUDA_SUCCESS)
         return r;
     if (!dev)
@@ -141,47 +278,87 @@ static CUresult stream_get_device(CUstream s, CUdevice *dev)
     return CUDA_SUCCESS;
 }
 
-/* The callback sees the context's status, as CUDA passes the stream's. */
-static CUresult stream_add_callback(CUstream s, CUstreamCallback cb, void *user,
-                                    unsigned flags)
+/* ---- host work ---- */
+
+/* The callback sees the context's status when it runs, as CUDA passes the
+ * stream's; it gets the handle the caller passed. */
+static CUresult stream_add_callback(CUstream h, CUstreamCallback cb, void *user,
+                                    unsigned flags, bool pt)
 {
+    zn_stream *s;
     if (!atomic_load(&zn_drv_inited))
         return CUDA_ERROR_NOT_INITIALIZED;
-    zn_ctx *c = zn_ctx_current();
-    if (!c)
+    if (!zn_ctx_current())
         return CUDA_ERROR_INVALID_CONTEXT;
-    if (!zn_stream_valid(s))
+    if (!(s = zn_stream_get(h, pt)))
         return CUDA_ERROR_INVALID_HANDLE;
     if (!cb || flags != 0)
         return CUDA_ERROR_INVALID_VALUE;
-    cb(s, (CUresult)atomic_load(&c->sticky), user);
-    return CUDA_SUCCESS;
+    if (s->cap)
+        return CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED;
+    zn_op *op = zn_op_new(ZN_OP_CALLBACK, 0);
+    if (!op)
+        return CUDA_ERROR_OUT_OF_MEMORY;
+    op->u.cb.cb = cb;
+    op->u.cb.user = user;
+    op->u.cb.handle = h;
+    return zn_submit(s, op, false);
 }
 
-static CUresult stream_attach(CUstream s, CUdeviceptr p, size_t n, unsigned flags)
+static CUresult host_func(CUstream h, CUhostFn fn, void *user, bool pt)
 {
-    CUresult r = stream_sync(s);
+    zn_stream *s;
+    CUresult r = enter(h, pt, &s);
+    if (r != CUDA_SUCCESS)
+        return r;
+    if (!fn)
+        return CUDA_ERROR_INVALID_VALUE;
+    zn_op *op = zn_op_new(ZN_OP_HOST, 0);
+    if (!op)
+        return CUDA_ERROR_OUT_OF_MEMORY;
+    op->u.host.fn = fn;
+    op->u.host.user = user;
+    return zn_submit(s, op, false);
+}
+
+static CUresult stream_attach(CUstream h, CUdeviceptr p, size_t n, unsigned flags, bool pt)
+{
+    zn_stream *s;
+    CUresult r = enter(h, pt, &s);
     if (r != CUDA_SUCCESS)
         return r;
     return p && flags >= 1 && flags <= 4 ? CUDA_SUCCESS : CUDA_ERROR_INVALID_VALUE;
 }
 
-static CUresult host_func(CUstream s, CUhostFn fn, void *user)
+/* cuStreamWaitValue* / cuStreamWriteValue*: addr is device memory (or a
+ * registered host range), aligned to the value's size. */
+static CUresult mem_op(CUstream h, CUdeviceptr addr, uint64_t v, unsigned flags, int bits,
+                       bool wait, bool pt)
 {
-    CUresult r = stream_sync(s);
+    zn_stream *s;
+    CUresult r = enter(h, pt, &s);
     if (r != CUDA_SUCCESS)
         return r;
-    if (!fn)
+    unsigned allowed = wait ? 3u | ZN_CU_STREAM_WAIT_VALUE_FLUSH : 1u;
+    if (!addr || addr % (unsigned)(bits / 8) || (flags & ~allowed) ||
+        !zn_mem_range_ok(addr, (size_t)bits / 8))
         return CUDA_ERROR_INVALID_VALUE;
-    fn(user);
-    return CUDA_SUCCESS;
+    zn_op *op = zn_op_new(wait ? ZN_OP_WAIT_VALUE : ZN_OP_WRITE_VALUE, 0);
+    if (!op)
+        return CUDA_ERROR_OUT_OF_MEMORY;
+    op->u.val.addr = (void *)(uintptr_t)addr;
+    op->u.val.v = v;
+    op->u.val.flags = flags;
+    op->u.val.bits = bits;
+    return zn_submit(s, op, false);
 }
 
-/* Stream attributes are scheduling and cache hints: the priority is kept,
- * the others are accepted and read back as their defaults. */
-static CUresult stream_get_attr(CUstream s, int id, CUlaunchAttributeValue *v)
+/* ---- attributes: the priority is kept, the other hints read back as
+ * their defaults ---- */
+static CUresult stream_get_attr(CUstream h, int id, CUlaunchAttributeValue *v, bool pt)
 {
-    CUresult r = stream_sync(s);
+    zn_stream *s;
+    CUresult r = enter(h, pt, &s);
     if (r != CUDA_SUCCESS)
         return r;
     if (!v)
@@ -189,7 +366,7 @@ static CUresult stream_get_attr(CUstream s, int id, CUlaunchAttributeValue *v)
     memset(v, 0, sizeof *v);
     switch (id) {
     case CU_LAUNCH_ATTRIBUTE_PRIORITY:
-        v->priority = stream_builtin(s) ? 0 : s->priority;
+        v->priority = s->priority;
         return CUDA_SUCCESS;
     case CU_LAUNCH_ATTRIBUTE_ACCESS_POLICY_WINDOW:
     case CU_LAUNCH_ATTRIBUTE_SYNCHRONIZATION_POLICY:
@@ -201,16 +378,17 @@ static CUresult stream_get_attr(CUstream s, int id, CUlaunchAttributeValue *v)
     }
 }
 
-static CUresult stream_set_attr(CUstream s, int id, const CUlaunchAttributeValue *v)
+static CUresult stream_set_attr(CUstream h, int id, const CUlaunchAttributeValue *v, bool pt)
 {
-    CUresult r = stream_sync(s);
+    zn_stream *s;
+    CUresult r = enter(h, pt, &s);
     if (r != CUDA_SUCCESS)
         return r;
     if (!v)
         return CUDA_ERROR_INVALID_VALUE;
     switch (id) {
     case CU_LAUNCH_ATTRIBUTE_PRIORITY:
-        if (!stream_builtin(s))
+        if (s->kind == ZN_STREAM_USER)
             s->priority = v->priority > 0 ? 0 : v->priority < -5 ? -5 : v->priority;
         return CUDA_SUCCESS;
     case CU_LAUNCH_ATTRIBUTE_ACCESS_POLICY_WINDOW:
@@ -223,117 +401,45 @@ static CUresult stream_set_attr(CUstream s, int id, const CUlaunchAttributeValue
     }
 }
 
-static CUresult stream_copy_attrs(CUstream dst, CUstream src)
+static CUresult stream_copy_attrs(CUstream dst, CUstream src, bool pt)
 {
     CUlaunchAttributeValue v;
-    CUresult r = stream_get_attr(src, CU_LAUNCH_ATTRIBUTE_PRIORITY, &v);
-    return r == CUDA_SUCCESS ? stream_set_attr(dst, CU_LAUNCH_ATTRIBUTE_PRIORITY, &v) : r;
-}
-
-/* ---- events ---- */
-
-CUresult cuEventCreate(CUevent *pe, unsigned int flags)
-{
-    ZN_ENTER(c);
-    if (!pe || (flags & ~0x7u))
-        ZN_RET(CUDA_ERROR_INVALID_VALUE);
-    zn_event *e = zn_handle_new(ZN_HANDLE_EVENT, sizeof *e);
-    if (!e)
-        ZN_RET(CUDA_ERROR_OUT_OF_MEMORY);
-    e->magic = ZN_MAGIC_EVENT;
-    e->ctx = c;
-    e->flags = flags;
-    *pe = e;
-    ZN_RET(CUDA_SUCCESS);
-}
-
-static bool event_valid(CUevent e)
-{
-    return e && e->magic == ZN_MAGIC_EVENT;
-}
-
-static CUresult event_record(CUevent e, CUstream s, unsigned flags)
-{
-    CUresult r = stream_sync(s);
-    if (r != CUDA_SUCCESS)
-        return r;
-    if (!event_valid(e))
-        return CUDA_ERROR_INVALID_HANDLE;
-    if (flags & ~1u)
-        return CUDA_ERROR_INVALID_VALUE;
-    e->ns = now_ns();
-    e->recorded = true;
-    return CUDA_SUCCESS;
-}
-
-CUresult cuEventQuery(CUevent e)
-{
-    ZN_ENTER(c);
-    (void)c;
-    ZN_RET(event_valid(e) ? CUDA_SUCCESS : CUDA_ERROR_INVALID_HANDLE);
-}
-
-CUresult cuEventSynchronize(CUevent e)
-{
-    ZN_ENTER(c);
-    (void)c;
-    ZN_RET(event_valid(e) ? CUDA_SUCCESS : CUDA_ERROR_INVALID_HANDLE);
-}
-
-CUresult cuEventDestroy_v2(CUevent e)
-{
-    ZN_CHECK_INIT();
-    if (!event_valid(e))
-        ZN_RET(CUDA_ERROR_INVALID_HANDLE);
-    zn_handle_retire(ZN_HANDLE_EVENT, e, sizeof *e);
-    ZN_RET(CUDA_SUCCESS);
-}
-
-CUresult cuEventElapsedTime_v2(float *ms, CUevent start, CUevent end)
-{
-    ZN_ENTER(c);
-    (void)c;
-    if (!ms)
-        ZN_RET(CUDA_ERROR_INVALID_VALUE);
-    if (!event_valid(start) || !event_valid(end))
-        ZN_RET(CUDA_ERROR_INVALID_HANDLE);
-    if ((start->flags | end->flags) & ZN_CU_EVENT_DISABLE_TIMING)
-        ZN_RET(CUDA_ERROR_INVALID_HANDLE);
-    if (!start->recorded || !end->recorded)
-        ZN_RET(CUDA_ERROR_INVALID_HANDLE);
-    *ms = (float)((double)((int64_t)(end->ns - start->ns)) / 1e6);
-    ZN_RET(CUDA_SUCCESS);
-}
-
-CUresult cuEventElapsedTime(float *ms, CUevent start, CUevent end)
-{
-    return cuEventElapsedTime_v2(ms, start, end);
+    CUresult r = stream_get_attr(src, CU_LAUNCH_ATTRIBUTE_PRIORITY, &v, pt);
+    return r == CUDA_SUCCESS ? stream_set_attr(dst, CU_LAUNCH_ATTRIBUTE_PRIORITY, &v, pt) : r;
 }
 
 /* ---- entry points with legacy and per-thread (_ptsz) names ---- */
-#define BOTH(name, params, call)                \
-    CUresult name params { ZN_RET(call); }      \
-    CUresult name##_ptsz params { ZN_RET(call); }
+#define BOTH(name, params, call)                                        \
+    CUresult name params { const bool pt = false; ZN_RET(call); }       \
+    CUresult name##_ptsz params { const bool pt = true; ZN_RET(call); }
 
-BOTH(cuStreamSynchronize, (CUstream s), stream_sync(s))
-BOTH(cuStreamQuery, (CUstream s), stream_sync(s))
+BOTH(cuStreamSynchronize, (CUstream s), stream_sync(s, pt))
+BOTH(cuStreamQuery, (CUstream s), stream_query(s, pt))
 BOTH(cuStreamWaitEvent, (CUstream s, CUevent e, unsigned int flags),
-     stream_wait_event(s, e, flags))
-BOTH(cuStreamGetFlags, (CUstream s, unsigned int *flags), stream_get_flags(s, flags))
-BOTH(cuStreamGetPriority, (CUstream s, int *priority), stream_get_priority(s, priority))
-BOTH(cuStreamGetCtx, (CUstream s, CUcontext *pctx), stream_get_ctx(s, pctx))
-BOTH(cuStreamGetId, (CUstream s, unsigned long long *id), stream_get_id(s, id))
-BOTH(cuStreamGetDevice, (CUstream s, CUdevice *dev), stream_get_device(s, dev))
+     stream_wait_event(s, e, flags, pt))
+BOTH(cuStreamGetFlags, (CUstream s, unsigned int *flags), stream_get_flags(s, flags, pt))
+BOTH(cuStreamGetPriority, (CUstream s, int *priority), stream_get_priority(s, priority, pt))
+BOTH(cuStreamGetCtx, (CUstream s, CUcontext *pctx), stream_get_ctx(s, pctx, pt))
+BOTH(cuStreamGetId, (CUstream s, unsigned long long *id), stream_get_id(s, id, pt))
+BOTH(cuStreamGetDevice, (CUstream s, CUdevice *dev), stream_get_device(s, dev, pt))
 BOTH(cuStreamAddCallback, (CUstream s, CUstreamCallback cb, void *user, unsigned int flags),
-     stream_add_callback(s, cb, user, flags))
+     stream_add_callback(s, cb, user, flags, pt))
 BOTH(cuStreamAttachMemAsync, (CUstream s, CUdeviceptr p, size_t n, unsigned int flags),
-     stream_attach(s, p, n, flags))
-BOTH(cuEventRecord, (CUevent e, CUstream s), event_record(e, s, 0))
-BOTH(cuEventRecordWithFlags, (CUevent e, CUstream s, unsigned int flags),
-     event_record(e, s, flags))
-BOTH(cuLaunchHostFunc, (CUstream s, CUhostFn fn, void *user), host_func(s, fn, user))
+     stream_attach(s, p, n, flags, pt))
+BOTH(cuLaunchHostFunc, (CUstream s, CUhostFn fn, void *user), host_func(s, fn, user, pt))
 BOTH(cuStreamGetAttribute, (CUstream s, int id, CUlaunchAttributeValue *v),
-     stream_get_attr(s, id, v))
+     stream_get_attr(s, id, v, pt))
 BOTH(cuStreamSetAttribute, (CUstream s, int id, const CUlaunchAttributeValue *v),
-     stream_set_attr(s, id, v))
-BOTH(cuStreamCopyAttributes, (CUstream dst, CUstream src), stream_copy_attrs(dst, src))
+     stream_set_attr(s, id, v, pt))
+BOTH(cuStreamCopyAttributes, (CUstream dst, CUstream src), stream_copy_attrs(dst, src, pt))
+
+#define MEMOP_ARGS (CUstream s, CUdeviceptr addr, uint32_t v, unsigned int flags)
+#define MEMOP_ARGS64 (CUstream s, CUdeviceptr addr, uint64_t v, unsigned int flags)
+BOTH(cuStreamWaitValue32, MEMOP_ARGS, mem_op(s, addr, v, flags, 32, true, pt))
+BOTH(cuStreamWaitValue64, MEMOP_ARGS64, mem_op(s, addr, v, flags, 64, true, pt))
+BOTH(cuStreamWriteValue32, MEMOP_ARGS, mem_op(s, addr, v, flags, 32, false, pt))
+BOTH(cuStreamWriteValue64, MEMOP_ARGS64, mem_op(s, addr, v, flags, 64, false, pt))
+BOTH(cuStreamWaitValue32_v2, MEMOP_ARGS, mem_op(s, addr, v, flags, 32, true, pt))
+BOTH(cuStreamWaitValue64_v2, MEMOP_ARGS64, mem_op(s, addr, v, flags, 64, true, pt))
+BOTH(cuStreamWriteValue32_v2, MEMOP_ARGS, mem_op(s, addr, v, flags, 32, false, pt))
+BOTH(cuStreamWriteValue64_v2, MEMOP_ARGS64, mem_op(s, addr, v, flags, 64, false, pt))

@@ -23,7 +23,9 @@ typedef enum zn_mem_kind {
     ZN_MEM_DEVICE = 1,      /* cuMemAlloc */
     ZN_MEM_HOST = 2,        /* cuMemHostAlloc / cuMemAllocHost (pinned) */
     ZN_MEM_MANAGED = 3,     /* cuMemAllocManaged */
-    ZN_MEM_MODULE = 4       /* a module's .global/.const variables */
+    ZN_MEM_MODULE = 4,      /* a module's .global/.const variables */
+    ZN_MEM_RESERVED = 5     /* a virtual range (zn_mem_reserve); lookups
+                             * answer for its mapped parts as DEVICE */
 } zn_mem_kind;
 
 /* Zeroed? No: contents are undefined as on a GPU (fresh pages read 0).
@@ -35,6 +37,50 @@ int zn_mem_free(void *p);
 int zn_mem_lookup(const void *p, void **base, size_t *size, zn_mem_kind *kind);
 /* Bytes in use and the device's total (reported) memory. */
 void zn_mem_info(size_t *used, size_t *total);
+
+/* ---- virtual memory: reserved ranges and physical allocations mapped
+ * into them (cuMemAddressReserve / cuMemCreate / cuMemMap) ---- */
+enum { ZN_VMM_PROT_NONE = 0, ZN_VMM_PROT_READ = 1, ZN_VMM_PROT_READWRITE = 3 };
+/* A page-aligned range inside the device range, never committed; at `hint`
+ * when that range is free. NULL when none fits. */
+void *zn_mem_reserve(size_t size, size_t align, uintptr_t hint);
+/* Gives back a whole reservation (size 0: whatever its size); -1 if p does
+ * not start one. Mappings left inside are dropped. */
+int zn_mem_unreserve(void *p, size_t size);
+/* 0 when [p, p+n) lies inside one reservation (its base and size out). */
+int zn_mem_reserved_at(const void *p, size_t n, void **base, size_t *size);
+/* Physical memory: a file descriptor of `size` bytes, counted as used. */
+int zn_vmm_phys_create(size_t size);
+void zn_vmm_phys_release(int fd, size_t size);
+/* Maps fd at [p, p+size) (inside a reservation, not overlapping another
+ * mapping), inaccessible until zn_vmm_protect. cookie is the caller's. */
+int zn_vmm_map(void *p, size_t size, int fd, size_t offset, void *cookie);
+/* [p, p+size) must be exactly a run of whole mappings. */
+int zn_vmm_unmap(void *p, size_t size);
+int zn_vmm_protect(void *p, size_t size, int prot);
+/* The mapping that contains p: 0 and its base, size, cookie, protection. */
+int zn_vmm_query(const void *p, void **base, size_t *size, void **cookie, int *prot);
+bool zn_vmm_any_in(const void *p, size_t size);
+
+/* ---- ordered work queues (streams): one thread each, items in order ---- */
+typedef struct zn_queue zn_queue;
+typedef void (*zn_queue_fn)(void *arg);
+/* A queue from the pool (its thread starts at the first push). */
+zn_queue *zn_queue_get(void);
+/* Returns it to the pool once what it holds has run (does not wait). */
+void zn_queue_put(zn_queue *q);
+/* Appends fn(arg); returns its ticket (1, 2, ...), 0 if out of memory. */
+uint64_t zn_queue_push(zn_queue *q, zn_queue_fn fn, void *arg);
+/* The ticket of the last item pushed (or run inline). */
+uint64_t zn_queue_last(zn_queue *q);
+/* Has the item with this ticket (and everything before it) finished? */
+bool zn_queue_done(zn_queue *q, uint64_t ticket);
+/* Blocks until it has; spin: poll briefly before sleeping. */
+void zn_queue_wait(zn_queue *q, uint64_t ticket, bool spin);
+/* On an idle queue, claims the next ticket for work the caller runs itself
+ * (then zn_queue_inline_end); 0 if the queue is busy. */
+uint64_t zn_queue_inline_begin(zn_queue *q);
+void zn_queue_inline_end(zn_queue *q, uint64_t ticket);
 
 /* ---- launches ---- */
 typedef struct zn_launch {

@@ -81,6 +81,8 @@ int zn_printf_format(const char *fmt, const void *args, char **out, size_t *len)
 void zn_fault_init(void);
 int zn_fault_enabled(void);
 int zn_fault_guard(void (*fn)(void *), void *arg, void **addr);
+/* zn_exec_mem.c: bytes of physical allocations count as used */
+void zn_mem_account(int64_t delta);
 /* zn_exec_pool.c */
 unsigned zn_pool_workers(void);
 

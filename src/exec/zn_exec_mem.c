@@ -154,6 +154,10 @@ void *zn_mem_alloc(size_t size, size_t align, zn_mem_kind kind)
 
 int zn_mem_free(void *p)
 {
+    void *rb;
+    size_t rs;
+    if (zn_mem_reserved_at(p, 1, &rb, &rs) == 0)
+        return -1;      /* a virtual range goes through zn_mem_unreserve */
     if (!p || !mem_ready())
         return -1;
     uintptr_t a = (uintptr_t)p;
@@ -183,7 +187,15 @@ int zn_mem_lookup(const void *p, void **base, size_t *size, zn_mem_kind *kind)
     int rc = -1;
     pthread_rwlock_rdlock(&mem.lock);
     size_t k = mem_upper(a);
-    if (k > 0 && a - mem.v[k - 1].base < mem.v[k - 1].size) {
+    if (k > 0 && a - mem.v[k - 1].base < mem.v[k - 1].size &&
+        mem.v[k - 1].kind == ZN_MEM_RESERVED) {
+        /* a virtual range: only its mapped parts are memory */
+        void *cookie;
+        int prot;
+        rc = zn_vmm_query(p, base, size, &cookie, &prot);
+        if (rc == 0 && kind)
+            *kind = ZN_MEM_DEVICE;
+    } else if (k > 0 && a - mem.v[k - 1].base < mem.v[k - 1].size) {
         const mem_block *b = &mem.v[k - 1];
         if (base)
             *base = (void *)b->base;
@@ -205,5 +217,90 @@ void zn_mem_info(size_t *used, size_t *total)
         *used = mem.used;
     if (total)
         *total = mem.total;
+    pthread_rwlock_unlock(&mem.lock);
+}
+
+/* ---- virtual ranges (cuMemAddressReserve): blocks that are never
+ * committed here; zn_exec_vmm.c maps physical memory into them ---- */
+
+void *zn_mem_reserve(size_t size, size_t align, uintptr_t hint)
+{
+    if (!mem_ready() || size == 0)
+        return NULL;
+    if (align < mem.page)
+        align = mem.page;
+    if (align & (align - 1))
+        return NULL;
+    size = (size + mem.page - 1) / mem.page * mem.page;
+    if (size > mem.hi - mem.lo)
+        return NULL;
+    void *result = NULL;
+    pthread_rwlock_wrlock(&mem.lock);
+    uintptr_t at = 0;
+    /* the hint is honoured when that exact range is free */
+    if (hint && hint % align == 0 && hint >= mem.lo && hint <= mem.hi - size &&
+        mem_find_gap(hint, size, align) == hint)
+        at = hint;
+    if (!at)
+        at = mem_find_gap(mem.rover, size, align);
+    if (!at)
+        at = mem_find_gap(mem.lo, size, align);
+    if (at) {
+        mem_block b = {at, size, size, ZN_MEM_RESERVED};
+        if (mem_insert(b) == 0) {
+            mem.rover = at + size;
+            result = (void *)at;
+        }
+    }
+    pthread_rwlock_unlock(&mem.lock);
+    return result;
+}
+
+int zn_mem_reserved_at(const void *p, size_t n, void **base, size_t *size)
+{
+    uintptr_t a = (uintptr_t)p;
+    if (!mem_ready() || a < mem.lo || a >= mem.hi)
+        return -1;
+    int rc = -1;
+    pthread_rwlock_rdlock(&mem.lock);
+    size_t k = mem_upper(a);
+    if (k > 0 && mem.v[k - 1].kind == ZN_MEM_RESERVED &&
+        a - mem.v[k - 1].base < mem.v[k - 1].size &&
+        n <= mem.v[k - 1].size - (a - mem.v[k - 1].base)) {
+        *base = (void *)mem.v[k - 1].base;
+        *size = mem.v[k - 1].size;
+        rc = 0;
+    }
+    pthread_rwlock_unlock(&mem.lock);
+    return rc;
+}
+
+int zn_mem_unreserve(void *p, size_t size)
+{
+    uintptr_t a = (uintptr_t)p;
+    if (!mem_ready())
+        return -1;
+    int rc = -1;
+    pthread_rwlock_wrlock(&mem.lock);
+    size_t k = mem_upper(a);
+    if (k > 0 && mem.v[k - 1].base == a && mem.v[k - 1].kind == ZN_MEM_RESERVED &&
+        (size == 0 || (size + mem.page - 1) / mem.page * mem.page == mem.v[k - 1].size)) {
+        /* back to plain reserved address space, whatever was left there */
+        mmap(p, mem.v[k - 1].size, PROT_NONE,
+             MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_FIXED, -1, 0);
+        memmove(&mem.v[k - 1], &mem.v[k], (mem.n - k) * sizeof *mem.v);
+        mem.n--;
+        rc = 0;
+    }
+    pthread_rwlock_unlock(&mem.lock);
+    return rc;
+}
+
+void zn_mem_account(int64_t delta)
+{
+    if (!mem_ready())
+        return;
+    pthread_rwlock_wrlock(&mem.lock);
+    mem.used += (size_t)delta;
     pthread_rwlock_unlock(&mem.lock);
 }

@@ -1,0 +1,425 @@
+/* zn_drv_graph_exec.c: instantiated graphs: instantiate, launch, update.
+ *
+ * Instantiation orders the nodes topologically (Kahn's algorithm, ready
+ * nodes taken by creation order, so the same construction always gives the
+ * same order), flattens child graphs in place and keeps a clone of each
+ * node's op. A launch submits a clone of each op to the stream in that
+ * order: the stream runs them one after another, which satisfies every
+ * edge, and event-record and event-wait nodes act on the stream's position
+ * like their stream counterparts. An update keeps the order and replaces
+ * the ops when the new graph has the same shape.
+ */
+#include "zn_drv.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define TRY(e) do { CUresult r_ = (e); if (r_ != CUDA_SUCCESS) return r_; } while (0)
+
+typedef struct oplist {
+    zn_op **ops;
+    const zn_gnode **src;
+    size_t n, cap;
+} oplist;
+
+static bool oplist_push(oplist *l, zn_op *op, const zn_gnode *src)
+{
+    if (l->n == l->cap) {
+        size_t cap = l->cap ? l->cap * 2 : 16;
+        zn_op **o = realloc(l->ops, cap * sizeof *o);
+        if (o)
+            l->ops = o;
+        const zn_gnode **s = realloc(l->src, cap * sizeof *s);
+        if (s)
+            l->src = s;
+        if (!o || !s)
+            return false;
+        l->cap = cap;
+    }
+    l->ops[l->n] = op;
+    l->src[l->n++] = src;
+    return true;
+}
+
+static void oplist_free(oplist *l)
+{
+    for (size_t i = 0; i < l->n; i++)
+        free(l->ops[i]);
+    free(l->ops);
+    free(l->src);
+}
+
+/* Appends g's ops in topological order; top: record the source nodes. */
+static CUresult flatten(const zn_graph *g, oplist *l, bool top)
+{
+    size_t n = g->n;
+    if (!n)
+        return CUDA_SUCCESS;
+    size_t *indeg = calloc(n, sizeof *indeg), *order = malloc(n * sizeof *order);
+    bool *done = calloc(n, sizeof *done);
+    CUresult r = CUDA_SUCCESS;
+    if (!indeg || !order || !done) {
+        r = CUDA_ERROR_OUT_OF_MEMORY;
+        goto out;
+    }
+    for (size_t i = 0; i < n; i++)
+        indeg[i] = g->nodes[i]->ndeps;
+    /* repeatedly take the first node, by index, whose dependencies ran */
+    for (size_t k = 0; k < n; k++) {
+        size_t i = 0;
+        while (i < n && (done[i] || indeg[i]))
+            i++;
+        if (i == n) {
+            r = CUDA_ERROR_INVALID_VALUE;   /* a cycle */
+            goto out;
+        }
+        done[i] = true;
+        order[k] = i;
+        for (size_t j = 0; j < n; j++)
+            for (size_t d = 0; d < g->nodes[j]->ndeps; d++)
+                if (g->nodes[j]->deps[d] == g->nodes[i])
+                    indeg[j]--;
+    }
+    for (size_t k = 0; k < n && r == CUDA_SUCCESS; k++) {
+        const zn_gnode *node = g->nodes[order[k]];
+        if (node->child) {
+            r = flatten(node->child, l, false);
+            continue;
+        }
+        zn_op *op = node->op ? zn_op_clone(node->op) : zn_op_new(ZN_OP_EMPTY, 0);
+        if (!op || !oplist_push(l, op, top ? node : NULL)) {
+            free(op);
+            r = CUDA_ERROR_OUT_OF_MEMORY;
+        }
+    }
+out:
+    free(indeg);
+    free(order);
+    free(done);
+    return r;
+}
+
+static bool gexec_valid(const zn_gexec *x)
+{
+    return x && x->magic == ZN_MAGIC_GEXEC;
+}
+
+static CUresult instantiate(CUgraphExec *px, CUgraph g, uint64_t flags)
+{
+    zn_ctx *c;
+    TRY(zn_ctx_enter(&c));
+    if (!px || !zn_graph_valid(g))
+        return CUDA_ERROR_INVALID_VALUE;
+    oplist l = { 0 };
+    CUresult r = flatten(g, &l, true);
+    zn_gexec *x = r == CUDA_SUCCESS ? zn_handle_new(ZN_HANDLE_GEXEC, sizeof *x) : NULL;
+    if (x && !(x->disabled = calloc(l.n ? l.n : 1, sizeof *x->disabled))) {
+        zn_handle_retire(ZN_HANDLE_GEXEC, x, sizeof *x);
+        x = NULL;
+    }
+    if (!x) {
+        oplist_free(&l);
+        return r != CUDA_SUCCESS ? r : CUDA_ERROR_OUT_OF_MEMORY;
+    }
+    x->magic = ZN_MAGIC_GEXEC;
+    x->ctx = c;
+    x->flags = flags;
+    x->n = l.n;
+    x->ops = l.ops;
+    x->src = l.src;
+    *px = x;
+    return CUDA_SUCCESS;
+}
+
+CUresult cuGraphInstantiateWithFlags(CUgraphExec *px, CUgraph g, unsigned long long flags)
+{
+    ZN_RET(instantiate(px, g, flags));
+}
+
+CUresult cuGraphInstantiate(CUgraphExec *px, CUgraph g, CUgraphNode *err, char *log,
+                            size_t logsize)
+{
+    if (err)
+        *err = NULL;
+    if (log && logsize)
+        log[0] = 0;
+    ZN_RET(instantiate(px, g, 0));
+}
+
+CUresult cuGraphInstantiate_v2(CUgraphExec *px, CUgraph g, CUgraphNode *err, char *log,
+                               size_t logsize)
+{
+    return cuGraphInstantiate(px, g, err, log, logsize);
+}
+
+static CUresult instantiate_params(CUgraphExec *px, CUgraph g, CUDA_GRAPH_INSTANTIATE_PARAMS *p)
+{
+    if (!p)
+        return CUDA_ERROR_INVALID_VALUE;
+    CUresult r = instantiate(px, g, p->flags);
+    p->hErrNode_out = NULL;
+    p->result_out = r == CUDA_SUCCESS ? ZN_CU_GRAPH_INSTANTIATE_SUCCESS
+                                      : ZN_CU_GRAPH_INSTANTIATE_ERROR;
+    return r;
+}
+
+CUresult cuGraphInstantiateWithParams(CUgraphExec *px, CUgraph g,
+                                      CUDA_GRAPH_INSTANTIATE_PARAMS *p)
+{
+    ZN_RET(instantiate_params(px, g, p));
+}
+
+CUresult cuGraphInstantiateWithParams_ptsz(CUgraphExec *px, CUgraph g,
+                                           CUDA_GRAPH_INSTANTIATE_PARAMS *p)
+{
+    ZN_RET(instantiate_params(px, g, p));
+}
+
+CUresult cuGraphExecDestroy(CUgraphExec x)
+{
+    ZN_CHECK_INIT();
+    if (!gexec_valid(x))
+        ZN_RET(CUDA_ERROR_INVALID_VALUE);
+    for (size_t i = 0; i < x->n; i++)
+        free(x->ops[i]);
+    free(x->ops);
+    free(x->src);
+    free(x->disabled);
+    zn_handle_retire(ZN_HANDLE_GEXEC, x, sizeof *x);
+    ZN_RET(CUDA_SUCCESS);
+}
+
+CUresult cuGraphExecGetFlags(CUgraphExec x, uint64_t *flags)
+{
+    ZN_CHECK_INIT();
+    if (!gexec_valid(x) || !flags)
+        ZN_RET(CUDA_ERROR_INVALID_VALUE);
+    *flags = x->flags;
+    ZN_RET(CUDA_SUCCESS);
+}
+
+/* ---- launch ---- */
+
+static CUresult graph_launch(CUgraphExec x, CUstream h, bool pt)
+{
+    zn_ctx *c;
+    TRY(zn_ctx_enter(&c));
+    if (!gexec_valid(x))
+        return CUDA_ERROR_INVALID_VALUE;
+    zn_stream *s = zn_stream_get(h, pt);
+    if (!s)
+        return CUDA_ERROR_INVALID_HANDLE;
+    for (size_t i = 0; i < x->n; i++) {
+        if (x->disabled[i] || x->ops[i]->kind == ZN_OP_EMPTY)
+            continue;
+        zn_op *op = zn_op_clone(x->ops[i]);
+        if (!op)
+            return CUDA_ERROR_OUT_OF_MEMORY;
+        TRY(zn_submit(s, op, false));
+    }
+    return CUDA_SUCCESS;
+}
+
+/* Nothing to upload: device memory is host memory. */
+static CUresult graph_upload(CUgraphExec x, CUstream h, bool pt)
+{
+    zn_ctx *c;
+    TRY(zn_ctx_enter(&c));
+    if (!gexec_valid(x))
+        return CUDA_ERROR_INVALID_VALUE;
+    return zn_stream_get(h, pt) ? CUDA_SUCCESS : CUDA_ERROR_INVALID_HANDLE;
+}
+
+CUresult cuGraphLaunch(CUgraphExec x, CUstream s) { ZN_RET(graph_launch(x, s, false)); }
+CUresult cuGraphLaunch_ptsz(CUgraphExec x, CUstream s) { ZN_RET(graph_launch(x, s, true)); }
+CUresult cuGraphUpload(CUgraphExec x, CUstream s) { ZN_RET(graph_upload(x, s, false)); }
+CUresult cuGraphUpload_ptsz(CUgraphExec x, CUstream s) { ZN_RET(graph_upload(x, s, true)); }
+
+/* ---- per-node changes of an instantiated graph ---- */
+
+/* The op index of a top-level node of the original graph, or -1. */
+static long exec_index(const zn_gexec *x, const zn_gnode *n)
+{
+    if (!gexec_valid(x) || !zn_gnode_valid(n))
+        return -1;
+    for (size_t i = 0; i < x->n; i++)
+        if (x->src[i] == n)
+            return (long)i;
+    return -1;
+}
+
+static CUresult exec_replace(CUgraphExec x, CUgraphNode n, zn_op_kind kind, zn_op *op)
+{
+    long i = exec_index(x, n);
+    if (i < 0 || x->ops[i]->kind != kind) {
+        free(op);
+        return CUDA_ERROR_INVALID_VALUE;
+    }
+    free(x->ops[i]);
+    x->ops[i] = op;
+    return CUDA_SUCCESS;
+}
+
+static CUresult exec_kernel(CUgraphExec x, CUgraphNode n, const CUDA_KERNEL_NODE_PARAMS *p,
+                            bool v1)
+{
+    if (!p)
+        return CUDA_ERROR_INVALID_VALUE;
+    CUDA_KERNEL_NODE_PARAMS q = { 0 };
+    memcpy(&q, p, v1 ? offsetof(CUDA_KERNEL_NODE_PARAMS, kern) : sizeof q);
+    const zn_func *f = q.func ? q.func : q.kern;
+    if (!zn_func_valid(f) || !f->ki || !f->ki->fn)
+        return CUDA_ERROR_INVALID_VALUE;
+    unsigned g[3] = { q.gridDimX, q.gridDimY, q.gridDimZ };
+    unsigned b[3] = { q.blockDimX, q.blockDimY, q.blockDimZ };
+    zn_op *op;
+    TRY(zn_op_kernel(&op, f, g, b, q.sharedMemBytes, q.kernelParams, q.extra));
+    return exec_replace(x, n, ZN_OP_KERNEL, op);
+}
+
+CUresult cuGraphExecKernelNodeSetParams(CUgraphExec x, CUgraphNode n,
+                                        const CUDA_KERNEL_NODE_PARAMS *p)
+{
+    ZN_CHECK_INIT();
+    ZN_RET(exec_kernel(x, n, p, true));
+}
+
+CUresult cuGraphExecKernelNodeSetParams_v2(CUgraphExec x, CUgraphNode n,
+                                           const CUDA_KERNEL_NODE_PARAMS *p)
+{
+    ZN_CHECK_INIT();
+    ZN_RET(exec_kernel(x, n, p, false));
+}
+
+CUresult cuGraphExecMemcpyNodeSetParams(CUgraphExec x, CUgraphNode n, const CUDA_MEMCPY3D *p,
+                                        CUcontext ctx)
+{
+    ZN_CHECK_INIT();
+    zn_op *op;
+    CUresult r = zn_op_copy3d(&op, p);
+    ZN_RET(r == CUDA_SUCCESS ? exec_replace(x, n, ZN_OP_COPY, op) : r);
+}
+
+CUresult cuGraphExecMemsetNodeSetParams(CUgraphExec x, CUgraphNode n,
+                                        const CUDA_MEMSET_NODE_PARAMS *p, CUcontext ctx)
+{
+    ZN_CHECK_INIT();
+    if (!p)
+        ZN_RET(CUDA_ERROR_INVALID_VALUE);
+    zn_op *op;
+    CUresult r = zn_op_set(&op, p->dst, p->pitch, p->value, p->elementSize, p->width,
+                           p->height);
+    ZN_RET(r == CUDA_SUCCESS ? exec_replace(x, n, ZN_OP_SET, op) : r);
+}
+
+CUresult cuGraphExecHostNodeSetParams(CUgraphExec x, CUgraphNode n,
+                                      const CUDA_HOST_NODE_PARAMS *p)
+{
+    ZN_CHECK_INIT();
+    if (!p || !p->fn)
+        ZN_RET(CUDA_ERROR_INVALID_VALUE);
+    zn_op *op = zn_op_new(ZN_OP_HOST, 0);
+    if (!op)
+        ZN_RET(CUDA_ERROR_OUT_OF_MEMORY);
+    op->u.host.fn = p->fn;
+    op->u.host.user = p->userData;
+    ZN_RET(exec_replace(x, n, ZN_OP_HOST, op));
+}
+
+static CUresult exec_event(CUgraphExec x, CUgraphNode n, CUevent e, zn_op_kind kind)
+{
+    long i = exec_index(x, n);
+    if (i < 0 || x->ops[i]->kind != kind || !zn_event_valid(e))
+        return CUDA_ERROR_INVALID_VALUE;
+    x->ops[i]->u.ev.e = e;
+    return CUDA_SUCCESS;
+}
+
+CUresult cuGraphExecEventRecordNodeSetEvent(CUgraphExec x, CUgraphNode n, CUevent e)
+{
+    ZN_CHECK_INIT();
+    ZN_RET(exec_event(x, n, e, ZN_OP_EVENT_RECORD));
+}
+
+CUresult cuGraphExecEventWaitNodeSetEvent(CUgraphExec x, CUgraphNode n, CUevent e)
+{
+    ZN_CHECK_INIT();
+    ZN_RET(exec_event(x, n, e, ZN_OP_EVENT_WAIT));
+}
+
+CUresult cuGraphNodeSetEnabled(CUgraphExec x, CUgraphNode n, unsigned int on)
+{
+    ZN_CHECK_INIT();
+    long i = exec_index(x, n);
+    if (i < 0)
+        ZN_RET(CUDA_ERROR_INVALID_VALUE);
+    x->disabled[i] = !on;
+    ZN_RET(CUDA_SUCCESS);
+}
+
+CUresult cuGraphNodeGetEnabled(CUgraphExec x, CUgraphNode n, unsigned int *on)
+{
+    ZN_CHECK_INIT();
+    long i = exec_index(x, n);
+    if (i < 0 || !on)
+        ZN_RET(CUDA_ERROR_INVALID_VALUE);
+    *on = !x->disabled[i];
+    ZN_RET(CUDA_SUCCESS);
+}
+
+/* ---- whole-graph update ---- */
+
+/* The new graph must flatten to the same sequence of op kinds; its ops
+ * then replace the old ones (kernel functions may change, as CUDA allows
+ * within one context). */
+static CUresult exec_update(CUgraphExec x, CUgraph g, CUgraphExecUpdateResultInfo *info)
+{
+    zn_ctx *c;
+    TRY(zn_ctx_enter(&c));
+    if (!gexec_valid(x) || !zn_graph_valid(g) || !info)
+        return CUDA_ERROR_INVALID_VALUE;
+    memset(info, 0, sizeof *info);
+    oplist l = { 0 };
+    CUresult r = flatten(g, &l, true);
+    if (r != CUDA_SUCCESS) {
+        info->result = ZN_CU_GRAPH_EXEC_UPDATE_ERROR;
+        oplist_free(&l);
+        return r;
+    }
+    int result = ZN_CU_GRAPH_EXEC_UPDATE_SUCCESS;
+    if (l.n != x->n)
+        result = ZN_CU_GRAPH_EXEC_UPDATE_ERROR_TOPOLOGY_CHANGED;
+    for (size_t i = 0; i < l.n && result == ZN_CU_GRAPH_EXEC_UPDATE_SUCCESS; i++)
+        if (l.ops[i]->kind != x->ops[i]->kind) {
+            result = ZN_CU_GRAPH_EXEC_UPDATE_ERROR_NODE_TYPE_CHANGED;
+            info->errorNode = (CUgraphNode)l.src[i];
+        }
+    if (result != ZN_CU_GRAPH_EXEC_UPDATE_SUCCESS) {
+        info->result = result;
+        oplist_free(&l);
+        return CUDA_ERROR_GRAPH_EXEC_UPDATE_FAILURE;
+    }
+    for (size_t i = 0; i < x->n; i++) {
+        free(x->ops[i]);
+        x->ops[i] = l.ops[i];   /* per-node calls still name the original nodes */
+    }
+    free(l.ops);
+    free(l.src);
+    return CUDA_SUCCESS;
+}
+
+CUresult cuGraphExecUpdate_v2(CUgraphExec x, CUgraph g, CUgraphExecUpdateResultInfo *info)
+{
+    ZN_RET(exec_update(x, g, info));
+}
+
+CUresult cuGraphExecUpdate(CUgraphExec x, CUgraph g, CUgraphNode *err, int *result)
+{
+    CUgraphExecUpdateResultInfo info = { 0 };
+    CUresult r = exec_update(x, g, &info);
+    if (err)
+        *err = info.errorNode;
+    if (result)
+        *result = info.result;
+    ZN_RET(r);
+}

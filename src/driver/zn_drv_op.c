@@ -1,0 +1,163 @@
+/* zn_drv_op.c: operations, the unit of work that streams queue and graph
+ * nodes hold.
+ *
+ * An op is self-contained: a kernel op carries its packed parameters, a
+ * staged copy its source bytes, so it can run later on a stream's thread
+ * (or be cloned from a graph node at each launch). zn_op_run does the
+ * work; once the context has a sticky error, device work (kernels, copies,
+ * sets) is skipped as on a faulted GPU, while host functions still run.
+ */
+#include "zn_drv.h"
+#include "../exec/zn_exec.h"
+#include "../util/zn_log.h"
+
+#include <sched.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+zn_op *zn_op_new(zn_op_kind kind, size_t extra)
+{
+    zn_op *op = calloc(1, sizeof *op + extra);
+    if (op) {
+        op->kind = kind;
+        op->extra = extra;
+    }
+    return op;
+}
+
+zn_op *zn_op_clone(const zn_op *op)
+{
+    zn_op *c = malloc(sizeof *op + op->extra);
+    if (c)
+        memcpy(c, op, sizeof *op + op->extra);
+    return c;
+}
+
+static void run_kernel(zn_op *op)
+{
+    const zn_kernel_info *ki = op->u.k.f->ki;
+    zn_launch l = {
+        .fn = ki->fn,
+        .grid = { op->u.k.g[0], op->u.k.g[1], op->u.k.g[2] },
+        .block = { op->u.k.b[0], op->u.k.b[1], op->u.k.b[2] },
+        .static_shared = ki->static_shared,
+        .dyn_shared = op->u.k.shmem,
+        .stack_bytes = ki->stack_bytes,
+        .uses_barrier = ki->uses_barrier,
+        .params = op->data,
+    };
+    int st = zn_exec_launch(&l);
+    if (st != ZN_KSTATUS_OK)
+        zn_ctx_set_sticky(op->ctx, zn_kstatus_error(st));
+}
+
+static void run_copy(zn_op *op)
+{
+    for (size_t z = 0; z < op->u.cp.d; z++)
+        for (size_t y = 0; y < op->u.cp.h; y++)
+            memmove(op->u.cp.dst + z * op->u.cp.dslice + y * op->u.cp.dpitch,
+                    op->u.cp.src + z * op->u.cp.sslice + y * op->u.cp.spitch, op->u.cp.w);
+}
+
+static void run_set(zn_op *op)
+{
+    uint32_t v = op->u.set.v;
+    for (size_t y = 0; y < op->u.set.h; y++) {
+        char *row = op->u.set.dst + y * op->u.set.pitch;
+        size_t w = op->u.set.w;
+        if (op->u.set.elem == 1) {
+            memset(row, (int)(v & 0xff), w);
+        } else if (op->u.set.elem == 2) {
+            uint16_t x = (uint16_t)v;
+            for (size_t i = 0; i < w; i++)
+                memcpy(row + 2 * i, &x, 2);
+        } else {
+            for (size_t i = 0; i < w; i++)
+                memcpy(row + 4 * i, &v, 4);
+        }
+    }
+}
+
+static bool value_reached(const zn_op *op)
+{
+    uint64_t have = op->u.val.bits == 64
+        ? __atomic_load_n((uint64_t *)op->u.val.addr, __ATOMIC_ACQUIRE)
+        : __atomic_load_n((uint32_t *)op->u.val.addr, __ATOMIC_ACQUIRE);
+    uint64_t want = op->u.val.v;
+    switch (op->u.val.flags & 3) {
+    case ZN_CU_STREAM_WAIT_VALUE_GEQ:   /* wrapping compare, as CUDA defines it */
+        return op->u.val.bits == 64 ? (int64_t)(have - want) >= 0
+                                    : (int32_t)(uint32_t)(have - want) >= 0;
+    case ZN_CU_STREAM_WAIT_VALUE_EQ:
+        return have == want;
+    case ZN_CU_STREAM_WAIT_VALUE_AND:
+        return (have & want) != 0;
+    default: {  /* NOR */
+        uint64_t x = ~(have | want);
+        return (op->u.val.bits == 64 ? x : (uint32_t)x) != 0;
+    }
+    }
+}
+
+/* The value is written by another stream or the host: poll, backing off
+ * from yields to short sleeps. */
+static void run_wait_value(zn_op *op)
+{
+    for (unsigned i = 0; !value_reached(op); i++) {
+        if (i < 1000) {
+            sched_yield();
+        } else {
+            struct timespec ts = { 0, 50000 };
+            nanosleep(&ts, NULL);
+        }
+    }
+}
+
+void zn_op_run(zn_op *op)
+{
+    bool faulted = atomic_load(&op->ctx->sticky) != CUDA_SUCCESS;
+    switch (op->kind) {
+    case ZN_OP_EMPTY:
+    case ZN_OP_EVENT_WAIT:      /* resolved into QUEUE_WAIT at submission */
+        break;
+    case ZN_OP_KERNEL:
+        if (!faulted)
+            run_kernel(op);
+        break;
+    case ZN_OP_COPY:
+        if (!faulted)
+            run_copy(op);
+        break;
+    case ZN_OP_SET:
+        if (!faulted)
+            run_set(op);
+        break;
+    case ZN_OP_HOST:
+        op->u.host.fn(op->u.host.user);
+        break;
+    case ZN_OP_CALLBACK:
+        op->u.cb.cb(op->u.cb.handle, (CUresult)atomic_load(&op->ctx->sticky), op->u.cb.user);
+        break;
+    case ZN_OP_EVENT_RECORD: {
+        zn_event *e = op->u.ev.e;
+        /* a later record of the same event owns the timestamp */
+        if (atomic_load(&e->gen) == op->u.ev.gen)
+            atomic_store(&e->ns, zn_now_ns());
+        break;
+    }
+    case ZN_OP_QUEUE_WAIT:
+        zn_queue_wait(op->u.qw.q, op->u.qw.ticket, true);
+        break;
+    case ZN_OP_WAIT_VALUE:
+        run_wait_value(op);
+        break;
+    case ZN_OP_WRITE_VALUE:
+        if (op->u.val.bits == 64)
+            __atomic_store_n((uint64_t *)op->u.val.addr, op->u.val.v, __ATOMIC_SEQ_CST);
+        else
+            __atomic_store_n((uint32_t *)op->u.val.addr, (uint32_t)op->u.val.v,
+                             __ATOMIC_SEQ_CST);
+        break;
+    }
+}

@@ -1,0 +1,218 @@
+/* zn_drv_submit.c: where every enqueueing call ends up.
+ *
+ * An op for a capturing stream becomes a graph node. Otherwise it goes on
+ * the stream's queue behind the implicit dependencies of the legacy default
+ * stream: work on the legacy stream waits for all earlier work of the
+ * blocking streams of its context, and work on a blocking stream waits for
+ * earlier legacy work (CU_STREAM_NON_BLOCKING streams do neither). The
+ * dependencies are computed and the op pushed under the context's stream
+ * lock, so that order between streams is the order of the calls.
+ *
+ * Synchronous operations (and event records) on an idle stream with no
+ * pending dependency run on the calling thread: no thread hop for the
+ * common "copy, launch, copy back" program.
+ */
+#include "zn_drv.h"
+#include "../exec/zn_exec.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* Pageable host sources up to this size are staged at enqueue, as CUDA
+ * does; larger ones make the copy synchronous. */
+#define ZN_STAGE_MAX ((size_t)64 << 20)
+
+static void op_item(void *arg)
+{
+    zn_op_run(arg);
+    free(arg);
+}
+
+static bool push_wait(zn_stream *s, struct zn_queue *q, uint64_t t)
+{
+    zn_op *w = zn_op_new(ZN_OP_QUEUE_WAIT, 0);
+    if (!w)
+        return false;
+    w->ctx = s->ctx;
+    w->u.qw.q = q;
+    w->u.qw.ticket = t;
+    if (!zn_queue_push(s->q, op_item, w)) {
+        free(w);
+        return false;
+    }
+    return true;
+}
+
+/* Under ctx->stream_lock: queues the legacy stream's implicit waits in
+ * front of s's next op; true if it queued any. */
+static bool implicit_deps(zn_stream *s)
+{
+    zn_ctx *c = s->ctx;
+    bool any = false;
+    if (s->kind == ZN_STREAM_LEGACY) {
+        for (zn_stream *o = c->streams; o; o = o->next) {
+            if (o->flags & ZN_CU_STREAM_NON_BLOCKING)
+                continue;
+            uint64_t t = zn_queue_last(o->q);
+            if (!zn_queue_done(o->q, t))
+                any |= push_wait(s, o->q, t);
+        }
+    } else if (!(s->flags & ZN_CU_STREAM_NON_BLOCKING) && c->legacy) {
+        uint64_t t = zn_queue_last(c->legacy->q);
+        if (!zn_queue_done(c->legacy->q, t))
+            any |= push_wait(s, c->legacy->q, t);
+    }
+    return any;
+}
+
+/* A pageable host source is copied now, so the caller may reuse it. */
+static zn_op *stage_source(zn_op *op, bool *sync)
+{
+    if (op->u.cp.dst_pageable)
+        *sync = true;   /* device to pageable host: CUDA returns when done */
+    if (!op->u.cp.src_pageable || *sync)
+        return op;
+    size_t n = op->u.cp.w;
+    if (op->u.cp.h * op->u.cp.d != 1 || n > ZN_STAGE_MAX) {
+        *sync = true;
+        return op;
+    }
+    zn_op *st = zn_op_new(ZN_OP_COPY, n);
+    if (!st) {
+        *sync = true;
+        return op;
+    }
+    st->ctx = op->ctx;
+    st->u.cp = op->u.cp;
+    memcpy(st->data, op->u.cp.src, n);
+    st->u.cp.src = (const char *)st->data;
+    st->u.cp.src_pageable = false;
+    free(op);
+    return st;
+}
+
+CUresult zn_submit(zn_stream *s, zn_op *op, bool sync)
+{
+    if (s->cap || (op->kind == ZN_OP_EVENT_WAIT && zn_event_capture(op->u.ev.e)))
+        return zn_capture_op(s, op, sync);
+    if (s->kind == ZN_STREAM_LEGACY && zn_capture_blocks_legacy()) {
+        free(op);
+        return CUDA_ERROR_STREAM_CAPTURE_IMPLICIT;
+    }
+    zn_ctx *c = s->ctx;
+    op->ctx = c;
+    if (op->kind == ZN_OP_COPY)
+        op = stage_source(op, &sync);
+    zn_event *rec = NULL;
+    if (op->kind == ZN_OP_EVENT_WAIT) {
+        /* wait for the event's last record, if it is elsewhere and pending */
+        zn_event *e = op->u.ev.e;
+        struct zn_queue *q = e->q;
+        uint64_t t = e->ticket;
+        if (!e->recorded || !q || q == s->q || zn_queue_done(q, t)) {
+            free(op);
+            return CUDA_SUCCESS;
+        }
+        op->kind = ZN_OP_QUEUE_WAIT;
+        op->u.qw.q = q;
+        op->u.qw.ticket = t;
+    } else if (op->kind == ZN_OP_EVENT_RECORD) {
+        rec = op->u.ev.e;
+        op->u.ev.gen = zn_event_new_gen();
+        atomic_store(&rec->gen, op->u.ev.gen);
+    }
+    bool quick = sync || op->kind == ZN_OP_EVENT_RECORD || op->kind == ZN_OP_EMPTY;
+
+    pthread_mutex_lock(&c->stream_lock);
+    bool deps = implicit_deps(s);
+    uint64_t t = quick && !deps ? zn_queue_inline_begin(s->q) : 0;
+    if (t) {
+        if (rec) {
+            rec->q = s->q;
+            rec->ticket = t;
+            rec->recorded = true;
+            rec->cap = NULL;
+        }
+        pthread_mutex_unlock(&c->stream_lock);
+        zn_op_run(op);
+        zn_queue_inline_end(s->q, t);
+        free(op);
+        return sync ? (CUresult)atomic_load(&c->sticky) : CUDA_SUCCESS;
+    }
+    t = zn_queue_push(s->q, op_item, op);
+    if (t && rec) {
+        rec->q = s->q;
+        rec->ticket = t;
+        rec->recorded = true;
+        rec->cap = NULL;
+    }
+    pthread_mutex_unlock(&c->stream_lock);
+    if (!t) {
+        free(op);
+        return CUDA_ERROR_OUT_OF_MEMORY;
+    }
+    if (sync) {
+        zn_queue_wait(s->q, t, true);
+        return (CUresult)atomic_load(&c->sticky);
+    }
+    return CUDA_SUCCESS;
+}
+
+bool zn_stream_busy(zn_stream *s)
+{
+    return !zn_queue_done(s->q, zn_queue_last(s->q));
+}
+
+typedef struct qpos {
+    struct zn_queue *q;
+    uint64_t t;
+} qpos;
+
+/* Snapshot of (queue, last ticket) of the context's streams, under the
+ * lock; the waits happen after it is released. */
+static size_t snapshot(zn_ctx *c, bool blocking_only, qpos **out)
+{
+    pthread_mutex_lock(&c->stream_lock);
+    size_t n = 1;
+    for (zn_stream *o = c->streams; o; o = o->next)
+        n++;
+    qpos *v = malloc(n * sizeof *v);
+    size_t k = 0;
+    if (v) {
+        if (c->legacy)
+            v[k++] = (qpos){ c->legacy->q, zn_queue_last(c->legacy->q) };
+        for (zn_stream *o = c->streams; o; o = o->next)
+            if (!blocking_only || !(o->flags & ZN_CU_STREAM_NON_BLOCKING))
+                v[k++] = (qpos){ o->q, zn_queue_last(o->q) };
+    }
+    pthread_mutex_unlock(&c->stream_lock);
+    *out = v;
+    return k;
+}
+
+static CUresult wait_snapshot(zn_ctx *c, bool blocking_only)
+{
+    qpos *v;
+    size_t n = snapshot(c, blocking_only, &v);
+    if (!v)
+        return CUDA_ERROR_OUT_OF_MEMORY;
+    for (size_t i = 0; i < n; i++)
+        zn_queue_wait(v[i].q, v[i].t, true);
+    free(v);
+    return (CUresult)atomic_load(&c->sticky);
+}
+
+CUresult zn_stream_wait_all(zn_stream *s)
+{
+    /* the legacy stream's position includes every blocking stream's work
+     * submitted before now */
+    if (s->kind == ZN_STREAM_LEGACY)
+        return wait_snapshot(s->ctx, true);
+    zn_queue_wait(s->q, zn_queue_last(s->q), true);
+    return (CUresult)atomic_load(&s->ctx->sticky);
+}
+
+CUresult zn_ctx_wait_all(zn_ctx *c)
+{
+    return wait_snapshot(c, false);
+}
