@@ -11,6 +11,10 @@
 #define ZINC_COMMANDS(X)                                                        \
     X(run,  "run [--] APP [ARGS...]", "run APP with Zinc's libcuda.so.1")      \
     X(info, "info",                   "describe the device Zinc reports")      \
+    X(oc,   "oc [OPTIONS] INPUT",     "compile PTX offline (see zinc oc --help)") \
+    X(cache, "cache [ACTION]",         "manage the kernel cache (info, path, clear, evict)") \
+    X(trace, "trace [-o DIR] [--capture] [--sync] APP", "run APP logging every driver call") \
+    X(replay, "replay DIR LAUNCH_ID", "re-run one captured launch and compare") \
     X(help, "help",                   "show this help")
 
 #define X(name, usage, summary) int zinc_cmd_##name(int argc, char **argv);

@@ -27,7 +27,8 @@ typedef struct zn_global_addr {
 typedef struct zn_compile_opts {
     int opt_level;              /* 0..3, default 3 */
     const char *cpu;            /* NULL = host CPU */
-    const char *features;       /* NULL = host features */
+    const char *features;       /* NULL = host features (of cpu if given) */
+    const char *triple;         /* NULL = host; others: zn_compile_offline */
     const zn_global_addr *globals;
     uint32_t nglobals;
 } zn_compile_opts;
@@ -64,5 +65,46 @@ const zn_kernel_info *zn_jit_kernel_at(const zn_jit_module *jm, uint32_t i);
  * kept. Kept only when ZINC_DUMP_IR or zn_compile_keep_ir(1). */
 void zn_compile_keep_ir(int on);
 char *zn_jit_ir_text(const zn_jit_module *jm, int stage);
+
+/* ---- offline compilation (zinc oc) ----------------------------------------
+ * The same pipeline for any LLVM target (o->triple/cpu/features; NULL =
+ * host), keeping the output of each stage asked for. Module variables are
+ * external symbols zg_<name> (o->globals is not needed). Nothing is loaded
+ * and the kernel cache is not used. */
+typedef enum zn_stage {
+    ZN_STAGE_LLVM,          /* LLVM IR as translated */
+    ZN_STAGE_LLVM_LINKED,   /* after linking the device library (none yet:
+                             * the same as ZN_STAGE_LLVM) */
+    ZN_STAGE_LLVM_OPT,      /* after optimisation */
+    ZN_STAGE_ASM,           /* target assembly */
+    ZN_STAGE_OBJ,           /* relocatable object file (ELF) */
+    ZN_STAGE_COUNT
+} zn_stage;
+
+/* One kernel in an offline compile's report. */
+typedef struct zn_offline_kernel {
+    zn_kernel_info info;    /* fn is NULL */
+    int64_t frame_bytes;    /* native stack frame from the assembly, -1: unknown */
+    char *error;            /* code generation failed for it (else NULL) */
+} zn_offline_kernel;
+
+typedef struct zn_offline {
+    char *out[ZN_STAGE_COUNT];  /* malloc'd output of each stage asked for */
+    size_t len[ZN_STAGE_COUNT];
+    double ms_lower, ms_opt, ms_codegen; /* time per stage */
+    char *triple, *cpu;         /* the target as resolved */
+    zn_offline_kernel *kernels;
+    uint32_t nkernels;
+} zn_offline;
+
+/* Also measure each kernel's native frame (needs the assembly). */
+#define ZN_OFFLINE_REPORT (1u << 31)
+
+/* stages: a mask of 1u << zn_stage (| ZN_OFFLINE_REPORT). Returns 0, or -1 with a message in err
+ * (a kernel whose code generation failed is reported in kernels[].error and
+ * the others still compile: -1 only if none could). */
+int zn_compile_offline(const ptx_module *m, const zn_compile_opts *o,
+                       unsigned stages, zn_offline *out, char *err, size_t errlen);
+void zn_offline_free(zn_offline *out);
 
 #endif

@@ -1,20 +1,18 @@
-/* zn_jit.c: the compiler's pipeline: lower every function of a PTX module
- * to LLVM IR, verify, optimise with the new pass manager for the host CPU,
- * and load the result into this process with ORC LLJIT. */
-#include "zn_lower.h"
+/* zn_jit.c: the compiler's in-process pipeline. A module's object code
+ * comes from the kernel cache or from lowering, optimising and code
+ * generation for this host (then stored in the cache); either way it is
+ * loaded the same way, with ORC LLJIT, and module variables are bound to
+ * the caller's addresses as absolute symbols at load time. */
+#include "zn_pipeline.h"
+#include "zn_global_ref.h"
 
-#include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <llvm-c/Analysis.h>
 #include <llvm-c/Error.h>
 #include <llvm-c/LLJIT.h>
 #include <llvm-c/Orc.h>
-#include <llvm-c/Target.h>
-#include <llvm-c/TargetMachine.h>
-#include <llvm-c/Transforms/PassBuilder.h>
 #include "util/zn_log.h"
 
 struct zn_jit_module {
@@ -25,17 +23,10 @@ struct zn_jit_module {
 };
 
 static atomic_int keep_ir;
-static pthread_once_t llvm_once = PTHREAD_ONCE_INIT;
 
 void zn_compile_keep_ir(int on)
 {
     atomic_store(&keep_ir, on);
-}
-
-static void llvm_init(void)
-{
-    LLVMInitializeNativeTarget();
-    LLVMInitializeNativeAsmPrinter();
 }
 
 static int dump_ir(void)
@@ -55,101 +46,41 @@ static int check(LLVMErrorRef e, const char *what, char *err, size_t errlen)
     return 1;
 }
 
-static void init_types(zn_lmod *m)
+static char *module_text(LLVMModuleRef mod)
 {
-    LLVMContextRef c = m->ctx;
-    m->t_void = LLVMVoidTypeInContext(c);
-    m->t_i1 = LLVMInt1TypeInContext(c);
-    m->t_i8 = LLVMInt8TypeInContext(c);
-    m->t_i16 = LLVMInt16TypeInContext(c);
-    m->t_i32 = LLVMInt32TypeInContext(c);
-    m->t_i64 = LLVMInt64TypeInContext(c);
-    m->t_i128 = LLVMInt128TypeInContext(c);
-    m->t_half = LLVMHalfTypeInContext(c);
-    m->t_bf16 = LLVMBFloatTypeInContext(c);
-    m->t_f32 = LLVMFloatTypeInContext(c);
-    m->t_f64 = LLVMDoubleTypeInContext(c);
-    m->t_ptr = LLVMPointerTypeInContext(c, 0);
-    zn_abi_types(m);
+    char *t = LLVMPrintModuleToString(mod);
+    char *d = strdup(t);
+    LLVMDisposeMessage(t);
+    return d;
 }
 
-static LLVMTargetMachineRef make_tm(const char *cpu, const char *features,
-                                    int opt, char *err, size_t errlen)
+/* PTX -> object code for t; ir[] gets the IR texts when keep. */
+static LLVMMemoryBufferRef compile_object(const ptx_module *pm, const zn_compile_opts *o,
+                                          const zn_target *t, bool keep, char *ir[2],
+                                          char *err, size_t errlen)
 {
-    char *triple = LLVMGetDefaultTargetTriple();
-    LLVMTargetRef target;
-    char *msg = NULL;
-    if (LLVMGetTargetFromTriple(triple, &target, &msg)) {
-        snprintf(err, errlen, "no LLVM target for %s: %s", triple, msg);
-        LLVMDisposeMessage(msg);
-        LLVMDisposeMessage(triple);
-        return NULL;
+    LLVMContextRef ctx = LLVMContextCreate();
+    LLVMMemoryBufferRef obj = NULL;
+    LLVMModuleRef mod = zn_build_ir(pm, o, t, ctx, err, errlen);
+    int failed = !mod;
+    if (!failed && keep) {
+        ir[0] = module_text(mod);
+        if (dump_ir())
+            fprintf(stderr, "; ---- zinc: LLVM IR before optimisation\n%s\n", ir[0]);
     }
-    LLVMCodeGenOptLevel lvl = opt <= 0 ? LLVMCodeGenLevelNone
-                            : opt == 1 ? LLVMCodeGenLevelLess
-                            : opt == 2 ? LLVMCodeGenLevelDefault
-                            : LLVMCodeGenLevelAggressive;
-    LLVMTargetMachineRef tm = LLVMCreateTargetMachine(target, triple, cpu, features,
-                                                      lvl, LLVMRelocDefault,
-                                                      LLVMCodeModelJITDefault);
-    LLVMDisposeMessage(triple);
-    if (!tm)
-        snprintf(err, errlen, "cannot create a target machine for %s", cpu);
-    return tm;
-}
-
-/* Lowers the whole module; 0 on success. */
-static int lower_module(zn_lmod *m)
-{
-    const ptx_module *pm = m->pm;
-    zn_shared_layout(m);
-    m->fns = calloc(pm->nfuncs + 1, sizeof *m->fns);
-    for (uint32_t i = 0; i < pm->nfuncs; i++) {
-        const ptx_func *f = &pm->funcs[i];
-        if (f->is_decl)
-            continue;
-        /* a prototype and a definition of the same name: use the definition */
-        m->fns[i] = zn_declare_func(m, f);
+    if (!failed)
+        failed = zn_optimise(mod, t, err, errlen) != 0;
+    if (!failed && keep) {
+        ir[1] = module_text(mod);
+        if (dump_ir())
+            fprintf(stderr, "; ---- zinc: LLVM IR after optimisation\n%s\n", ir[1]);
     }
-    for (uint32_t i = 0; i < pm->nfuncs && !m->failed; i++)
-        if (m->fns[i])
-            zn_lower_func(m, &pm->funcs[i], m->fns[i]);
-    return m->failed ? -1 : 0;
-}
-
-static void fill_info(zn_jit_module *jm, const zn_lmod *m, const ptx_func *f,
-                      zn_kernel_info *k)
-{
-    k->name = strdup(f->name);
-    k->nparams = f->nparams;
-    uint32_t *po = calloc(f->nparams + 1, sizeof *po);
-    uint32_t *ps = calloc(f->nparams + 1, sizeof *ps);
-    for (uint32_t i = 0; i < f->nparams; i++) {
-        po[i] = zn_param_offset(f, i, &k->param_bytes);
-        ps[i] = (uint32_t)f->params[i].size;
-    }
-    if (!f->nparams)
-        k->param_bytes = 0;
-    k->param_offset = po;
-    k->param_size = ps;
-    k->static_shared = m->static_shared;
-    k->local_bytes = zn_func_local_bytes(f);
-    k->uses_barrier = zn_func_uses_barrier(m->pm, f);
-    /* registers are spilled vectors of 32 lanes; calls can recurse */
-    bool calls = false;
-    for (uint32_t i = 0; i < f->nins; i++)
-        calls |= f->ins[i].op == PTX_OP_call;
-    k->stack_bytes = 64 * 1024 + f->nregs * 256u + k->local_bytes * ZN_LANES;
-    if (calls)
-        k->stack_bytes += 1024 * 1024;
-    uint32_t mt = 1;
-    for (int d = 0; d < 3; d++)
-        if (f->maxntid[d])
-            mt *= f->maxntid[d];
-    k->max_threads = (f->maxntid[0] && mt < 1024) ? mt : 1024;
-    for (int d = 0; d < 3; d++)
-        k->reqntid[d] = f->reqntid[d];
-    (void)jm;
+    if (!failed)
+        failed = zn_emit(mod, t, LLVMObjectFile, &obj, err, errlen) != 0;
+    if (mod)
+        LLVMDisposeModule(mod);
+    LLVMContextDispose(ctx);
+    return failed ? NULL : obj;
 }
 
 static void *global_of(const zn_compile_opts *o, const char *name)
@@ -158,6 +89,29 @@ static void *global_of(const zn_compile_opts *o, const char *name)
         if (!strcmp(o->globals[i].name, name))
             return o->globals[i].addr;
     return NULL;
+}
+
+/* The caller's variables as absolute symbols zg_<name> in jd. */
+static int define_globals(zn_jit_module *jm, LLVMOrcJITDylibRef jd,
+                          const zn_compile_opts *o, char *err, size_t errlen)
+{
+    if (!o->nglobals)
+        return 0;
+    LLVMOrcCSymbolMapPair *syms = calloc(o->nglobals, sizeof *syms);
+    char name[512];
+    for (uint32_t i = 0; i < o->nglobals; i++) {
+        zn_global_symbol(o->globals[i].name, name, sizeof name);
+        syms[i].Name = LLVMOrcLLJITMangleAndIntern(jm->jit, name);
+        syms[i].Sym.Address = (LLVMOrcExecutorAddress)(uintptr_t)o->globals[i].addr;
+        syms[i].Sym.Flags.GenericFlags = LLVMJITSymbolGenericFlagsExported;
+    }
+    /* takes the names; the unit is ours again if the definition fails */
+    LLVMOrcMaterializationUnitRef mu = LLVMOrcAbsoluteSymbols(syms, o->nglobals);
+    free(syms);
+    LLVMErrorRef e = LLVMOrcJITDylibDefine(jd, mu);
+    if (e)
+        LLVMOrcDisposeMaterializationUnit(mu);
+    return check(e, "binding module variables", err, errlen);
 }
 
 /* Writes the addresses named in global initialisers ({foo, generic(bar)+8})
@@ -196,124 +150,47 @@ static int apply_relocs(zn_jit_module *jm, const ptx_module *pm,
     return 0;
 }
 
-zn_jit_module *zn_compile(const ptx_module *pm, const zn_compile_opts *o,
-                          char *err, size_t errlen)
+/* Loads an object into a new JIT (takes obj and t->tm), binds variables,
+ * finds every kernel, applies initialiser relocations. */
+static zn_jit_module *load_object(const ptx_module *pm, const zn_compile_opts *o,
+                                  zn_target *t, LLVMMemoryBufferRef obj, char *err,
+                                  size_t errlen)
 {
-    pthread_once(&llvm_once, llvm_init);
-    zn_compile_opts defaults = {.opt_level = 3};
-    if (!o)
-        o = &defaults;
-    int opt = o->opt_level < 0 ? 0 : o->opt_level > 3 ? 3 : o->opt_level;
-    bool keep = atomic_load(&keep_ir) || dump_ir();
-    err[0] = 0;
-
-    char *host_cpu = LLVMGetHostCPUName();
-    char *host_feat = LLVMGetHostCPUFeatures();
-    const char *cpu = o->cpu ? o->cpu : host_cpu;
-    const char *feat = o->features ? o->features : host_feat;
-
     zn_jit_module *jm = calloc(1, sizeof *jm);
-    LLVMOrcThreadSafeContextRef tsctx = LLVMOrcCreateNewThreadSafeContext();
-    zn_lmod M = {0}, *m = &M;
-    m->ctx = LLVMOrcThreadSafeContextGetContext(tsctx);
-    m->mod = LLVMModuleCreateWithNameInContext("zinc", m->ctx);
-    m->b = LLVMCreateBuilderInContext(m->ctx);
-    m->pm = pm;
-    m->opts = o;
-    m->cpu = cpu;
-    m->features = feat;
-    m->err = err;
-    m->errlen = errlen;
-    init_types(m);
-
-    LLVMTargetMachineRef tm = make_tm(cpu, feat, opt, err, errlen);
-    LLVMModuleRef mod = m->mod;
-    int failed = !tm;
-    if (!failed) {
-        LLVMTargetDataRef td = LLVMCreateTargetDataLayout(tm);
-        char *dl = LLVMCopyStringRepOfTargetData(td);
-        LLVMSetDataLayout(mod, dl);
-        LLVMDisposeMessage(dl);
-        LLVMDisposeTargetData(td);
-        char *triple = LLVMGetTargetMachineTriple(tm);
-        LLVMSetTarget(mod, triple);
-        LLVMDisposeMessage(triple);
-        failed = lower_module(m) != 0;
-    }
-    char *vmsg = NULL;
-    if (!failed && LLVMVerifyModule(mod, LLVMReturnStatusAction, &vmsg)) {
-        snprintf(err, errlen, "internal error: invalid LLVM IR: %.400s", vmsg);
-        if (dump_ir()) {
-            char *t = LLVMPrintModuleToString(mod);
-            fputs(t, stderr);
-            LLVMDisposeMessage(t);
-        }
-        failed = 1;
-    }
-    if (vmsg)
-        LLVMDisposeMessage(vmsg);
-    if (!failed && keep) {
-        char *t = LLVMPrintModuleToString(mod);
-        jm->ir[0] = strdup(t);
-        LLVMDisposeMessage(t);
-        if (dump_ir())
-            fprintf(stderr, "; ---- zinc: LLVM IR before optimisation\n%s\n", jm->ir[0]);
-    }
-    if (!failed) {
-        char passes[32];
-        snprintf(passes, sizeof passes, "default<O%d>", opt);
-        LLVMPassBuilderOptionsRef po = LLVMCreatePassBuilderOptions();
-        failed = check(LLVMRunPasses(mod, passes, tm, po), "optimisation", err, errlen);
-        LLVMDisposePassBuilderOptions(po);
-    }
-    if (!failed && keep) {
-        char *t = LLVMPrintModuleToString(mod);
-        jm->ir[1] = strdup(t);
-        LLVMDisposeMessage(t);
-        if (dump_ir())
-            fprintf(stderr, "; ---- zinc: LLVM IR after optimisation\n%s\n", jm->ir[1]);
-    }
-    LLVMDisposeBuilder(m->b);
-    free(m->fns);
-    free(m->shared);
-
-    if (failed) {
-        LLVMDisposeModule(mod);
-        LLVMOrcDisposeThreadSafeContext(tsctx);
-        if (tm)
-            LLVMDisposeTargetMachine(tm);
-        LLVMDisposeMessage(host_cpu);
-        LLVMDisposeMessage(host_feat);
-        zn_jit_module_free(jm);
-        return NULL;
-    }
-
-    /* the JIT compiles with the same CPU and features (takes tm) */
     LLVMOrcLLJITBuilderRef jb = LLVMOrcCreateLLJITBuilder();
     LLVMOrcLLJITBuilderSetJITTargetMachineBuilder(
-        jb, LLVMOrcJITTargetMachineBuilderCreateFromTargetMachine(tm));
-    if (check(LLVMOrcCreateLLJIT(&jm->jit, jb), "creating the JIT", err, errlen)) {
-        LLVMDisposeModule(mod);
-        LLVMOrcDisposeThreadSafeContext(tsctx);
-        failed = 1;
-    }
+        jb, LLVMOrcJITTargetMachineBuilderCreateFromTargetMachine(t->tm));
+    t->tm = NULL;
+    int failed = check(LLVMOrcCreateLLJIT(&jm->jit, jb), "creating the JIT", err, errlen);
     LLVMOrcJITDylibRef jd = NULL;
     if (!failed) {
         jd = LLVMOrcLLJITGetMainJITDylib(jm->jit);
+        /* libm for vector math that LLVM scalarises */
         LLVMOrcDefinitionGeneratorRef gen = NULL;
         failed = check(LLVMOrcCreateDynamicLibrarySearchGeneratorForProcess(
                            &gen, LLVMOrcLLJITGetGlobalPrefix(jm->jit), NULL, NULL),
                        "process symbols", err, errlen);
         if (!failed)
             LLVMOrcJITDylibAddGenerator(jd, gen);
-        LLVMOrcThreadSafeModuleRef tsm = LLVMOrcCreateNewThreadSafeModule(mod, tsctx);
-        LLVMOrcDisposeThreadSafeContext(tsctx);
-        if (!failed)
-            failed = check(LLVMOrcLLJITAddLLVMIRModule(jm->jit, jd, tsm),
-                           "adding the module", err, errlen);
+        /* compiler runtime calls (__fixsfti for f32 -> i128, ...): libgcc_s,
+         * which a program need not have loaded */
+        LLVMOrcDefinitionGeneratorRef rt = NULL;
+        LLVMErrorRef e = LLVMOrcCreateDynamicLibrarySearchGeneratorForPath(
+            &rt, "libgcc_s.so.1", LLVMOrcLLJITGetGlobalPrefix(jm->jit), NULL, NULL);
+        if (e)
+            LLVMConsumeError(e);
         else
-            LLVMOrcDisposeThreadSafeModule(tsm);
+            LLVMOrcJITDylibAddGenerator(jd, rt);
     }
+    if (!failed)
+        failed = define_globals(jm, jd, o, err, errlen);
+    if (!failed) {
+        failed = check(LLVMOrcLLJITAddObjectFile(jm->jit, jd, obj), "adding the object",
+                       err, errlen);
+        obj = NULL;
+    }
+    if (obj)
+        LLVMDisposeMemoryBuffer(obj);
     uint32_t nk = 0;
     for (uint32_t i = 0; i < pm->nfuncs; i++)
         nk += pm->funcs[i].is_entry && !pm->funcs[i].is_decl;
@@ -323,7 +200,7 @@ zn_jit_module *zn_compile(const ptx_module *pm, const zn_compile_opts *o,
         if (!f->is_entry || f->is_decl)
             continue;
         zn_kernel_info *k = &jm->kernels[jm->nkernels++];
-        fill_info(jm, m, f, k);
+        zn_kernel_facts(pm, f, k);
         char name[512];
         snprintf(name, sizeof name, "zk_%s", f->name);
         LLVMOrcExecutorAddress addr = 0;
@@ -333,12 +210,101 @@ zn_jit_module *zn_compile(const ptx_module *pm, const zn_compile_opts *o,
     }
     if (!failed)
         failed = apply_relocs(jm, pm, o, err, errlen);
-    LLVMDisposeMessage(host_cpu);
-    LLVMDisposeMessage(host_feat);
     if (failed) {
         zn_jit_module_free(jm);
         return NULL;
     }
+    return jm;
+}
+
+/* The cached object for key, loaded; NULL if absent or unusable. */
+static zn_jit_module *load_cached(const ptx_module *pm, const zn_compile_opts *o,
+                                  zn_target *t, const zn_cache_key *key)
+{
+    char hex[17];
+    zn_hex(key->b, 8, hex);
+    size_t len = 0;
+    void *bytes = zn_cache_get(key, &len);
+    if (!bytes) {
+        zn_log(ZN_LOG_INFO, "kernel cache: miss %s", hex);
+        return NULL;
+    }
+    LLVMMemoryBufferRef obj =
+        LLVMCreateMemoryBufferWithMemoryRangeCopy(bytes, len, "zinc-cached-object");
+    free(bytes);
+    char err[512];
+    zn_jit_module *jm = load_object(pm, o, t, obj, err, sizeof err);
+    if (jm)
+        zn_log(ZN_LOG_INFO, "kernel cache: hit %s (%zu bytes)", hex, len);
+    else
+        zn_log(ZN_LOG_WARN, "kernel cache: entry %s did not load (%s): recompiling", hex, err);
+    return jm;
+}
+
+zn_jit_module *zn_compile(const ptx_module *pm, const zn_compile_opts *o,
+                          char *err, size_t errlen)
+{
+    static const zn_global_addr none[1];
+    zn_compile_opts opts = {.opt_level = 3};
+    if (o)
+        opts = *o;
+    /* in process, every variable the code uses needs an address (NULL
+     * globals means "none given", unlike offline compiles) */
+    if (!opts.globals)
+        opts.globals = none, opts.nglobals = 0;
+    o = &opts;
+    err[0] = 0;
+    if (o->triple && *o->triple) {
+        zn_target probe;
+        if (zn_target_init(&probe, o, err, errlen))
+            return NULL;
+        bool host = probe.host;
+        zn_target_fini(&probe);
+        if (!host) {
+            snprintf(err, errlen, "cannot run code for '%s' in this process", o->triple);
+            return NULL;
+        }
+    }
+    zn_target t;
+    if (zn_target_init(&t, o, err, errlen))
+        return NULL;
+    bool keep = atomic_load(&keep_ir) || dump_ir();
+    bool cached = !keep && zn_cache_enabled();
+    zn_cache_key key;
+    zn_jit_module *jm = NULL;
+    if (cached) {
+        zn_compile_key(pm, o, &t, &key);
+        jm = load_cached(pm, o, &t, &key);
+        if (jm) {
+            zn_target_fini(&t);
+            return jm;
+        }
+        if (!t.tm) { /* a failed load took the target machine */
+            zn_target_fini(&t);
+            if (zn_target_init(&t, o, err, errlen))
+                return NULL;
+        }
+    }
+    char *ir[2] = {NULL, NULL};
+    LLVMMemoryBufferRef obj = compile_object(pm, o, &t, keep, ir, err, errlen);
+    /* stored only once it has loaded: a cached object is one that works */
+    void *copy = NULL;
+    size_t len = 0;
+    if (obj && cached && (copy = malloc((len = LLVMGetBufferSize(obj)) + 1)))
+        memcpy(copy, LLVMGetBufferStart(obj), len);
+    if (obj)
+        jm = load_object(pm, o, &t, obj, err, errlen);
+    if (jm && copy)
+        zn_cache_put(&key, copy, len);
+    free(copy);
+    if (jm) {
+        jm->ir[0] = ir[0];
+        jm->ir[1] = ir[1];
+    } else {
+        free(ir[0]);
+        free(ir[1]);
+    }
+    zn_target_fini(&t);
     return jm;
 }
 

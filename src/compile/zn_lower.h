@@ -71,6 +71,9 @@ typedef struct zn_lfn {
     LLVMValueRef block;         /* zn_block_ctx * (loaded once) */
     LLVMValueRef *regs;         /* alloca per PTX register */
     LLVMTypeRef *reg_ty;        /* vector type of each */
+    bool *reg_inv;              /* written without a mask (zn_lower_invariant.c) */
+    bool *reg_uni;              /* one value in all live lanes: scalar storage */
+    bool *blk_conv;             /* block always runs with all live lanes */
     LLVMValueRef *local_slot;   /* per f->locals[i]: alloca of 32*size, or NULL */
     LLVMValueRef *param_arg;    /* .func: per f->params[i], LLVM pointer arg */
     LLVMValueRef *ret_arg;      /* .func: per f->rets[i], LLVM pointer arg */
@@ -85,6 +88,7 @@ typedef struct zn_lfn {
     uint32_t *block_start;      /* first ins of each block */
     LLVMBasicBlockRef *bbs;     /* one per PTX block */
     LLVMBasicBlockRef dispatch_bb, ret_bb;
+    bool *goto_target;          /* blocks some lane can wait at (dispatch cases) */
 
     /* state while lowering one block */
     uint32_t cur_block;
@@ -164,6 +168,8 @@ LLVMValueRef zn_src(zn_lfn *l, const ptx_opnd *o, ptx_type t);
 void zn_dst(zn_lfn *l, const ptx_opnd *o, ptx_type t, LLVMValueRef v);
 void zn_dst_reg(zn_lfn *l, int32_t reg, ptx_type t, LLVMValueRef v);
 LLVMValueRef zn_load_reg(zn_lfn *l, int32_t reg);
+/* The scalar of a uniform register (l->reg_uni). */
+LLVMValueRef zn_load_reg_scalar(zn_lfn *l, int32_t reg);
 LLVMValueRef zn_sreg(zn_lfn *l, ptx_sreg s);
 /* The instruction's guard AND block mask. */
 LLVMValueRef zn_guard_mask(zn_lfn *l, const ptx_ins *ins);
@@ -202,12 +208,25 @@ void zn_lower_branch(zn_lfn *l, const ptx_ins *ins);  /* zn_lower_func.c */
 /* <32 x ptr> host addresses of an [addr] operand in a space (zn_lower_mem.c) */
 LLVMValueRef zn_mem_ptrs(zn_lfn *l, const ptx_opnd *o, ptx_space space);
 
+/* A warp's load/store at per-lane i64 host addresses `a` under l->emask:
+ * contiguous, uniform or gather/scatter, picked at run time
+ * (zn_lower_access.c). n elements of type et per lane (ld/st .v2/.v4), n <= 8;
+ * a NULL store value is an element left out ({a, _}). */
+void zn_access_load(zn_lfn *l, LLVMValueRef a, LLVMTypeRef et, unsigned n,
+                    LLVMValueRef *out);
+void zn_access_store(zn_lfn *l, LLVMValueRef a, LLVMValueRef *v, unsigned n,
+                     unsigned size);
+
 /* Float helpers shared by float and cvt lowering (zn_lower_float.c). */
 LLVMValueRef zn_ftz(zn_lfn *l, LLVMValueRef v);
 LLVMValueRef zn_fsat(zn_lfn *l, LLVMValueRef v);
 /* f16/bf16 stored as i16 bits <-> the LLVM half/bfloat vector. */
 LLVMValueRef zn_to_half(zn_lfn *l, LLVMValueRef bits, bool bf);
 LLVMValueRef zn_from_half(zn_lfn *l, LLVMValueRef h);
+
+/* ex2/lg2/sin/cos/tanh of an <32 x float> as vector code, NULL for other
+ * ops (zn_lower_approx.c). */
+LLVMValueRef zn_approx_f32(zn_lfn *l, ptx_op op, LLVMValueRef x);
 
 /* Directed rounding .rz/.rm/.rp (zn_lower_round.c); NULL if unsupported. */
 LLVMValueRef zn_fop_directed(zn_lfn *l, ptx_op op, LLVMValueRef *s, ptx_rnd rnd);
@@ -225,6 +244,23 @@ void zn_goto(zn_lfn *l, LLVMValueRef taken, uint32_t T, uint32_t F);
 void zn_return_status(zn_lfn *l, LLVMValueRef status);
 /* After a call: lanes in `exited` (i32) leave the warp for good. */
 void zn_lanes_exited(zn_lfn *l, LLVMValueRef exited);
+
+/* ---- analyses ------------------------------------------------------------ */
+
+/* Fills l->reg_inv: registers with one pure, time-invariant definition. */
+void zn_invariant_regs(zn_lfn *l);
+/* Fills l->blk_conv and l->reg_uni (zn_lower_uniform.c). */
+void zn_uniform_analysis(zn_lfn *l);
+/* An unguarded ld/ldu/st whose address is the same in every live lane
+ * (div: the analysis' divergent set, NULL: after it, from l->reg_uni):
+ * lowered as one scalar access. */
+bool zn_uniform_access(zn_lfn *l, const ptx_ins *ins, const bool *div);
+/* Shared by both (zn_lower_invariant.c): ops without side effects whose
+ * result depends on their operands only; ld.param of a kernel parameter;
+ * f(reg) for every register an operand names. */
+bool zn_op_is_pure(ptx_op op);
+bool zn_is_kernel_param_load(zn_lfn *l, const ptx_ins *ins);
+void zn_each_reg(const ptx_opnd *o, void (*f)(int32_t, void *), void *ud);
 
 /* ---- functions and module (zn_lower_func.c, zn_lower_module.c) ----------- */
 

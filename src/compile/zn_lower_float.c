@@ -1,8 +1,9 @@
 /* zn_lower_float.c: floating point arithmetic on f32/f64 and on f16/bf16
  * (scalar and x2, computed in f32 and rounded back once, which is exact for
  * add/sub/mul since f32 has more than 2*11+2 bits), with .ftz and .sat.
- * The approximate instructions use the exact LLVM operations, which are
- * within NVIDIA's documented error bounds. */
+ * The approximate instructions: ex2/lg2/sin/cos/tanh on f32 as vector
+ * polynomials (zn_lower_approx.c); rcp/rsqrt as exact division and square
+ * root, which vectorise and are within NVIDIA's documented bounds. */
 #include "zn_lower.h"
 
 static bool is_half(ptx_type t)
@@ -63,12 +64,20 @@ static LLVMValueRef fop(zn_lfn *l, const ptx_ins *ins, LLVMValueRef *s)
     case PTX_OP_sqrt: return ll_intrin1(l, "llvm.sqrt", s[0]);
     case PTX_OP_rsqrt:
         return LLVMBuildFDiv(b, ll_const_fvec(et, 1.0), ll_intrin1(l, "llvm.sqrt", s[0]), "");
+    case PTX_OP_ex2: case PTX_OP_lg2: case PTX_OP_sin: case PTX_OP_cos:
+    case PTX_OP_tanh:
+        if (et == l->m->t_f32)
+            return zn_approx_f32(l, ins->op, s[0]);
+        break;
+    case PTX_OP_copysign: return ll_intrin2(l, "llvm.copysign", s[1], s[0]);
+    default: return NULL;
+    }
+    switch (ins->op) {
     case PTX_OP_ex2: return ll_intrin1(l, "llvm.exp2", s[0]);
     case PTX_OP_lg2: return ll_intrin1(l, "llvm.log2", s[0]);
     case PTX_OP_sin: return ll_intrin1(l, "llvm.sin", s[0]);
     case PTX_OP_cos: return ll_intrin1(l, "llvm.cos", s[0]);
     case PTX_OP_tanh: return ll_intrin1(l, "llvm.tanh", s[0]);
-    case PTX_OP_copysign: return ll_intrin2(l, "llvm.copysign", s[1], s[0]);
     default: return NULL;
     }
 }

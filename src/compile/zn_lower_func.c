@@ -121,6 +121,10 @@ void zn_goto(zn_lfn *l, LLVMValueRef taken, uint32_t T, uint32_t F)
     LLVMTypeRef v32 = ll_vec(m->t_i32);
     T = norm(l, T);
     F = norm(l, F);
+    if (T != ZN_PC_DONE)
+        l->goto_target[T] = true;
+    if (F != ZN_PC_DONE)
+        l->goto_target[F] = true;
     LLVMValueRef pc = LLVMBuildLoad2(l->b, v32, l->pc_slot, "pc");
     LLVMValueRef vT = ll_const_vec(m->t_i32, T), vF = ll_const_vec(m->t_i32, F);
     LLVMValueRef npc = taken
@@ -185,6 +189,24 @@ void zn_lanes_exited(zn_lfn *l, LLVMValueRef exited)
     LLVMPositionBuilderAtEnd(l->b, cont);
 }
 
+/* A branch that all live lanes take the same way in a block they all run:
+ * a plain jump. The pcs of the running lanes go stale, which is harmless:
+ * the next zn_goto rewrites them before the dispatcher can read them. */
+static void uniform_branch(zn_lfn *l, const ptx_ins *ins, uint32_t T, uint32_t next)
+{
+    if (ins->guard_reg < 0) {
+        LLVMBuildBr(l->b, target_bb(l, T));
+    } else {
+        LLVMValueRef c = zn_load_reg_scalar(l, ins->guard_reg);
+        if (LLVMTypeOf(c) != l->m->t_i1)
+            c = LLVMBuildICmp(l->b, LLVMIntNE, c, LLVMConstNull(LLVMTypeOf(c)), "");
+        if (ins->guard_neg)
+            c = LLVMBuildNot(l->b, c, "");
+        LLVMBuildCondBr(l->b, c, target_bb(l, T), target_bb(l, next));
+    }
+    l->terminated = true;
+}
+
 /* bra, ret, exit, trap, brx */
 void zn_lower_branch(zn_lfn *l, const ptx_ins *ins)
 {
@@ -200,6 +222,10 @@ void zn_lower_branch(zn_lfn *l, const ptx_ins *ins)
             return;
         }
         uint32_t T = l->block_of_ins[l->f->labels[o->label].ins];
+        if (l->blk_conv[l->cur_block] && (ins->guard_reg < 0 || l->reg_uni[ins->guard_reg])) {
+            uniform_branch(l, ins, T, next);
+            return;
+        }
         zn_goto(l, taken, T, next);
         return;
     }
@@ -245,8 +271,12 @@ static void build_dispatcher(zn_lfn *l)
     LLVMValueRef mask = LLVMBuildICmp(l->b, LLVMIntEQ, pc, ll_splat(l, minpc), "");
     LLVMBuildStore(l->b, mask, l->mask_slot);
     LLVMValueRef sw = LLVMBuildSwitch(l->b, minpc, l->ret_bb, l->nblocks);
+    /* only blocks a lane can wait at: block 0 is then entered from the
+     * prologue alone and dominates the body, so values it defines need no
+     * phis */
     for (uint32_t k = 0; k < l->nblocks; k++)
-        LLVMAddCase(sw, LLVMConstInt(m->t_i32, k, 0), l->bbs[k]);
+        if (l->goto_target[k])
+            LLVMAddCase(sw, LLVMConstInt(m->t_i32, k, 0), l->bbs[k]);
 
     LLVMPositionBuilderAtEnd(l->b, l->ret_bb);
     zn_return_status(l, LLVMConstInt(m->t_i32, ZN_KSTATUS_OK, 0));
@@ -262,7 +292,9 @@ static void prologue(zn_lfn *l)
     l->reg_ty = calloc(f->nregs + 1, sizeof *l->reg_ty);
     for (uint32_t i = 0; i < f->nregs; i++) {
         l->reg_ty[i] = zn_vec_type(m, f->regs[i].type);
-        l->regs[i] = LLVMBuildAlloca(l->b, l->reg_ty[i], f->regs[i].name);
+        /* uniform registers are one scalar (zn_load_reg splats them) */
+        LLVMTypeRef st = l->reg_uni[i] ? ll_elem(l->reg_ty[i]) : l->reg_ty[i];
+        l->regs[i] = LLVMBuildAlloca(l->b, st, f->regs[i].name);
     }
     l->pc_slot = LLVMBuildAlloca(l->b, v32, "pc.slot");
     l->mask_slot = LLVMBuildAlloca(l->b, ll_vec(m->t_i1), "mask.slot");
@@ -279,7 +311,8 @@ static void prologue(zn_lfn *l)
         }
     }
     for (uint32_t i = 0; i < f->nregs; i++)
-        LLVMBuildStore(l->b, LLVMConstNull(l->reg_ty[i]), l->regs[i]);
+        LLVMBuildStore(l->b, LLVMConstNull(l->reg_uni[i] ? ll_elem(l->reg_ty[i])
+                                                         : l->reg_ty[i]), l->regs[i]);
     LLVMBuildStore(l->b, LLVMConstNull(v32), l->cc_slot);
     LLVMBuildStore(l->b, LLVMConstInt(m->t_i32, 0, 0), l->exited_slot);
 
@@ -315,6 +348,9 @@ void zn_lower_func(zn_lmod *m, const ptx_func *f, LLVMValueRef fn)
     l->is_entry = f->is_entry;
     l->w = LLVMGetParam(fn, 0);
     split_blocks(l);
+    l->goto_target = calloc(l->nblocks + 1, sizeof *l->goto_target);
+    zn_invariant_regs(l);
+    zn_uniform_analysis(l);
     LLVMBasicBlockRef entry = LLVMAppendBasicBlockInContext(m->ctx, fn, "entry");
     l->bbs = calloc(l->nblocks + 1, sizeof *l->bbs);
     for (uint32_t k = 0; k < l->nblocks; k++) {
@@ -338,8 +374,12 @@ void zn_lower_func(zn_lmod *m, const ptx_func *f, LLVMValueRef fn)
             l->emask = zn_guard_mask(l, l->ins);
             zn_lower_ins(l, l->ins);
         }
-        if (!l->terminated)
-            zn_goto(l, NULL, k + 1, k + 1);
+        if (!l->terminated) {
+            if (l->blk_conv[k])
+                LLVMBuildBr(l->b, target_bb(l, k + 1)); /* nobody waits elsewhere */
+            else
+                zn_goto(l, NULL, k + 1, k + 1);
+        }
     }
     l->ins = NULL;
     if (!m->failed)
@@ -352,4 +392,8 @@ void zn_lower_func(zn_lmod *m, const ptx_func *f, LLVMValueRef fn)
     free(l->block_of_ins);
     free(l->block_start);
     free(l->bbs);
+    free(l->goto_target);
+    free(l->reg_inv);
+    free(l->reg_uni);
+    free(l->blk_conv);
 }

@@ -2,9 +2,9 @@
  * membar/fence, prefetch.
  *
  * Addresses are per-lane i64 host addresses, except the shared space where
- * an address is an offset from block->shared. Loads and stores are masked
- * gathers/scatters over the instruction's execution mask; kernel parameters
- * are uniform and read with one scalar load. */
+ * an address is an offset from block->shared. Loads and stores go through
+ * zn_access_load/store (contiguous, uniform or gather/scatter, chosen at run
+ * time); kernel parameters are uniform and read with one scalar load. */
 #include "zn_lower.h"
 
 /* The per-lane i64 address of an [addr] operand as written (space-relative). */
@@ -31,12 +31,18 @@ static LLVMValueRef addr_of(zn_lfn *l, const ptx_opnd *o)
     return a;
 }
 
-/* host pointer vector for an address in `space` */
-static LLVMValueRef host_ptrs(zn_lfn *l, LLVMValueRef a, ptx_space space)
+/* host i64 address vector for an address in `space` */
+static LLVMValueRef host_addr(zn_lfn *l, LLVMValueRef a, ptx_space space)
 {
     if (space == PTX_SPACE_SHARED)
         a = LLVMBuildAdd(l->b, l->shared_base, a, "");
-    return LLVMBuildIntToPtr(l->b, a, ll_vec(l->m->t_ptr), "");
+    return a;
+}
+
+/* host pointer vector for an address in `space` */
+static LLVMValueRef host_ptrs(zn_lfn *l, LLVMValueRef a, ptx_space space)
+{
+    return LLVMBuildIntToPtr(l->b, host_addr(l, a, space), ll_vec(l->m->t_ptr), "");
 }
 
 /* kernel parameter read: the same for every lane */
@@ -63,30 +69,46 @@ LLVMValueRef zn_mem_ptrs(zn_lfn *l, const ptx_opnd *o, ptx_space space)
     return host_ptrs(l, addr_of(l, o), space);
 }
 
-static LLVMValueRef elem_ptrs(zn_lfn *l, LLVMValueRef ptrs, unsigned off)
-{
-    if (!off)
-        return ptrs;
-    LLVMValueRef ix = ll_const_vec(l->m->t_i64, off);
-    return LLVMBuildGEP2(l->b, l->m->t_i8, ptrs, &ix, 1, "");
-}
-
-static LLVMValueRef gather(zn_lfn *l, LLVMValueRef ptrs, LLVMTypeRef et, unsigned align)
+/* A load from one address for all lanes (zn_uniform_load): no lane test,
+ * one scalar load per element. The block runs with at least one lane and
+ * the load is unguarded, so the access happens on a GPU too. */
+/* the i64 host address of a statically uniform [addr] operand */
+static LLVMValueRef uniform_addr(zn_lfn *l, const ptx_ins *ins, const ptx_opnd *a)
 {
     zn_lmod *m = l->m;
-    LLVMTypeRef vt = ll_vec(et);
-    LLVMTypeRef over[2] = {vt, ll_vec(m->t_ptr)};
-    LLVMValueRef args[4] = {ptrs, LLVMConstInt(m->t_i32, align, 0), l->emask,
-                            LLVMGetPoison(vt)};
-    return ll_intrin(l, "llvm.masked.gather", over, 2, args, 4);
+    LLVMValueRef zero = LLVMConstInt(m->t_i32, 0, 0), addr;
+    if (a->reg >= 0) {
+        addr = zn_load_reg_scalar(l, a->reg);
+        if (LLVMTypeOf(addr) != m->t_i64)
+            addr = LLVMBuildZExt(l->b, addr, m->t_i64, "");
+        if (a->ival)
+            addr = LLVMBuildAdd(l->b, addr, LLVMConstInt(m->t_i64, (uint64_t)a->ival, 0), "");
+    } else {
+        addr = LLVMBuildExtractElement(l->b, zn_sym_addr(l, a), zero, "");
+    }
+    if (ins->space == PTX_SPACE_SHARED)
+        addr = LLVMBuildAdd(l->b, addr, LLVMBuildExtractElement(l->b, l->shared_base, zero, ""), "");
+    return addr;
 }
 
-static void scatter(zn_lfn *l, LLVMValueRef v, LLVMValueRef ptrs, unsigned align)
+static void lower_ld_uniform(zn_lfn *l, const ptx_ins *ins)
 {
     zn_lmod *m = l->m;
-    LLVMTypeRef over[2] = {LLVMTypeOf(v), ll_vec(m->t_ptr)};
-    LLVMValueRef args[4] = {v, ptrs, LLVMConstInt(m->t_i32, align, 0), l->emask};
-    ll_intrin(l, "llvm.masked.scatter", over, 2, args, 4);
+    ptx_type t = ins->type[0];
+    const ptx_opnd *d = &ins->opnds[0], *a = &ins->opnds[1];
+    unsigned n = d->kind == PTX_OPND_VEC ? d->nelems : 1;
+    unsigned size = ptx_type_size(t);
+    LLVMTypeRef et = zn_scalar_type(m, t);
+    LLVMValueRef addr = uniform_addr(l, ins, a);
+    for (unsigned i = 0; i < n; i++) {
+        LLVMValueRef p = LLVMBuildIntToPtr(l->b, LLVMBuildAdd(l->b, addr,
+                                           LLVMConstInt(m->t_i64, (uint64_t)i * size, 0), ""),
+                                           m->t_ptr, "");
+        LLVMValueRef v = LLVMBuildLoad2(l->b, et, p, "ld.uniform");
+        LLVMSetAlignment(v, size);
+        const ptx_opnd *di = d->kind == PTX_OPND_VEC ? &d->elems[i] : d;
+        zn_dst(l, di, t, ll_splat(l, v));
+    }
 }
 
 static void lower_ld(zn_lfn *l, const ptx_ins *ins)
@@ -109,11 +131,42 @@ static void lower_ld(zn_lfn *l, const ptx_ins *ins)
         }
         return;
     }
-    LLVMValueRef ptrs = host_ptrs(l, addr_of(l, a), ins->space);
+    if (zn_uniform_access(l, ins, NULL)) {
+        lower_ld_uniform(l, ins);
+        return;
+    }
+    LLVMValueRef out[8];
+    if (n > 8) {
+        zn_lerr(l, "vector load of %u elements", n);
+        return;
+    }
+    zn_access_load(l, host_addr(l, addr_of(l, a), ins->space), et, n, out);
     for (unsigned i = 0; i < n; i++) {
-        LLVMValueRef v = gather(l, elem_ptrs(l, ptrs, i * size), et, size);
         const ptx_opnd *di = d->kind == PTX_OPND_VEC ? &d->elems[i] : d;
-        zn_dst(l, di, t, v);
+        zn_dst(l, di, t, out[i]);
+    }
+}
+
+/* A store to one address from all active lanes (zn_uniform_access): the
+ * highest active lane's value lands last, as a scatter would leave it. */
+static void lower_st_uniform(zn_lfn *l, const ptx_ins *ins, LLVMValueRef *vals, unsigned n,
+                             unsigned size)
+{
+    zn_lmod *m = l->m;
+    LLVMValueRef addr = uniform_addr(l, ins, &ins->opnds[0]);
+    LLVMTypeRef ct = m->t_i32;
+    LLVMValueRef args[2] = {ll_mask_to_i32(l, l->emask), LLVMConstInt(m->t_i1, 0, 0)};
+    LLVMValueRef lz = ll_intrin(l, "llvm.ctlz", &ct, 1, args, 2);
+    LLVMValueRef last = LLVMBuildAnd(l->b, LLVMBuildSub(l->b, LLVMConstInt(ct, 31, 0), lz, ""),
+                                     LLVMConstInt(ct, 31, 0), "");
+    for (unsigned i = 0; i < n; i++) {
+        if (!vals[i])
+            continue;
+        LLVMValueRef p = LLVMBuildIntToPtr(l->b, LLVMBuildAdd(l->b, addr,
+                                           LLVMConstInt(m->t_i64, (uint64_t)i * size, 0), ""),
+                                           m->t_ptr, "");
+        LLVMValueRef st = LLVMBuildStore(l->b, LLVMBuildExtractElement(l->b, vals[i], last, ""), p);
+        LLVMSetAlignment(st, size);
     }
 }
 
@@ -123,13 +176,19 @@ static void lower_st(zn_lfn *l, const ptx_ins *ins)
     const ptx_opnd *a = &ins->opnds[0], *s = &ins->opnds[1];
     unsigned n = s->kind == PTX_OPND_VEC ? s->nelems : 1;
     unsigned size = ptx_type_size(t);
-    LLVMValueRef ptrs = host_ptrs(l, addr_of(l, a), ins->space);
+    LLVMValueRef vals[8];
+    if (n > 8) {
+        zn_lerr(l, "vector store of %u elements", n);
+        return;
+    }
     for (unsigned i = 0; i < n; i++) {
         const ptx_opnd *si = s->kind == PTX_OPND_VEC ? &s->elems[i] : s;
-        if (si->kind == PTX_OPND_SINK)
-            continue;
-        scatter(l, zn_src(l, si, t), elem_ptrs(l, ptrs, i * size), size);
+        vals[i] = si->kind == PTX_OPND_SINK ? NULL : zn_src(l, si, t);
     }
+    if (zn_uniform_access(l, ins, NULL))
+        lower_st_uniform(l, ins, vals, n, size);
+    else
+        zn_access_store(l, host_addr(l, addr_of(l, a), ins->space), vals, n, size);
 }
 
 static void lower_cvta(zn_lfn *l, const ptx_ins *ins)

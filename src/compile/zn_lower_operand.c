@@ -2,6 +2,7 @@
  * immediates, special registers and symbol addresses; register writes under
  * the execution mask. */
 #include "zn_lower.h"
+#include "zn_global_ref.h"
 
 #include <string.h>
 
@@ -25,9 +26,26 @@ LLVMTypeRef zn_vec_type(zn_lmod *m, ptx_type t)
     return ll_vec(zn_scalar_type(m, t));
 }
 
+LLVMValueRef zn_load_reg_scalar(zn_lfn *l, int32_t reg)
+{
+    return LLVMBuildLoad2(l->b, ll_elem(l->reg_ty[reg]), l->regs[reg], "");
+}
+
 LLVMValueRef zn_load_reg(zn_lfn *l, int32_t reg)
 {
+    if (l->reg_uni && l->reg_uni[reg])
+        return ll_splat(l, zn_load_reg_scalar(l, reg));
     return LLVMBuildLoad2(l->b, l->reg_ty[reg], l->regs[reg], "");
+}
+
+/* In a block that all live lanes run, an unguarded write may cover all 32
+ * lanes: the others have finished. Only for operations whose every lane
+ * is defined (no poison may reach a later branch through a dead lane). */
+static bool write_all_lanes(zn_lfn *l)
+{
+    const ptx_ins *ins = l->ins;
+    return ins && l->blk_conv && l->blk_conv[l->cur_block] && ins->guard_reg < 0 &&
+           (zn_op_is_pure(ins->op) || ins->op == PTX_OP_ld || ins->op == PTX_OP_ldu);
 }
 
 LLVMValueRef zn_guard_mask(zn_lfn *l, const ptx_ins *ins)
@@ -116,14 +134,10 @@ static LLVMValueRef per_lane_addr(zn_lfn *l, LLVMValueRef base, uint64_t size)
     return LLVMBuildAdd(l->b, b, off, "");
 }
 
+/* by symbol, not by address: objects stay cacheable (zn_global_ref.c) */
 static LLVMValueRef global_addr(zn_lfn *l, const ptx_var *v)
 {
-    const zn_compile_opts *o = l->m->opts;
-    for (uint32_t i = 0; o && i < o->nglobals; i++)
-        if (!strcmp(o->globals[i].name, v->name))
-            return ll_const_vec(l->m->t_i64, (uint64_t)(uintptr_t)o->globals[i].addr);
-    zn_lerr(l, "no address given for variable '%s'", v->name);
-    return ll_const_vec(l->m->t_i64, 0);
+    return zn_global_ref(l, v);
 }
 
 LLVMValueRef zn_sym_addr(zn_lfn *l, const ptx_opnd *o)
@@ -222,6 +236,69 @@ static LLVMValueRef lanemask(zn_lfn *l, LLVMIntPredicate pr)
     return LLVMBuildTrunc(l->b, r, ll_vec(m->t_i32), "");
 }
 
+/* x % d (returned) and x / d (*quot) for u32 vectors, d >= 1. x86 has no
+ * vector integer division (a <32 x i32> urem becomes 32 scalar divides), so
+ * divide in f64: both operands are exact there and the correctly rounded
+ * quotient of two u32 never reaches the next integer (the gap is at least
+ * 2^-32 relative, f64 resolves 2^-53), so truncation gives floor(x / d). */
+static LLVMValueRef lane_divmod(zn_lfn *l, LLVMValueRef x, LLVMValueRef d,
+                                LLVMValueRef *quot)
+{
+    zn_lmod *m = l->m;
+    LLVMTypeRef vd = ll_vec(m->t_f64), vi = ll_vec(m->t_i32);
+    LLVMValueRef q = LLVMBuildFDiv(l->b, LLVMBuildUIToFP(l->b, x, vd, ""),
+                                   LLVMBuildUIToFP(l->b, d, vd, ""), "");
+    *quot = LLVMBuildFPToUI(l->b, q, vi, "");
+    return LLVMBuildSub(l->b, x, LLVMBuildMul(l->b, *quot, d, ""), "");
+}
+
+/* %tid.x/y/z of the warp's lanes from t = warpid * 32 + lane. When
+ * ntid.x >= 32 (the usual case, tested once per warp) the 32 lanes wrap
+ * past ntid.x at most once, so one scalar division for lane 0 and a
+ * compare-and-subtract per lane do; otherwise the f64 division above. */
+static void tid_xyz(zn_lfn *l, LLVMValueRef wid, LLVMValueRef t, LLVMValueRef *nt,
+                    LLVMValueRef *tid)
+{
+    zn_lmod *m = l->m;
+    LLVMTypeRef vi = ll_vec(m->t_i32);
+    LLVMBasicBlockRef fast = LLVMAppendBasicBlockInContext(m->ctx, l->fn, "tid.fast");
+    LLVMBasicBlockRef slow = LLVMAppendBasicBlockInContext(m->ctx, l->fn, "tid.slow");
+    LLVMBasicBlockRef join = LLVMAppendBasicBlockInContext(m->ctx, l->fn, "tid.join");
+    LLVMValueRef c32 = LLVMConstInt(m->t_i32, ZN_LANES, 0);
+    LLVMBuildCondBr(l->b, LLVMBuildICmp(l->b, LLVMIntUGE, nt[0], c32, ""), fast, slow);
+
+    LLVMPositionBuilderAtEnd(l->b, fast);
+    LLVMValueRef t0 = LLVMBuildMul(l->b, wid, c32, "");
+    LLVMValueRef q0 = LLVMBuildUDiv(l->b, t0, nt[0], "");
+    LLVMValueRef r0 = LLVMBuildSub(l->b, t0, LLVMBuildMul(l->b, q0, nt[0], ""), "");
+    LLVMValueRef vnx = ll_splat(l, nt[0]), vny = ll_splat(l, nt[1]);
+    LLVMValueRef rx = LLVMBuildAdd(l->b, ll_splat(l, r0), l->lane_ids, "");
+    LLVMValueRef wx = LLVMBuildICmp(l->b, LLVMIntUGE, rx, vnx, "");
+    LLVMValueRef f[3];
+    f[0] = LLVMBuildSub(l->b, rx, LLVMBuildSelect(l->b, wx, vnx, LLVMConstNull(vi), ""), "");
+    LLVMValueRef y0 = LLVMBuildURem(l->b, q0, nt[1], "");
+    LLVMValueRef z0 = LLVMBuildUDiv(l->b, q0, nt[1], "");
+    LLVMValueRef y = LLVMBuildAdd(l->b, ll_splat(l, y0), LLVMBuildZExt(l->b, wx, vi, ""), "");
+    LLVMValueRef wy = LLVMBuildICmp(l->b, LLVMIntUGE, y, vny, "");
+    f[1] = LLVMBuildSub(l->b, y, LLVMBuildSelect(l->b, wy, vny, LLVMConstNull(vi), ""), "");
+    f[2] = LLVMBuildAdd(l->b, ll_splat(l, z0), LLVMBuildZExt(l->b, wy, vi, ""), "");
+    LLVMBuildBr(l->b, join);
+
+    LLVMPositionBuilderAtEnd(l->b, slow);
+    LLVMValueRef s[3], ty;
+    s[0] = lane_divmod(l, t, ll_splat(l, nt[0]), &ty);
+    s[1] = lane_divmod(l, ty, ll_splat(l, nt[1]), &s[2]);
+    LLVMBuildBr(l->b, join);
+
+    LLVMPositionBuilderAtEnd(l->b, join);
+    for (int d = 0; d < 3; d++) {
+        tid[d] = LLVMBuildPhi(l->b, vi, "tid");
+        LLVMValueRef in_v[2] = {f[d], s[d]};
+        LLVMBasicBlockRef in_b[2] = {fast, slow};
+        LLVMAddIncoming(tid[d], in_v, in_b, 2);
+    }
+}
+
 void zn_sreg_prologue(zn_lfn *l)
 {
     zn_lmod *m = l->m;
@@ -245,10 +322,7 @@ void zn_sreg_prologue(zn_lfn *l)
     /* thread index in the block, x-major */
     LLVMValueRef t = LLVMBuildAdd(l->b, LLVMBuildMul(l->b, c[PTX_SREG_WARPID],
                                   ll_const_vec(m->t_i32, ZN_LANES), ""), l->lane_ids, "");
-    c[PTX_SREG_TID_X] = LLVMBuildURem(l->b, t, c[PTX_SREG_NTID_X], "");
-    LLVMValueRef ty = LLVMBuildUDiv(l->b, t, c[PTX_SREG_NTID_X], "");
-    c[PTX_SREG_TID_Y] = LLVMBuildURem(l->b, ty, c[PTX_SREG_NTID_Y], "");
-    c[PTX_SREG_TID_Z] = LLVMBuildUDiv(l->b, ty, c[PTX_SREG_NTID_Y], "");
+    tid_xyz(l, wid, t, nt, &c[PTX_SREG_TID_X]);
     LLVMValueRef nth = block_u32(l, ZN_BLOCK_FIELD_NTHREADS, -1);
     c[PTX_SREG_NWARPID] = ll_splat(l, LLVMBuildUDiv(l->b,
         LLVMBuildAdd(l->b, nth, LLVMConstInt(m->t_i32, ZN_LANES - 1, 0), ""),
@@ -419,6 +493,19 @@ void zn_dst_reg(zn_lfn *l, int32_t reg, ptx_type t, LLVMValueRef v)
     else if (st == ll_vec(l->m->t_i1) && LLVMTypeOf(v) != st)
         v = LLVMBuildICmp(l->b, LLVMIntNE, v, LLVMConstNull(LLVMTypeOf(v)), "");
     v = ll_coerce(l, v, st, ptx_type_is_signed(t));
+    if (l->reg_uni && l->reg_uni[reg]) {
+        /* every lane computed the same value from uniform inputs */
+        LLVMValueRef s = LLVMBuildExtractElement(l->b, v, LLVMConstInt(l->m->t_i32, 0, 0), "");
+        if (l->ins && l->ins->guard_reg >= 0)
+            s = LLVMBuildSelect(l->b, ll_any(l, l->emask), s,
+                                zn_load_reg_scalar(l, reg), "");
+        LLVMBuildStore(l->b, s, l->regs[reg]);
+        return;
+    }
+    if ((l->reg_inv && l->reg_inv[reg]) || write_all_lanes(l)) {
+        LLVMBuildStore(l->b, v, l->regs[reg]);
+        return;
+    }
     LLVMValueRef old = zn_load_reg(l, reg);
     LLVMBuildStore(l->b, LLVMBuildSelect(l->b, l->emask, v, old, ""), l->regs[reg]);
 }

@@ -1,0 +1,40 @@
+/* zn_jit_cache.c: the kernel cache key of a compile. Everything that can
+ * change the object goes in: the PTX (printed back from the IR, so that
+ * comments and spacing do not matter), the compiler's version and build,
+ * the options, and the target: triple, CPU, features. The addresses of
+ * module variables do not: objects refer to them by symbol. */
+#include "zn_pipeline.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static void add_str(zn_blake2b *s, const char *tag, const char *v)
+{
+    /* tag, length, bytes: no two different inputs concatenate alike */
+    uint64_t n = v ? strlen(v) : 0;
+    zn_blake2b_update(s, tag, strlen(tag) + 1);
+    zn_blake2b_update(s, &n, sizeof n);
+    if (n)
+        zn_blake2b_update(s, v, n);
+}
+
+void zn_compile_key(const ptx_module *pm, const zn_compile_opts *o,
+                    const zn_target *t, zn_cache_key *key)
+{
+    zn_blake2b s;
+    char num[32];
+    zn_blake2b_init(&s, 32);
+    add_str(&s, "format", "zinc-kernel-cache-key-1");
+    add_str(&s, "compiler", ZINC_COMPILER_VERSION);
+    add_str(&s, "build", zn_build_id());
+    add_str(&s, "triple", t->triple);
+    add_str(&s, "cpu", t->cpu);
+    add_str(&s, "features", t->features);
+    snprintf(num, sizeof num, "O%d pic", t->opt);
+    add_str(&s, "options", num);
+    char *text = ptx_print(pm);
+    add_str(&s, "ptx", text);
+    free(text);
+    zn_blake2b_final(&s, key->b);
+}

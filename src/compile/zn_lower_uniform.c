@@ -1,0 +1,357 @@
+/* zn_lower_uniform.c: divergence analysis. Which blocks always run with
+ * every live lane of the warp (convergent), and which registers hold the
+ * same value in every live lane (uniform).
+ *
+ * The dispatcher (zn_lower_func.c) runs the lowest waiting block first.
+ * After a divergent branch at block d, the lanes therefore meet again at
+ * J = ipdom(d), its immediate post-dominator, provided every block they
+ * can reach before J (the region R(d)) comes before J in block order: the
+ * dispatcher then empties R(d) before it runs J. Blocks in some R(d) are
+ * partial; every other block is entered only from the entry, from
+ * convergent blocks through uniform branches, or as some J, so all live
+ * lanes run it together. Lanes that a divergent branch sends to a block
+ * that only returns count as finished: they read no register again. If any region breaks the order rule, or the CFG
+ * is too big or has a block that never reaches an exit, every block counts
+ * as partial.
+ *
+ * A register is uniform when each of its definitions sits in a convergent
+ * block, is unguarded or guarded by a uniform predicate, and computes a
+ * pure function of uniform inputs (immediates, kernel parameters, %ctaid,
+ * %ntid, ..., addresses of module/shared variables, uniform registers) or
+ * loads from a uniform address (all lanes read it at the same moment).
+ * A branch on a uniform predicate is uniform. Both facts feed each other,
+ * so the analysis starts from "all uniform" and only ever marks more
+ * registers divergent and more blocks partial until nothing changes. */
+#include "zn_lower.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include "util/zn_log.h"
+
+#define ZN_UNI_MAX_BLOCKS 4096
+
+typedef struct zn_cfg {
+    uint32_t n;               /* blocks; node n is the virtual exit */
+    uint32_t (*succ)[2];      /* up to two successors (n: exit) */
+    uint8_t *nsucc;
+    uint64_t *pdom;           /* (n + 1) bitsets of `words` words */
+    uint32_t words;
+    uint32_t *ipdom;
+} zn_cfg;
+
+static bool bit(const uint64_t *s, uint32_t i) { return s[i / 64] >> (i % 64) & 1; }
+static void set_bit(uint64_t *s, uint32_t i) { s[i / 64] |= 1ull << (i % 64); }
+
+static const ptx_ins *last_ins(zn_lfn *l, uint32_t k)
+{
+    uint32_t s = l->block_start[k], e = l->block_start[k + 1];
+    return e > s ? &l->f->ins[e - 1] : NULL;
+}
+
+static uint32_t label_block(zn_lfn *l, const ptx_ins *ins)
+{
+    const ptx_opnd *o = &ins->opnds[0];
+    if (o->kind != PTX_OPND_LABEL || o->label < 0 || (uint32_t)o->label >= l->f->nlabels)
+        return UINT32_MAX;
+    return l->block_of_ins[l->f->labels[o->label].ins];
+}
+
+static bool build_cfg(zn_lfn *l, zn_cfg *g)
+{
+    uint32_t n = l->nblocks;
+    g->n = n;
+    g->succ = calloc(n + 1, sizeof *g->succ);
+    g->nsucc = calloc(n + 1, 1);
+    for (uint32_t k = 0; k < n; k++) {
+        const ptx_ins *t = last_ins(l, k);
+        uint32_t next = k + 1 < n ? k + 1 : n;
+        uint8_t c = 0;
+        if (t && t->op == PTX_OP_bra) {
+            uint32_t T = label_block(l, t);
+            if (T == UINT32_MAX)
+                return false;
+            g->succ[k][c++] = T >= n ? n : T;
+            if (t->guard_reg >= 0)
+                g->succ[k][c++] = next;
+        } else if (t && (t->op == PTX_OP_ret || t->op == PTX_OP_exit)) {
+            g->succ[k][c++] = n;
+            if (t->guard_reg >= 0)
+                g->succ[k][c++] = next;
+        } else if (t && (ptx_op_table[t->op].flags & PTX_OF_BRANCH) && t->op != PTX_OP_trap) {
+            return false; /* brx.idx and anything new: no analysis */
+        } else {
+            g->succ[k][c++] = next;
+        }
+        g->nsucc[k] = c;
+    }
+    return true;
+}
+
+/* pdom(b) = {b} + intersection of pdom(s) over successors; then ipdom(b) =
+ * the strict post-dominator with the largest set of its own. */
+static bool post_dominators(zn_cfg *g)
+{
+    uint32_t n = g->n, w = (n + 1 + 63) / 64;
+    g->words = w;
+    g->pdom = malloc((size_t)(n + 1) * w * sizeof(uint64_t));
+    memset(g->pdom, 0xff, (size_t)(n + 1) * w * sizeof(uint64_t));
+    uint64_t *ex = &g->pdom[(size_t)n * w];
+    memset(ex, 0, w * sizeof(uint64_t));
+    set_bit(ex, n);
+    uint64_t *tmp = malloc(w * sizeof(uint64_t));
+    for (bool changed = true; changed;) {
+        changed = false;
+        for (uint32_t b = n; b-- > 0;) {
+            memset(tmp, 0xff, w * sizeof(uint64_t));
+            for (uint8_t i = 0; i < g->nsucc[b]; i++) {
+                const uint64_t *ps = &g->pdom[(size_t)g->succ[b][i] * w];
+                for (uint32_t j = 0; j < w; j++)
+                    tmp[j] &= ps[j];
+            }
+            set_bit(tmp, b);
+            uint64_t *pb = &g->pdom[(size_t)b * w];
+            if (memcmp(tmp, pb, w * sizeof(uint64_t))) {
+                memcpy(pb, tmp, w * sizeof(uint64_t));
+                changed = true;
+            }
+        }
+    }
+    free(tmp);
+    /* a block whose set still holds everything never reaches the exit */
+    g->ipdom = malloc((n + 1) * sizeof *g->ipdom);
+    uint32_t *size = calloc(n + 1, sizeof *size);
+    for (uint32_t b = 0; b <= n; b++)
+        for (uint32_t j = 0; j < w; j++)
+            size[b] += (uint32_t)__builtin_popcountll(g->pdom[(size_t)b * w + j]);
+    bool ok = true;
+    for (uint32_t b = 0; b < n && ok; b++) {
+        const uint64_t *pb = &g->pdom[(size_t)b * w];
+        if (!bit(pb, n))
+            ok = false;
+        uint32_t best = n;
+        for (uint32_t d = 0; d < n; d++)
+            if (d != b && bit(pb, d) && size[d] > size[best])
+                best = d;
+        g->ipdom[b] = best;
+    }
+    free(size);
+    return ok;
+}
+
+/* Marks R(d) partial; false when some block of it is not before ipdom(d). */
+static bool mark_region(zn_cfg *g, uint32_t d, bool *partial, uint32_t *stack, bool *seen)
+{
+    uint32_t J = g->ipdom[d], sp = 0;
+    memset(seen, 0, g->n + 1);
+    for (uint8_t i = 0; i < g->nsucc[d]; i++)
+        if (g->succ[d][i] != J && g->succ[d][i] < g->n && !seen[g->succ[d][i]]) {
+            seen[g->succ[d][i]] = true;
+            stack[sp++] = g->succ[d][i];
+        }
+    bool ok = true;
+    while (sp) {
+        uint32_t b = stack[--sp];
+        partial[b] = true;
+        if (J < g->n && b > J)
+            ok = false;
+        for (uint8_t i = 0; i < g->nsucc[b]; i++) {
+            uint32_t s = g->succ[b][i];
+            if (s != J && s < g->n && !seen[s]) {
+                seen[s] = true;
+                stack[sp++] = s;
+            }
+        }
+    }
+    return ok;
+}
+
+/* a block that starts with an unguarded ret or exit (or the exit node) */
+static bool terminal(zn_lfn *l, uint32_t b)
+{
+    if (b >= l->nblocks)
+        return true;
+    uint32_t s = l->block_start[b];
+    if (s >= l->block_start[b + 1])
+        return false;
+    const ptx_ins *ins = &l->f->ins[s];
+    return ins->guard_reg < 0 && (ins->op == PTX_OP_ret || ins->op == PTX_OP_exit);
+}
+
+static bool sreg_uniform(ptx_sreg s)
+{
+    switch (s) {
+    case PTX_SREG_TID_X: case PTX_SREG_TID_Y: case PTX_SREG_TID_Z:
+    case PTX_SREG_LANEID:
+    case PTX_SREG_LANEMASK_EQ: case PTX_SREG_LANEMASK_LE: case PTX_SREG_LANEMASK_LT:
+    case PTX_SREG_LANEMASK_GE: case PTX_SREG_LANEMASK_GT:
+        return false;
+    default:
+        return true;
+    }
+}
+
+/* A symbol's address is the same in every lane unless it names per-lane
+ * storage (.local, a .func's .param) */
+static bool sym_uniform(zn_lfn *l, const ptx_opnd *o)
+{
+    if (o->func && !o->var)
+        return true;
+    uint32_t idx;
+    const ptx_var *v;
+    switch (zn_var_find(l, o, &idx, &v)) {
+    case ZN_VAR_MODULE: return true;
+    case ZN_VAR_PARAM: return l->is_entry;
+    case ZN_VAR_LOCAL: return v->space == PTX_SPACE_SHARED;
+    default: return false;
+    }
+}
+
+typedef struct uni_state {
+    zn_lfn *l;
+    bool *div;
+    bool ok;
+    bool changed;
+} uni_state;
+
+static void need_uniform(int32_t r, void *ud)
+{
+    uni_state *s = ud;
+    if (r < 0 || (uint32_t)r >= s->l->f->nregs || s->div[r])
+        s->ok = false;
+}
+
+static void make_divergent(int32_t r, void *ud)
+{
+    uni_state *s = ud;
+    if (r >= 0 && (uint32_t)r < s->l->f->nregs && !s->div[r]) {
+        s->div[r] = true;
+        s->changed = true;
+    }
+}
+
+static bool reg_is_div(zn_lfn *l, const bool *div, int32_t r)
+{
+    if (r < 0 || (uint32_t)r >= l->f->nregs)
+        return true;
+    return div ? div[r] : !l->reg_uni[r];
+}
+
+bool zn_uniform_access(zn_lfn *l, const ptx_ins *ins, const bool *div)
+{
+    bool st = ins->op == PTX_OP_st;
+    if ((ins->op != PTX_OP_ld && ins->op != PTX_OP_ldu && !st) || ins->guard_reg >= 0 ||
+        ins->nopnds < 2)
+        return false;
+    switch (ins->space) {
+    case PTX_SPACE_GLOBAL: case PTX_SPACE_SHARED: case PTX_SPACE_CONST:
+    case PTX_SPACE_GENERIC:
+        break;
+    default:
+        return false;
+    }
+    const ptx_opnd *a = &ins->opnds[st ? 0 : 1];
+    if (a->kind != PTX_OPND_ADDR)
+        return false;
+    if (a->reg >= 0)
+        return !reg_is_div(l, div, a->reg);
+    return (a->var || a->sym) && sym_uniform(l, a);
+}
+
+static bool uniform_def(uni_state *s, const ptx_ins *ins)
+{
+    zn_lfn *l = s->l;
+    if (!zn_op_is_pure(ins->op) && !zn_is_kernel_param_load(l, ins) &&
+        !(ins->op != PTX_OP_st && zn_uniform_access(l, ins, s->div)))
+        return false;
+    if (ins->flags & PTX_F(cc))
+        return false;
+    s->ok = true;
+    if (ins->guard_reg >= 0)
+        need_uniform(ins->guard_reg, s);
+    for (uint32_t i = 1; i < ins->nopnds && s->ok; i++) {
+        const ptx_opnd *o = &ins->opnds[i];
+        if (o->kind == PTX_OPND_SREG && !sreg_uniform(o->sreg))
+            return false;
+        if ((o->kind == PTX_OPND_SYM || (o->kind == PTX_OPND_ADDR && o->reg < 0 &&
+             (o->var || o->sym || o->func))) && !sym_uniform(l, o))
+            return false;
+        zn_each_reg(o, need_uniform, s);
+    }
+    return s->ok;
+}
+
+static void give_up(zn_lfn *l)
+{
+    for (uint32_t k = 0; k < l->nblocks; k++)
+        l->blk_conv[k] = false;
+    for (uint32_t r = 0; r < l->f->nregs; r++)
+        l->reg_uni[r] = false;
+}
+
+void zn_uniform_analysis(zn_lfn *l)
+{
+    const ptx_func *f = l->f;
+    uint32_t n = l->nblocks;
+    l->blk_conv = calloc(n + 1, sizeof *l->blk_conv);
+    l->reg_uni = calloc(f->nregs + 1, sizeof *l->reg_uni);
+    if (n > ZN_UNI_MAX_BLOCKS || getenv("ZINC_NO_UNIFORM"))
+        return;
+    zn_cfg g = {0};
+    bool *partial = calloc(n + 1, 1), *seen = calloc(n + 1, 1);
+    bool *div = calloc(f->nregs + 1, 1);
+    uint32_t *stack = malloc((n + 1) * sizeof *stack);
+    bool ok = build_cfg(l, &g) && post_dominators(&g);
+    uni_state s = {.l = l, .div = div};
+    bool *region_done = calloc(n + 1, 1);
+    for (bool again = ok; again && ok;) {
+        s.changed = false;
+        for (uint32_t k = 0; k < n; k++)
+            for (uint32_t i = l->block_start[k]; i < l->block_start[k + 1]; i++) {
+                const ptx_ins *ins = &f->ins[i];
+                if (ins->nopnds && (partial[k] || !uniform_def(&s, ins)))
+                    zn_each_reg(&ins->opnds[0], make_divergent, &s);
+            }
+        /* each divergent branch marks its region once */
+        for (uint32_t k = 0; k < n && ok; k++) {
+            const ptx_ins *t = last_ins(l, k);
+            if (!t || t->op != PTX_OP_bra || t->guard_reg < 0 || !div[t->guard_reg] ||
+                region_done[k])
+                continue;
+            region_done[k] = true;
+            /* lanes sent to a block that only returns are as good as
+             * finished: they read no register again, and `if (i >= n)
+             * return;` leaves the rest convergent */
+            if (terminal(l, g.succ[k][0]) || terminal(l, g.succ[k][1]))
+                continue;
+            ok = mark_region(&g, k, partial, stack, seen);
+            s.changed = true;
+        }
+        again = s.changed;
+    }
+    free(region_done);
+    if (ok) {
+        for (uint32_t k = 0; k < n; k++)
+            l->blk_conv[k] = !partial[k];
+        for (uint32_t r = 0; r < f->nregs; r++)
+            l->reg_uni[r] = !div[r];
+    } else {
+        give_up(l);
+    }
+    if (zn_log_level() >= ZN_LOG_DEBUG) {
+        uint32_t nc = 0, nu = 0;
+        for (uint32_t k = 0; k < n; k++)
+            nc += l->blk_conv[k];
+        for (uint32_t r = 0; r < f->nregs; r++)
+            nu += l->reg_uni[r];
+        zn_log(ZN_LOG_DEBUG, "uniform: %s: %u/%u blocks convergent, %u/%u registers uniform%s",
+               f->name, nc, n, nu, f->nregs, ok ? "" : " (irregular CFG: none)");
+    }
+    free(partial);
+    free(seen);
+    free(div);
+    free(stack);
+    free(g.succ);
+    free(g.nsucc);
+    free(g.pdom);
+    free(g.ipdom);
+}

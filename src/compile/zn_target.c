@@ -1,0 +1,101 @@
+/* zn_target.c: which machine the code is for. The JIT compiles for this
+ * host (its CPU name and features); the offline compiler also for other
+ * CPUs, other architectures and AMD GPUs. */
+#include "zn_pipeline.h"
+
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <llvm-c/Target.h>
+
+static pthread_once_t llvm_once = PTHREAD_ONCE_INIT;
+
+static void llvm_init_once(void)
+{
+    LLVMInitializeAllTargetInfos();
+    LLVMInitializeAllTargets();
+    LLVMInitializeAllTargetMCs();
+    LLVMInitializeAllAsmPrinters();
+}
+
+void zn_llvm_init(void)
+{
+    pthread_once(&llvm_once, llvm_init_once);
+}
+
+double zn_now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
+}
+
+void zn_target_fini(zn_target *t)
+{
+    if (t->tm)
+        LLVMDisposeTargetMachine(t->tm);
+    free(t->triple);
+    free(t->cpu);
+    free(t->features);
+    memset(t, 0, sizeof *t);
+}
+
+static char *dup_llvm(char *s)
+{
+    char *d = strdup(s ? s : "");
+    LLVMDisposeMessage(s);
+    return d;
+}
+
+int zn_target_init(zn_target *t, const zn_compile_opts *o, char *err, size_t errlen)
+{
+    zn_llvm_init();
+    memset(t, 0, sizeof *t);
+    t->opt = o->opt_level < 0 ? 0 : o->opt_level > 3 ? 3 : o->opt_level;
+    char *host = dup_llvm(LLVMGetDefaultTargetTriple());
+    t->host = !o->triple || !*o->triple || !strcmp(o->triple, host);
+    t->triple = t->host ? host : strdup(o->triple);
+    if (!t->host)
+        free(host);
+    t->amdgpu = !strncmp(t->triple, "amdgcn", 6);
+    if (o->cpu && *o->cpu) {
+        /* another CPU: its own features, not this host's */
+        t->cpu = strdup(o->cpu);
+        t->features = strdup(o->features ? o->features : "");
+    } else if (t->host) {
+        t->cpu = dup_llvm(LLVMGetHostCPUName());
+        t->features = o->features ? strdup(o->features) : dup_llvm(LLVMGetHostCPUFeatures());
+    } else {
+        t->cpu = strdup("generic");
+        t->features = strdup(o->features ? o->features : "");
+    }
+
+    LLVMTargetRef target;
+    char *msg = NULL;
+    if (LLVMGetTargetFromTriple(t->triple, &target, &msg)) {
+        snprintf(err, errlen, "no LLVM target for '%s': %s", t->triple, msg);
+        LLVMDisposeMessage(msg);
+        zn_target_fini(t);
+        return -1;
+    }
+    LLVMCodeGenOptLevel lvl = t->opt == 0 ? LLVMCodeGenLevelNone
+                            : t->opt == 1 ? LLVMCodeGenLevelLess
+                            : t->opt == 2 ? LLVMCodeGenLevelDefault
+                            : LLVMCodeGenLevelAggressive;
+    /* Position-independent: variables are external symbols defined at load
+     * time anywhere in the address space (reached through the GOT), so an
+     * object does not depend on where this run put them. */
+    LLVMRelocMode reloc = t->amdgpu ? LLVMRelocDefault : LLVMRelocPIC;
+    LLVMCodeModel cm = t->host ? LLVMCodeModelJITDefault : LLVMCodeModelDefault;
+    t->tm = LLVMCreateTargetMachine(target, t->triple, t->cpu, t->features, lvl,
+                                    reloc, cm);
+    if (!t->tm) {
+        snprintf(err, errlen, "cannot create a target machine for %s (cpu %s)",
+                 t->triple, t->cpu);
+        zn_target_fini(t);
+        return -1;
+    }
+    return 0;
+}
