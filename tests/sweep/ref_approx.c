@@ -1,0 +1,123 @@
+/* ref_approx.c: the approximate instructions. The reference gives the
+ * exact value (in double, or long double for f64 forms) in out[0]; each
+ * checker accepts Zinc's result within the bound the PTX ISA documents for
+ * the instruction (bounds listed in docs/sweep.md), with special values
+ * (zeros, infinities, NaN) required exactly as the ISA tabulates them.
+ * .ftz forms: subnormal inputs are zeros (the reference flushes them) and
+ * a result below the smallest normal may be a zero. */
+#include <float.h>
+#include <math.h>
+#include <string.h>
+#include "sweep.h"
+
+#define REF(id) void ref_##id(const uint64_t *in, uint64_t *out)
+
+static double in32(const uint64_t *in, int k, int ftz)
+{
+    float f = sw_f(in[k]);
+    return ftz ? sw_ftz_f(f) : f;
+}
+
+#define UN32(name, expr)                                                              \
+    REF(name##_approx_f32) { double x = in32(in, 0, 0); out[0] = sw_db(expr); }     \
+    REF(name##_approx_ftz_f32) { double x = in32(in, 0, 1); out[0] = sw_db(expr); }
+UN32(ex2, exp2(x))
+UN32(lg2, x == 0 ? -INFINITY : log2(x))
+UN32(sin, sin(x))
+UN32(cos, cos(x))
+UN32(rsqrt, x == 0 ? copysign(INFINITY, x) : 1.0 / sqrt(x))
+UN32(sqrt, sqrt(x))
+UN32(rcp, 1.0 / x)
+REF(tanh_approx_f32) { out[0] = sw_db(tanh(in32(in, 0, 0))); }
+REF(div_approx_f32) { out[0] = sw_db(in32(in, 0, 0) / in32(in, 1, 0)); }
+REF(div_approx_ftz_f32) { out[0] = sw_db(in32(in, 0, 1) / in32(in, 1, 1)); }
+REF(div_full_f32) { out[0] = sw_db(in32(in, 0, 0) / in32(in, 1, 0)); }
+REF(div_full_ftz_f32) { out[0] = sw_db(in32(in, 0, 1) / in32(in, 1, 1)); }
+/* f64 forms: the exact value rounded to double is the reference */
+REF(rcp_approx_ftz_f64) { double x = sw_ftz_d(sw_d(in[0])); out[0] = sw_db((double)(1.0L / x)); }
+REF(rsqrt_approx_f64)
+{
+    double x = sw_d(in[0]);
+    out[0] = sw_db(x == 0 ? copysign(INFINITY, x) : (double)(1.0L / sqrtl(x)));
+}
+
+/* the size of one ulp of a float of magnitude |x| (subnormal ulps below) */
+static double ulp32(double x)
+{
+    int e;
+    frexp(fabs(x) < FLT_MIN ? FLT_MIN : x, &e);
+    return ldexp(1.0, e - 24);
+}
+static double ulp64(double x)
+{
+    int e;
+    frexp(fabs(x) < DBL_MIN ? DBL_MIN : x, &e);
+    return ldexp(1.0, e - 53);
+}
+
+/* got (as a double) against want: ulps, relative and absolute bounds, the
+ * largest applies */
+static int near(double g, double want, int f32, int ftz, double ulps, double rel, double abs_)
+{
+    if (isnan(want))
+        return isnan(g);
+    if (isnan(g))
+        return 0;
+    double top = f32 ? FLT_MAX : DBL_MAX;
+    if (isinf(want) || isinf(g)) {
+        if (g == want)
+            return 1;
+        /* results at the top of the range may saturate either way */
+        double big = isinf(g) ? want : g;
+        return signbit(g) == signbit(want) && fabs(big) >= top * (1 - 8 * (f32 ? FLT_EPSILON : DBL_EPSILON));
+    }
+    if (ftz && fabs(want) < (f32 ? FLT_MIN : DBL_MIN) * (1 + 4 * FLT_EPSILON) && g == 0)
+        return 1;
+    double tol = ulps * (f32 ? ulp32(want) : ulp64(want));
+    if (rel * fabs(want) > tol)
+        tol = rel * fabs(want);
+    if (abs_ > tol)
+        tol = abs_;
+    return fabs(g - want) <= tol;
+}
+
+static int ftz_of(const sw_form *f) { return strstr(f->ptx, ".ftz") != NULL; }
+#define CHK(name) int name(const sw_form *f, const uint64_t *in, const uint64_t *got, const uint64_t *want)
+#define G32 ((double)sw_f(got[0]))
+#define W (sw_d(want[0]))
+
+/* ex2.approx.f32: 2 ulp over the full range */
+CHK(chk_ex2_approx) { return near(G32, W, 1, ftz_of(f), 2, 0, 0); }
+/* lg2.approx.f32: absolute error 2^-22.6 (near 1), else 2 ulp */
+CHK(chk_lg2_approx) { return near(G32, W, 1, ftz_of(f), 2, 0, 0x1.6a09e6p-23); }
+/* sin/cos.approx.f32: absolute error 2^-20.5 within [-100pi, 100pi]; outside
+ * it only a value in [-1, 1] is asked for */
+static int trig(const uint64_t *in, const uint64_t *got, const uint64_t *want)
+{
+    double x = sw_f(in[0]);
+    if (isfinite(x) && fabs(x) > 100 * M_PI)
+        return fabs(G32) <= 1;
+    return near(G32, W, 1, 0, 0, 0, 0x1.6a09e6p-21);
+}
+CHK(chk_sin_approx) { return trig(in, got, want); }
+CHK(chk_cos_approx) { return trig(in, got, want); }
+/* rsqrt.approx.f32: relative error 2^-22.9; sqrt.approx.f32: 2^-23 */
+CHK(chk_rsqrt_approx) { return near(G32, W, 1, ftz_of(f), 1, 0x1.1p-23, 0); }
+CHK(chk_sqrt_approx) { return near(G32, W, 1, ftz_of(f), 1, 0x1p-23, 0); }
+/* rcp.approx.f32: 1 ulp */
+CHK(chk_rcp_approx) { return near(G32, W, 1, ftz_of(f), 1, 0, 0); }
+/* tanh.approx.f32: relative error 2^-10.987 */
+CHK(chk_tanh_approx) { return near(G32, W, 1, 0, 2, 0x1.0p-11, 0); }
+/* div.approx.f32: 2 ulp for |b| in [2^-126, 2^126], unspecified outside */
+CHK(chk_div_approx)
+{
+    double b = fabs((double)sw_f(in[1]));
+    if (isfinite(b) && b != 0 && (b < 0x1p-126 || b > 0x1p126))
+        return 1;
+    return near(G32, W, 1, ftz_of(f), 2, 0, 0);
+}
+/* div.full.f32: 2 ulp over the full range */
+CHK(chk_div_full) { return near(G32, W, 1, ftz_of(f), 2, 0, 0); }
+/* the f64 approximations: relative 2^-22 (judgement: see docs/sweep.md) */
+CHK(chk_rcp_approx_f64) { return near(sw_d(got[0]), W, 0, 1, 1, 0x1p-22, 0); }
+CHK(chk_rsqrt_approx_f64) { return near(sw_d(got[0]), W, 0, 0, 1, 0x1p-22, 0); }

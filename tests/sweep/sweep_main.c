@@ -1,0 +1,413 @@
+/* sweep_main.c: runs every form of the table (or those named) on Zinc and
+ * on the reference, prints one summary line per form and exits nonzero on
+ * any mismatch that known_failures.txt does not list.
+ *
+ *   sweep [--lib libcuda.so.1] [--ptxas path|none] [--known file] [--n N]
+ *         [--seed S] [--only substr] [--batch K] [--selftest] [--verbose]
+ * Environment: ZINC_SWEEP_N (random lanes per form, default 256),
+ * ZINC_SWEEP_SEED, ZINC_SWEEP_LIB, ZINC_SWEEP_PTXAS. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <fnmatch.h>
+#include "sweep.h"
+
+const sw_form sw_forms[] = {
+#define S(id, ptx, dst, src, ref, chk) {#id, ptx, dst, src, SW_SCALAR, ref, NULL, NULL, chk},
+#define W(id, ptx, dst, src, wref) {#id, ptx, dst, src, SW_WARP, NULL, wref, NULL, exact},
+#define A(id, ptx, dst, src, aref) {#id, ptx, dst, src, SW_ATOM, NULL, NULL, aref, exact},
+#include "sweep_ops.def"
+#undef S
+#undef W
+#undef A
+};
+const size_t sw_nforms = sizeof sw_forms / sizeof sw_forms[0];
+
+typedef struct result {
+    size_t tested, bad;
+    size_t bad_nan;              /* of which NaN payload differences only */
+    size_t bad_zero;             /* of which signs of zeros only */
+    int fatal;                   /* did not load or run */
+    char note[512];              /* load failure or first mismatch */
+} result;
+
+static struct {
+    const char *lib, *ptxas, *known, *only;
+    size_t nrand, batch;
+    uint64_t seed;
+    int selftest, verbose;
+} opt;
+
+static char *known_text;
+
+/* known_failures.txt: "<form glob> <class> <reason>" lines; class "nan"
+ * excuses NaN payload differences only, "zero" the sign of a zero result
+ * only, "all" any mismatch. Returns the classes that match name, as bits
+ * (1 nan, 2 zero, 4 all). */
+static int known_class(const char *name)
+{
+    int best = 0;
+    char line[1024], glob[256], cls[16];
+    const char *p = known_text;
+    while (p && *p) {
+        const char *e = strchr(p, '\n');
+        size_t n = e ? (size_t)(e - p) : strlen(p);
+        if (n >= sizeof line)
+            n = sizeof line - 1;
+        memcpy(line, p, n);
+        line[n] = 0;
+        p = e ? e + 1 : NULL;
+        if (line[0] == '#' || sscanf(line, "%255s %15s", glob, cls) != 2)
+            continue;
+        if (fnmatch(glob, name, 0) != 0)
+            continue;
+        best |= !strcmp(cls, "all") ? 4 : !strcmp(cls, "zero") ? 2 : !strcmp(cls, "nan") ? 1 : 0;
+    }
+    return best;
+}
+
+static char *read_file(const char *path)
+{
+    FILE *fp = fopen(path, "rb");
+    if (!fp)
+        return NULL;
+    fseek(fp, 0, SEEK_END);
+    long n = ftell(fp);
+    fseek(fp, 0, SEEK_SET);
+    char *s = malloc((size_t)n + 1);
+    if (s && fread(s, 1, (size_t)n, fp) != (size_t)n)
+        n = 0;
+    if (s)
+        s[n] = 0;
+    fclose(fp);
+    return s;
+}
+
+/* 1 if ptxas accepts the text, or there is no ptxas to ask */
+static int ptxas_ok(const char *text, char *err, size_t errlen)
+{
+    if (!opt.ptxas)
+        return 1;
+    char path[] = "/tmp/zn-sweep-XXXXXX.ptx", cmd[1024];
+    int fd = mkstemps(path, 4);
+    if (fd < 0)
+        return 1;
+    FILE *fp = fdopen(fd, "w");
+    fputs(text, fp);
+    fclose(fp);
+    snprintf(cmd, sizeof cmd, "%s -arch=sm_90 -o /dev/null %s 2>&1", opt.ptxas, path);
+    FILE *po = popen(cmd, "r");
+    size_t n = po ? fread(err, 1, errlen - 1, po) : 0;
+    err[n] = 0;
+    int rc = po ? pclose(po) : 0;
+    unlink(path);
+    return rc == 0;
+}
+
+static char *module_text(const sw_form *const *fs, size_t n)
+{
+    char *buf = NULL;
+    size_t len = 0, capa = 0;
+    sw_ptx_header(&buf, &len, &capa);
+    for (size_t i = 0; i < n; i++)
+        if (!sw_ptx_entry(fs[i], &buf, &len, &capa)) {
+            fprintf(stderr, "sweep: %s: bad template\n", fs[i]->name);
+            exit(2);
+        }
+    return buf;
+}
+
+/* values as hex, each cut to its operand's width */
+static void hexs(char *out, size_t n, const uint64_t *v, const char *letters)
+{
+    size_t at = 0;
+    out[0] = 0;
+    for (size_t i = 0; letters[i] && at < n; i++) {
+        uint64_t x = v[i] == SW_UNDEF || v[i] == SW_UNTOUCHED ? v[i] : v[i] & sw_mask_of(letters[i]);
+        at += (size_t)snprintf(out + at, n - at, "%s%llx", i ? "," : "", (unsigned long long)x);
+    }
+}
+
+/* the deliberately wrong reference of --selftest: add.s32 off by one
+ * whenever bit 4 of a^b is set */
+static void wrong_add_s32(const uint64_t *in, uint64_t *out)
+{
+    out[0] = (uint32_t)(in[0] + in[1] + (((in[0] ^ in[1]) >> 4) & 1));
+}
+
+/* and of shfl.sync.idx: lane 5's value is off by one when it takes part */
+static void wrong_shfl_idx(const uint64_t *in, uint64_t *out)
+{
+    wref_shfl_idx(in, out);
+    if (out[5 * SW_NOUT] != SW_UNTOUCHED && out[5 * SW_NOUT] != SW_UNDEF)
+        out[5 * SW_NOUT] ^= 1;
+}
+
+/* atomic forms: each group of SW_GROUP lanes works on one cell, after the
+ * lanes' outputs; the check looks for an order of the lanes that explains
+ * the returned values and the final value */
+static void run_atom(const sw_form *f, void *mod, result *res, sw_rng *rng)
+{
+    size_t groups = 4 + opt.nrand / 64, n = groups * SW_GROUP;
+    uint64_t *in = calloc(n * SW_NIN, 8), *out = malloc((n * SW_NOUT + groups) * 8);
+    for (size_t i = 0; i < n * SW_NOUT; i++)
+        out[i] = SW_UNTOUCHED;
+    for (size_t g = 0; g < groups; g++) {
+        uint64_t init = sw_random(rng, f->src[1]), u = f->src[2] ? sw_random(rng, f->src[2]) : 0;
+        out[n * SW_NOUT + g] = init;
+        for (size_t l = g * SW_GROUP; l < (g + 1) * SW_GROUP; l++) {
+            in[l * SW_NIN] = sw_random(rng, f->src[0]);
+            in[l * SW_NIN + 1] = init;   /* cas compares with the initial value */
+            in[l * SW_NIN + 2] = u;      /* one bound for inc/dec */
+        }
+    }
+    char name[128], err[512];
+    snprintf(name, sizeof name, "sw_%s", f->name);
+    uint64_t *init = malloc(groups * 8);
+    memcpy(init, out + n * SW_NOUT, groups * 8);
+    if (!sw_cuda_run(mod, name, in, out, n, groups, err, sizeof err)) {
+        snprintf(res->note, sizeof res->note, "%s", err);
+        res->bad = 1;
+        res->fatal = 1;
+    } else {
+        uint64_t *old = malloc(SW_GROUP * 8);
+        for (size_t g = 0; g < groups; g++) {
+            for (size_t l = 0; l < SW_GROUP; l++)
+                old[l] = f->dst[0] ? out[(g * SW_GROUP + l) * SW_NOUT] & sw_mask_of(f->dst[0]) : 0;
+            char why[256];
+            if (!f->aref(in + g * SW_GROUP * SW_NIN, old, SW_GROUP, init[g], out[n * SW_NOUT + g],
+                         why, sizeof why) && res->bad++ == 0)
+                snprintf(res->note, sizeof res->note, "group %zu (init %llx, final %llx): %s", g,
+                         (unsigned long long)init[g], (unsigned long long)out[n * SW_NOUT + g], why);
+        }
+        free(old);
+    }
+    res->tested = n;
+    free(init);
+    free(in);
+    free(out);
+}
+
+static void run_form(const sw_form *f, void *mod, result *res, sw_rng *rng)
+{
+    if (f->kind == SW_ATOM) {
+        run_atom(f, mod, res, rng);
+        return;
+    }
+    size_t cap = 4096 + opt.nrand;
+    uint64_t *in = malloc(cap * SW_NIN * 8), *got = malloc(cap * SW_NOUT * 8);
+    uint64_t *want = malloc(cap * SW_NOUT * 8);
+    size_t n = sw_gen_inputs(f, in, cap, opt.nrand, rng);
+    for (size_t i = 0; i < n * SW_NOUT; i++)
+        got[i] = want[i] = SW_UNTOUCHED;
+    char name[128], err[512];
+    snprintf(name, sizeof name, "sw_%s", f->name);
+    if (!sw_cuda_run(mod, name, in, got, n, 0, err, sizeof err)) {
+        snprintf(res->note, sizeof res->note, "%s", err);
+        res->bad = 1;
+        res->fatal = 1;
+        goto out;
+    }
+    sw_ref_fn ref = f->ref;
+    if (opt.selftest && strcmp(f->name, "add_s32") == 0)
+        ref = wrong_add_s32;
+    sw_wref_fn wref = f->wref;
+    if (opt.selftest && strcmp(f->name, "shfl_idx_b32") == 0)
+        wref = wrong_shfl_idx;
+    if (f->kind == SW_WARP) {
+        for (size_t w = 0; w < n; w += SW_LANES)
+            wref(in + w * SW_NIN, want + w * SW_NOUT);
+    } else {
+        for (size_t i = 0; i < n; i++)
+            ref(in + i * SW_NIN, want + i * SW_NOUT);
+    }
+    for (size_t i = 0; i < n; i++) {
+        const uint64_t *iv = in + i * SW_NIN, *g = got + i * SW_NOUT, *wv = want + i * SW_NOUT;
+        int ok;
+        if (f->kind == SW_WARP) {
+            /* outputs the ISA leaves undefined are not compared */
+            uint64_t g2[SW_NOUT], w2[SW_NOUT];
+            for (size_t k = 0; k < SW_NOUT; k++) {
+                g2[k] = wv[k] == SW_UNDEF ? 0 : g[k];
+                w2[k] = wv[k] == SW_UNDEF ? 0 : wv[k];
+            }
+            ok = f->chk(f, iv, g2, w2);
+        } else {
+            ok = f->chk(f, iv, g, wv);
+        }
+        if (ok)
+            continue;
+        int cls = sw_mismatch_class(f, g, wv);
+        int first_other = cls == SW_MIS_OTHER && res->bad == res->bad_nan + res->bad_zero;
+        res->bad_nan += cls == SW_MIS_NAN;
+        res->bad_zero += cls == SW_MIS_ZERO;
+        /* the note shows the first mismatch, or the first that is more
+         * than a NaN payload or the sign of a zero */
+        if (res->bad++ == 0 || first_other || opt.verbose) {
+            char a[200], b[64], c[64];
+            hexs(a, sizeof a, iv, f->src);
+            hexs(b, sizeof b, g, f->dst);
+            hexs(c, sizeof c, wv, f->dst);
+            if (f->kind == SW_WARP)
+                snprintf(res->note, sizeof res->note, "lane %zu of warp at %zu: in %s got %s want %s",
+                         i % SW_LANES, i - i % SW_LANES, a, b, c);
+            else
+                snprintf(res->note, sizeof res->note, "in %s got %s want %s", a, b, c);
+            if (opt.verbose)
+                printf("  %s: %s\n", f->name, res->note);
+        }
+    }
+out:
+    res->tested = n;
+    free(in);
+    free(got);
+    free(want);
+}
+
+/* loads a batch; on failure, each form alone so that the failure is named */
+static void run_batch(const sw_form *const *fs, size_t n, result *res, sw_rng *rng)
+{
+    char err[4096];
+    char *text = module_text(fs, n);
+    if (!ptxas_ok(text, err, sizeof err)) {
+        free(text);
+        if (n > 1) {
+            for (size_t i = 0; i < n; i++)
+                run_batch(fs + i, 1, res + i, rng);
+            return;
+        }
+        snprintf(res->note, sizeof res->note, "HARNESS: ptxas rejects the kernel: %.400s", err);
+        for (char *p = res->note; *p; p++)
+            if (*p == '\n')
+                *p = ' ';
+        res->bad = 1;
+        res->fatal = 2;
+        return;
+    }
+    void *mod = sw_cuda_load(text, err, sizeof err);
+    free(text);
+    if (!mod) {
+        if (n > 1) {
+            for (size_t i = 0; i < n; i++)
+                run_batch(fs + i, 1, res + i, rng);
+            return;
+        }
+        snprintf(res->note, sizeof res->note, "load failed: %.450s", err);
+        for (char *p = res->note; *p; p++)
+            if (*p == '\n')
+                *p = ' ';
+        res->bad = 1;
+        res->fatal = 1;
+        return;
+    }
+    for (size_t i = 0; i < n; i++)
+        run_form(fs[i], mod, res + i, rng);
+    sw_cuda_unload(mod);
+}
+
+static void usage(void)
+{
+    fprintf(stderr, "usage: sweep [--lib libcuda.so.1] [--ptxas path|none] [--known file] "
+            "[--n N] [--seed S] [--only substr] [--batch K] [--selftest] [--verbose]\n");
+    exit(2);
+}
+
+static const char *env_or(const char *name, const char *dflt)
+{
+    const char *v = getenv(name);
+    return v && *v ? v : dflt;
+}
+
+int main(int argc, char **argv)
+{
+    opt.lib = env_or("ZINC_SWEEP_LIB", "libcuda.so.1");
+    opt.ptxas = env_or("ZINC_SWEEP_PTXAS", NULL);
+    opt.nrand = strtoull(env_or("ZINC_SWEEP_N", "256"), NULL, 0);
+    opt.seed = strtoull(env_or("ZINC_SWEEP_SEED", "1"), NULL, 0);
+    opt.batch = 64;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+        if (!strcmp(a, "--selftest")) { opt.selftest = 1; continue; }
+        if (!strcmp(a, "--verbose")) { opt.verbose = 1; continue; }
+        if (!v)
+            usage();
+        i++;
+        if (!strcmp(a, "--lib")) opt.lib = v;
+        else if (!strcmp(a, "--ptxas")) opt.ptxas = strcmp(v, "none") ? v : NULL;
+        else if (!strcmp(a, "--known")) opt.known = v;
+        else if (!strcmp(a, "--n")) opt.nrand = strtoull(v, NULL, 0);
+        else if (!strcmp(a, "--seed")) opt.seed = strtoull(v, NULL, 0);
+        else if (!strcmp(a, "--only")) opt.only = v;
+        else if (!strcmp(a, "--batch")) opt.batch = strtoull(v, NULL, 0);
+        else usage();
+    }
+    if (opt.batch == 0)
+        opt.batch = 1;
+    if (opt.known && !(known_text = read_file(opt.known))) {
+        fprintf(stderr, "sweep: cannot read %s\n", opt.known);
+        return 2;
+    }
+    char err[512];
+    if (!sw_cuda_open(opt.lib, err, sizeof err)) {
+        fprintf(stderr, "sweep: %s\n", err);
+        return 2;
+    }
+    const sw_form **sel = malloc(sw_nforms * sizeof *sel);
+    size_t nsel = 0;
+    for (size_t i = 0; i < sw_nforms; i++) {
+        const char *only = opt.only;
+        if (opt.selftest ? !strcmp(sw_forms[i].name, "add_s32") || !strcmp(sw_forms[i].name, "shfl_idx_b32")
+                         : (!only || strstr(sw_forms[i].name, only)))
+            sel[nsel++] = &sw_forms[i];
+    }
+    result *res = calloc(nsel ? nsel : 1, sizeof *res);
+    sw_rng rng = {opt.seed};
+    for (size_t i = 0; i < nsel; i += opt.batch)
+        run_batch(sel + i, nsel - i < opt.batch ? nsel - i : opt.batch, res + i, &rng);
+
+    size_t nfail = 0, nknown = 0, nfixed = 0, lanes = 0;
+    printf("%-24s %7s %7s %6s %6s  %s\n", "form", "tested", "bad", "nan", "zero",
+           "first mismatch (inputs, got, want; hex)");
+    for (size_t i = 0; i < nsel; i++) {
+        result *r = &res[i];
+        int known = known_text ? known_class(sel[i]->name) : 0;
+        lanes += r->tested;
+        /* a harness error (ptxas rejects our PTX) is never excused */
+        size_t other = r->bad - r->bad_nan - r->bad_zero;
+        int excused = r->fatal != 2 &&
+                      ((known & 4) || (!r->fatal && !other && (!r->bad_nan || (known & 1)) &&
+                                       (!r->bad_zero || (known & 2))));
+        const char *tag = "ok";
+        if (r->bad && excused)
+            tag = "known", nknown++;
+        else if (r->bad)
+            tag = "FAIL", nfail++;
+        else if (known & 4)
+            tag = "fixed", nfixed++;
+        printf("%-24s %7zu %7zu %6zu %6zu  %-5s %s\n", sel[i]->name, r->tested, r->bad, r->bad_nan,
+               r->bad_zero, tag, r->note);
+    }
+    printf("sweep: %zu forms, %zu lanes, %zu failing, %zu known failures, %zu known but now "
+           "passing (seed %llu, N %zu)\n", nsel, lanes, nfail, nknown, nfixed,
+           (unsigned long long)opt.seed, opt.nrand);
+    if (opt.selftest) {
+        /* each wrong reference must be caught, on some lanes, not all */
+        int caught = nsel == 2;
+        for (size_t i = 0; i < nsel; i++)
+            caught &= res[i].bad > 0 && res[i].bad < res[i].tested && !res[i].fatal;
+        printf("selftest: the deliberately wrong references were %s\n", caught ? "caught" : "NOT caught");
+        int kat = sw_ref_selfcheck();
+        printf("selftest: %d reference known-answer failures\n", kat);
+        free(sel);
+        free(res);
+        free(known_text);
+        return caught && !kat ? 0 : 1;
+    }
+    if (nfixed)
+        printf("sweep: remove the forms marked 'fixed' from known_failures.txt\n");
+    free(sel);
+    free(res);
+    free(known_text);
+    return nfail ? 1 : 0;
+}
