@@ -7,6 +7,7 @@
  */
 #include "zn_drv.h"
 #include "../exec/zn_exec.h"
+#include "../util/zn_host.h"
 #include "../util/zn_log.h"
 
 #include <stdio.h>
@@ -30,97 +31,15 @@ static const zn_sm_limits sm_table[] = {
     { 120, 101376, 102400, 1536, 32 },
 };
 
-static void parse_cc(const char *s, int *major, int *minor)
-{
-    *major = 8;
-    *minor = 6;
-    if (!s || !*s)
-        return;
-    const char *dot = strchr(s, '.');
-    int ma, mi;
-    if (dot) {
-        ma = atoi(s);
-        mi = atoi(dot + 1);
-    } else {
-        int n = atoi(s);
-        ma = n / 10;
-        mi = n % 10;
-    }
-    if (ma < 3 || ma > 20 || mi < 0 || mi > 9) {
-        zn_log(ZN_LOG_WARN, "ZINC_CC=%s is not a compute capability; using 8.6", s);
-        return;
-    }
-    *major = ma;
-    *minor = mi;
-}
-
-/* "model name : X" from /proc/cpuinfo, and the clock in kHz. */
-static void read_cpuinfo(char *model, size_t cap, int *khz)
-{
-    snprintf(model, cap, "unknown processor");
-    *khz = 2000000;
-    FILE *f = fopen("/proc/cpuinfo", "r");
-    if (!f)
-        return;
-    char line[512];
-    int got_model = 0, got_mhz = 0;
-    while (fgets(line, sizeof line, f) && !(got_model && got_mhz)) {
-        char *colon = strchr(line, ':');
-        if (!colon)
-            continue;
-        char *v = colon + 1;
-        while (*v == ' ' || *v == '\t')
-            v++;
-        v[strcspn(v, "\n")] = 0;
-        if (!got_model && !strncmp(line, "model name", 10)) {
-            snprintf(model, cap, "%s", v);
-            got_model = 1;
-        } else if (!got_mhz && !strncmp(line, "cpu MHz", 7)) {
-            double mhz = atof(v);
-            if (mhz > 0)
-                *khz = (int)(mhz * 1000.0);
-            got_mhz = 1;
-        }
-    }
-    fclose(f);
-}
-
-static uint64_t fnv1a(uint64_t h, const void *p, size_t n)
-{
-    const unsigned char *b = p;
-    for (size_t i = 0; i < n; i++) {
-        h ^= b[i];
-        h *= 0x100000001b3ull;
-    }
-    return h;
-}
-
-/* Stable across runs on one machine: a hash of the machine id and CPU. */
-static void make_uuid(CUuuid *u, const char *model)
-{
-    char mid[128] = "";
-    FILE *f = fopen("/etc/machine-id", "r");
-    if (f) {
-        if (!fgets(mid, sizeof mid, f))
-            mid[0] = 0;
-        fclose(f);
-    }
-    uint64_t h1 = fnv1a(0xcbf29ce484222325ull, mid, strlen(mid));
-    h1 = fnv1a(h1, model, strlen(model));
-    uint64_t h2 = fnv1a(h1 ^ 0x5a494e43ull, "zinc-device-0", 13);
-    memcpy(u->bytes, &h1, 8);
-    memcpy(u->bytes + 8, &h2, 8);
-    u->bytes[6] = (char)((u->bytes[6] & 0x0f) | 0x40);     /* RFC 4122 v4 form */
-    u->bytes[8] = (char)((u->bytes[8] & 0x3f) | 0x80);
-}
-
 static void dev_init_once(void)
 {
     zn_dev *d = &zn_drv_dev;
     char model[200];
-    read_cpuinfo(model, sizeof model, &d->clock_khz);
+    zn_host_cpu(model, sizeof model, &d->clock_khz);
     snprintf(d->name, sizeof d->name, "Zinc CPU: %s", model);
-    parse_cc(getenv("ZINC_CC"), &d->cc_major, &d->cc_minor);
+    if (zn_host_cc(&d->cc_major, &d->cc_minor))
+        zn_log(ZN_LOG_WARN, "ZINC_CC=%s is not a compute capability; using 8.6",
+               getenv("ZINC_CC"));
     int cc = d->cc_major * 10 + d->cc_minor;
     d->sm = &sm_table[0];
     for (size_t i = 0; i < sizeof sm_table / sizeof sm_table[0]; i++)
@@ -131,7 +50,7 @@ static void dev_init_once(void)
     d->pci_domain = 0;
     d->pci_bus = 1;
     d->pci_device = 0;
-    make_uuid(&d->uuid, model);
+    zn_host_uuid((uint8_t *)d->uuid.bytes);
 }
 
 void zn_dev_init(void)
