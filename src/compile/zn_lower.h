@@ -224,6 +224,31 @@ LLVMValueRef zn_fsat(zn_lfn *l, LLVMValueRef v);
 LLVMValueRef zn_to_half(zn_lfn *l, LLVMValueRef bits, bool bf);
 LLVMValueRef zn_from_half(zn_lfn *l, LLVMValueRef h);
 
+/* f16/bf16/f16x2/bf16x2 arithmetic, rounded once (zn_lower_half.c) */
+void zn_lower_half(zn_lfn *l, const ptx_ins *ins);
+LLVMValueRef zn_half_to_f32(zn_lfn *l, LLVMValueRef bits, bool bf);
+LLVMValueRef zn_f32_to_half(zn_lfn *l, LLVMValueRef f, bool bf, bool rz);
+/* zn_lower_fpfix.c: f32 NaN -> 0x7fffffff; PTX min/max; f64 .ftz;
+ * f64 (+ residue e, may be NULL) -> f32 rounded to odd */
+LLVMValueRef zn_canon_nan(zn_lfn *l, LLVMValueRef v);
+LLVMValueRef zn_minmax(zn_lfn *l, const ptx_ins *ins, LLVMValueRef a, LLVMValueRef b);
+LLVMValueRef zn_ftz64(zn_lfn *l, LLVMValueRef v);
+LLVMValueRef zn_round_odd_f32(zn_lfn *l, LLVMValueRef w, LLVMValueRef e);
+
+/* warp matrix operations (zn_lower_mma.c: mma, wmma) and cp.async,
+ * ldmatrix/stmatrix/movmatrix, f16/bf16 atomics (zn_lower_async.c) */
+void zn_lower_mma(zn_lfn *l, const ptx_ins *ins);
+void zn_lower_async(zn_lfn *l, const ptx_ins *ins);
+bool zn_is_atom16(const ptx_ins *ins);
+void zn_lower_atom16(zn_lfn *l, const ptx_ins *ins);
+
+/* .reg parameters and results of a .func (zn_lower_regparam.c), and
+ * brx.idx (zn_lower_brx.c) */
+void zn_reg_params_divergent(zn_lfn *l);
+void zn_reg_params_in(zn_lfn *l);
+void zn_reg_params_out(zn_lfn *l);
+void zn_lower_brx(zn_lfn *l, const ptx_ins *ins);
+
 /* ex2/lg2/sin/cos/tanh of an <32 x float> as vector code, NULL for other
  * ops (zn_lower_approx.c). */
 LLVMValueRef zn_approx_f32(zn_lfn *l, ptx_op op, LLVMValueRef x);
@@ -261,6 +286,9 @@ bool zn_uniform_access(zn_lfn *l, const ptx_ins *ins, const bool *div);
 bool zn_op_is_pure(ptx_op op);
 bool zn_is_kernel_param_load(zn_lfn *l, const ptx_ins *ins);
 void zn_each_reg(const ptx_opnd *o, void (*f)(int32_t, void *), void *ud);
+/* f(reg) for the registers an instruction's first operand may write (all
+ * but the [addr] of st/red). */
+void zn_each_def(const ptx_opnd *o, void (*f)(int32_t, void *), void *ud);
 
 /* ---- functions and module (zn_lower_func.c, zn_lower_module.c) ----------- */
 

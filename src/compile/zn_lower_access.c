@@ -9,11 +9,10 @@
  * the addresses of its active lanes at run time, which costs a few vector
  * compares, far less than a gather or scatter.
  *
- * The test is made per half warp (16 lanes, one AVX-512 register of f32):
- * 2D blocks of 16 x N threads put two rows in one warp, so each half is
- * contiguous (a[ty][tx]) or uniform (a[ty][k]) while the whole warp is
- * neither. A contiguous warp costs the same as before: two 16-lane loads
- * are what a 32-lane load becomes anyway.
+ * A contiguous warp is one test and one access. Otherwise the test is made
+ * per half warp (16 lanes, one AVX-512 register of f32): 2D blocks of
+ * 16 x N threads put two rows in one warp, so each half is contiguous
+ * (a[ty][tx]) or uniform (a[ty][k]) while the whole warp is neither.
  *
  * A .v2/.v4 access of n elements is contiguous when lane i starts at
  * base + i * n * size; it is then one load/store of 16 * n elements with
@@ -28,7 +27,7 @@
 /* One half warp: its addresses (<16 x i64>) and mask (<16 x i1>). */
 typedef struct zn_part {
     LLVMValueRef a, m;
-    unsigned first;                      /* warp lane of its lane 0 */
+    unsigned w;                          /* lanes: 16, or 32 for the whole warp */
 } zn_part;
 
 /* Run-time facts about a part's active lanes. */
@@ -49,9 +48,9 @@ static LLVMValueRef c64(zn_lfn *l, uint64_t v)
     return LLVMConstInt(l->m->t_i64, v, 0);
 }
 
-static LLVMTypeRef pvec(LLVMTypeRef t)
+static LLVMTypeRef pvec(LLVMTypeRef t, unsigned w)
 {
-    return LLVMVectorType(t, ZN_PART);
+    return LLVMVectorType(t, w);
 }
 
 /* lanes [first, first + 16) of a 32-lane vector */
@@ -73,53 +72,54 @@ static LLVMValueRef join_parts(zn_lfn *l, LLVMValueRef lo, LLVMValueRef hi)
     return LLVMBuildShuffleVector(l->b, lo, hi, LLVMConstVector(idx, ZN_LANES), "");
 }
 
-static LLVMValueRef splat_part(zn_lfn *l, LLVMValueRef s)
+static LLVMValueRef splat_part(zn_lfn *l, LLVMValueRef s, unsigned w)
 {
-    LLVMTypeRef vt = pvec(LLVMTypeOf(s));
+    LLVMTypeRef vt = pvec(LLVMTypeOf(s), w);
     LLVMValueRef v = LLVMBuildInsertElement(l->b, LLVMGetPoison(vt), s, c32(l, 0), "");
     return LLVMBuildShuffleVector(l->b, v, LLVMGetPoison(vt),
-                                  LLVMConstNull(pvec(l->m->t_i32)), "");
+                                  LLVMConstNull(pvec(l->m->t_i32, w)), "");
 }
 
-static LLVMValueRef part_bits(zn_lfn *l, LLVMValueRef m)
+static LLVMValueRef part_bits(zn_lfn *l, LLVMValueRef m, unsigned w)
 {
-    LLVMValueRef b = LLVMBuildBitCast(l->b, m, LLVMIntTypeInContext(l->m->ctx, ZN_PART), "");
-    return LLVMBuildZExt(l->b, b, l->m->t_i32, "");
+    LLVMValueRef b = LLVMBuildBitCast(l->b, m, LLVMIntTypeInContext(l->m->ctx, w), "");
+    return w < 32 ? LLVMBuildZExt(l->b, b, l->m->t_i32, "") : b;
 }
 
 /* i1: no active lane of the part has `bad` set */
 static LLVMValueRef none_active(zn_lfn *l, const zn_part *p, LLVMValueRef bad)
 {
     bad = LLVMBuildAnd(l->b, bad, p->m, "");
-    return LLVMBuildICmp(l->b, LLVMIntEQ, part_bits(l, bad), c32(l, 0), "");
+    return LLVMBuildICmp(l->b, LLVMIntEQ, part_bits(l, bad, p->w), c32(l, 0), "");
 }
 
 static zn_shape shape_of(zn_lfn *l, const zn_part *p, uint64_t stride)
 {
     zn_lmod *m = l->m;
     zn_shape s;
-    s.mi = part_bits(l, p->m);
+    s.mi = part_bits(l, p->m, p->w);
     LLVMTypeRef ct = m->t_i32;
     LLVMValueRef args[2] = {s.mi, LLVMConstInt(m->t_i1, 0, 0)};
-    /* an empty mask gives 32; `& 15` keeps the extract in range (no lane is
-     * touched then anyway) */
+    /* an empty mask gives 32; `& (w - 1)` keeps the extract in range (no
+     * lane is touched then anyway) */
     LLVMValueRef k = ll_intrin(l, "llvm.cttz", &ct, 1, args, 2);
-    k = LLVMBuildAnd(l->b, k, c32(l, ZN_PART - 1), "");
+    k = LLVMBuildAnd(l->b, k, c32(l, p->w - 1), "");
     s.ak = LLVMBuildExtractElement(l->b, p->a, k, "addr.first");
     LLVMValueRef k64 = LLVMBuildZExt(l->b, k, m->t_i64, "");
     s.base = LLVMBuildSub(l->b, s.ak, LLVMBuildMul(l->b, k64, c64(l, stride), ""), "");
-    LLVMValueRef off[ZN_PART];
-    for (unsigned j = 0; j < ZN_PART; j++)
+    LLVMValueRef off[ZN_LANES];
+    for (unsigned j = 0; j < p->w; j++)
         off[j] = c64(l, j * stride);
-    LLVMValueRef want = LLVMBuildAdd(l->b, splat_part(l, s.base),
-                                     LLVMConstVector(off, ZN_PART), "");
+    LLVMValueRef want = LLVMBuildAdd(l->b, splat_part(l, s.base, p->w),
+                                     LLVMConstVector(off, p->w), "");
     s.contig = none_active(l, p, LLVMBuildICmp(l->b, LLVMIntNE, p->a, want, ""));
     return s;
 }
 
 static LLVMValueRef uniform_test(zn_lfn *l, const zn_part *p, const zn_shape *s)
 {
-    return none_active(l, p, LLVMBuildICmp(l->b, LLVMIntNE, p->a, splat_part(l, s->ak), ""));
+    return none_active(l, p, LLVMBuildICmp(l->b, LLVMIntNE, p->a,
+                                           splat_part(l, s->ak, p->w), ""));
 }
 
 static bool pow2_small(unsigned n)
@@ -134,24 +134,25 @@ static LLVMValueRef wide_mask(zn_lfn *l, const zn_part *p, unsigned n, const boo
     zn_lmod *m = l->m;
     if (n == 1 && (!en || en[0]))
         return p->m;
-    LLVMValueRef idx[ZN_PART * 8], allow[ZN_PART * 8];
-    for (unsigned j = 0; j < ZN_PART; j++)
+    LLVMValueRef idx[ZN_LANES * 8], allow[ZN_LANES * 8];
+    for (unsigned j = 0; j < p->w; j++)
         for (unsigned i = 0; i < n; i++) {
             idx[j * n + i] = c32(l, j);
             allow[j * n + i] = LLVMConstInt(m->t_i1, !en || en[i], 0);
         }
     LLVMValueRef w = LLVMBuildShuffleVector(l->b, p->m, LLVMGetPoison(LLVMTypeOf(p->m)),
-                                            LLVMConstVector(idx, ZN_PART * n), "");
+                                            LLVMConstVector(idx, p->w * n), "");
     if (en)
-        w = LLVMBuildAnd(l->b, w, LLVMConstVector(allow, ZN_PART * n), "");
+        w = LLVMBuildAnd(l->b, w, LLVMConstVector(allow, p->w * n), "");
     return w;
 }
 
-static LLVMValueRef elem_ptrs(zn_lfn *l, LLVMValueRef a, uint64_t off)
+static LLVMValueRef elem_ptrs(zn_lfn *l, const zn_part *p, uint64_t off)
 {
+    LLVMValueRef a = p->a;
     if (off)
-        a = LLVMBuildAdd(l->b, a, splat_part(l, c64(l, off)), "");
-    return LLVMBuildIntToPtr(l->b, a, pvec(l->m->t_ptr), "");
+        a = LLVMBuildAdd(l->b, a, splat_part(l, c64(l, off), p->w), "");
+    return LLVMBuildIntToPtr(l->b, a, pvec(l->m->t_ptr, p->w), "");
 }
 
 static LLVMValueRef scalar_ptr(zn_lfn *l, LLVMValueRef a, uint64_t off)
@@ -169,7 +170,7 @@ static LLVMBasicBlockRef new_bb(zn_lfn *l, const char *name)
 static void split(zn_lfn *l, LLVMValueRef a, zn_part *parts)
 {
     for (unsigned h = 0; h < ZN_NPARTS; h++) {
-        parts[h].first = h * ZN_PART;
+        parts[h].w = ZN_PART;
         parts[h].a = lanes_of(l, a, h * ZN_PART);
         parts[h].m = lanes_of(l, l->emask, h * ZN_PART);
     }
@@ -181,7 +182,7 @@ static void load_contig(zn_lfn *l, const zn_part *p, LLVMValueRef base, LLVMType
                         unsigned n, unsigned size, LLVMValueRef *out)
 {
     zn_lmod *m = l->m;
-    LLVMTypeRef wt = LLVMVectorType(et, ZN_PART * n);
+    LLVMTypeRef wt = LLVMVectorType(et, p->w * n);
     LLVMTypeRef over[2] = {wt, m->t_ptr};
     LLVMValueRef args[4] = {scalar_ptr(l, base, 0), c32(l, size), wide_mask(l, p, n, NULL),
                             LLVMConstNull(wt)};
@@ -191,21 +192,21 @@ static void load_contig(zn_lfn *l, const zn_part *p, LLVMValueRef base, LLVMType
         return;
     }
     for (unsigned i = 0; i < n; i++) {
-        LLVMValueRef idx[ZN_PART];
-        for (unsigned j = 0; j < ZN_PART; j++)
+        LLVMValueRef idx[ZN_LANES];
+        for (unsigned j = 0; j < p->w; j++)
             idx[j] = c32(l, j * n + i);
         out[i] = LLVMBuildShuffleVector(l->b, w, LLVMGetPoison(wt),
-                                        LLVMConstVector(idx, ZN_PART), "");
+                                        LLVMConstVector(idx, p->w), "");
     }
 }
 
-static void load_uniform(zn_lfn *l, LLVMValueRef ak, LLVMTypeRef et, unsigned n,
-                         unsigned size, LLVMValueRef *out)
+static void load_uniform(zn_lfn *l, const zn_part *p, LLVMValueRef ak, LLVMTypeRef et,
+                         unsigned n, unsigned size, LLVMValueRef *out)
 {
     for (unsigned i = 0; i < n; i++) {
         LLVMValueRef v = LLVMBuildLoad2(l->b, et, scalar_ptr(l, ak, (uint64_t)i * size), "");
         LLVMSetAlignment(v, size);
-        out[i] = splat_part(l, v);
+        out[i] = splat_part(l, v, p->w);
     }
 }
 
@@ -213,10 +214,10 @@ static void load_gather(zn_lfn *l, const zn_part *p, LLVMTypeRef et, unsigned n,
                         unsigned size, LLVMValueRef *out)
 {
     zn_lmod *m = l->m;
-    LLVMTypeRef vt = pvec(et);
-    LLVMTypeRef over[2] = {vt, pvec(m->t_ptr)};
+    LLVMTypeRef vt = pvec(et, p->w);
+    LLVMTypeRef over[2] = {vt, pvec(m->t_ptr, p->w)};
     for (unsigned i = 0; i < n; i++) {
-        LLVMValueRef args[4] = {elem_ptrs(l, p->a, (uint64_t)i * size), c32(l, size), p->m,
+        LLVMValueRef args[4] = {elem_ptrs(l, p, (uint64_t)i * size), c32(l, size), p->m,
                                 LLVMConstNull(vt)};
         out[i] = ll_intrin(l, "llvm.masked.gather", over, 2, args, 4);
     }
@@ -247,7 +248,7 @@ static void load_part(zn_lfn *l, const zn_part *p, LLVMTypeRef et, unsigned n,
     LLVMBuildCondBr(l->b, uniform_test(l, p, &s), bb_uni, bb_gat);
 
     LLVMPositionBuilderAtEnd(l->b, bb_uni);
-    load_uniform(l, s.ak, et, n, size, vu);
+    load_uniform(l, p, s.ak, et, n, size, vu);
     LLVMBasicBlockRef end_uni = LLVMGetInsertBlock(l->b);
     LLVMBuildBr(l->b, bb_join);
 
@@ -258,37 +259,67 @@ static void load_part(zn_lfn *l, const zn_part *p, LLVMTypeRef et, unsigned n,
 
     LLVMPositionBuilderAtEnd(l->b, bb_join);
     for (unsigned i = 0; i < n; i++) {
-        out[i] = LLVMBuildPhi(l->b, pvec(et), "ld");
+        out[i] = LLVMBuildPhi(l->b, pvec(et, p->w), "ld");
         LLVMValueRef in_v[3] = {vv[i], vu[i], vg[i]};
         LLVMBasicBlockRef in_b[3] = {end_vec, end_uni, end_gat};
         LLVMAddIncoming(out[i], in_v, in_b, 3);
     }
 }
 
+/* The whole warp contiguous (one test, one access); otherwise each half
+ * on its own. */
 void zn_access_load(zn_lfn *l, LLVMValueRef a, LLVMTypeRef et, unsigned n,
                     LLVMValueRef *out)
 {
+    unsigned size = ll_bits(et) / 8;
+    zn_part whole = {.a = a, .m = l->emask, .w = ZN_LANES};
+    if (!pow2_small(n)) {
+        load_gather(l, &whole, et, n, size, out);
+        return;
+    }
+    zn_shape s = shape_of(l, &whole, (uint64_t)n * size);
+    LLVMBasicBlockRef bb_vec = new_bb(l, "ld.warp"), bb_parts = new_bb(l, "ld.halves"),
+        bb_join = new_bb(l, "ld.done");
+    LLVMBuildCondBr(l->b, s.contig, bb_vec, bb_parts);
+
+    LLVMValueRef vv[8], vp[8];
+    LLVMPositionBuilderAtEnd(l->b, bb_vec);
+    load_contig(l, &whole, s.base, et, n, size, vv);
+    LLVMBasicBlockRef end_vec = LLVMGetInsertBlock(l->b);
+    LLVMBuildBr(l->b, bb_join);
+
+    LLVMPositionBuilderAtEnd(l->b, bb_parts);
     zn_part parts[ZN_NPARTS];
     LLVMValueRef res[ZN_NPARTS][8];
     split(l, a, parts);
     for (unsigned h = 0; h < ZN_NPARTS; h++)
         load_part(l, &parts[h], et, n, res[h]);
     for (unsigned i = 0; i < n; i++)
-        out[i] = join_parts(l, res[0][i], res[1][i]);
+        vp[i] = join_parts(l, res[0][i], res[1][i]);
+    LLVMBasicBlockRef end_parts = LLVMGetInsertBlock(l->b);
+    LLVMBuildBr(l->b, bb_join);
+
+    LLVMPositionBuilderAtEnd(l->b, bb_join);
+    for (unsigned i = 0; i < n; i++) {
+        out[i] = LLVMBuildPhi(l->b, ll_vec(et), "ld");
+        LLVMValueRef in_v[2] = {vv[i], vp[i]};
+        LLVMBasicBlockRef in_b[2] = {end_vec, end_parts};
+        LLVMAddIncoming(out[i], in_v, in_b, 2);
+    }
 }
 
 /* ---- stores ---------------------------------------------------------------- */
 
 /* The n element vectors interleaved lane-major: <v0[0], v1[0], ..., v0[1], ...> */
-static LLVMValueRef interleave(zn_lfn *l, LLVMValueRef *v, unsigned n)
+static LLVMValueRef interleave(zn_lfn *l, LLVMValueRef *v, unsigned n, unsigned w)
 {
     LLVMValueRef cat[8];
     for (unsigned i = 0; i < n; i++)
         cat[i] = v[i];
-    /* concatenate pairwise until one vector of 16n elements remains */
-    for (unsigned len = ZN_PART, cnt = n; cnt > 1; len *= 2, cnt /= 2)
+    /* concatenate pairwise until one vector of w * n elements remains */
+    for (unsigned len = w, cnt = n; cnt > 1; len *= 2, cnt /= 2)
         for (unsigned i = 0; i < cnt / 2; i++) {
-            LLVMValueRef idx[ZN_PART * 8];
+            LLVMValueRef idx[ZN_LANES * 8];
             for (unsigned j = 0; j < 2 * len; j++)
                 idx[j] = c32(l, j);
             cat[i] = LLVMBuildShuffleVector(l->b, cat[2 * i], cat[2 * i + 1],
@@ -296,12 +327,12 @@ static LLVMValueRef interleave(zn_lfn *l, LLVMValueRef *v, unsigned n)
         }
     if (n == 1)
         return cat[0];
-    LLVMValueRef idx[ZN_PART * 8];
-    for (unsigned j = 0; j < ZN_PART; j++)
+    LLVMValueRef idx[ZN_LANES * 8];
+    for (unsigned j = 0; j < w; j++)
         for (unsigned i = 0; i < n; i++)
-            idx[j * n + i] = c32(l, i * ZN_PART + j);
+            idx[j * n + i] = c32(l, i * w + j);
     return LLVMBuildShuffleVector(l->b, cat[0], LLVMGetPoison(LLVMTypeOf(cat[0])),
-                                  LLVMConstVector(idx, ZN_PART * n), "");
+                                  LLVMConstVector(idx, w * n), "");
 }
 
 static void store_contig(zn_lfn *l, const zn_part *p, LLVMValueRef base, LLVMValueRef *v,
@@ -318,7 +349,7 @@ static void store_contig(zn_lfn *l, const zn_part *p, LLVMValueRef base, LLVMVal
         en[i] = v[i] != NULL;
         vals[i] = v[i] ? v[i] : LLVMGetPoison(vt);
     }
-    LLVMValueRef w = interleave(l, vals, n);
+    LLVMValueRef w = interleave(l, vals, n, p->w);
     LLVMTypeRef over[2] = {LLVMTypeOf(w), m->t_ptr};
     LLVMValueRef args[4] = {w, scalar_ptr(l, base, 0), c32(l, size), wide_mask(l, p, n, en)};
     ll_intrin(l, "llvm.masked.store", over, 2, args, 4);
@@ -326,15 +357,15 @@ static void store_contig(zn_lfn *l, const zn_part *p, LLVMValueRef base, LLVMVal
 
 /* Same address in every active lane of the part: the highest active lane's
  * value lands last, as with a scatter. */
-static void store_uniform(zn_lfn *l, LLVMValueRef ak, LLVMValueRef mi, LLVMValueRef *v,
-                          unsigned n, unsigned size)
+static void store_uniform(zn_lfn *l, const zn_part *p, LLVMValueRef ak, LLVMValueRef mi,
+                          LLVMValueRef *v, unsigned n, unsigned size)
 {
     zn_lmod *m = l->m;
     LLVMTypeRef ct = m->t_i32;
     LLVMValueRef args[2] = {mi, LLVMConstInt(m->t_i1, 0, 0)};
     LLVMValueRef lz = ll_intrin(l, "llvm.ctlz", &ct, 1, args, 2);
     LLVMValueRef last = LLVMBuildAnd(l->b, LLVMBuildSub(l->b, c32(l, 31), lz, ""),
-                                     c32(l, ZN_PART - 1), "");
+                                     c32(l, p->w - 1), "");
     for (unsigned i = 0; i < n; i++) {
         if (!v[i])
             continue;
@@ -351,8 +382,8 @@ static void store_scatter(zn_lfn *l, const zn_part *p, LLVMValueRef *v, unsigned
     for (unsigned i = 0; i < n; i++) {
         if (!v[i])
             continue;
-        LLVMTypeRef over[2] = {LLVMTypeOf(v[i]), pvec(m->t_ptr)};
-        LLVMValueRef args[4] = {v[i], elem_ptrs(l, p->a, (uint64_t)i * size), c32(l, size),
+        LLVMTypeRef over[2] = {LLVMTypeOf(v[i]), pvec(m->t_ptr, p->w)};
+        LLVMValueRef args[4] = {v[i], elem_ptrs(l, p, (uint64_t)i * size), c32(l, size),
                                 p->m};
         ll_intrin(l, "llvm.masked.scatter", over, 2, args, 4);
     }
@@ -379,7 +410,7 @@ static void store_part(zn_lfn *l, const zn_part *p, LLVMValueRef *v, unsigned n,
     LLVMBuildCondBr(l->b, uniform_test(l, p, &s), bb_uni, bb_sca);
 
     LLVMPositionBuilderAtEnd(l->b, bb_uni);
-    store_uniform(l, s.ak, s.mi, v, n, size);
+    store_uniform(l, p, s.ak, s.mi, v, n, size);
     LLVMBuildBr(l->b, bb_join);
 
     LLVMPositionBuilderAtEnd(l->b, bb_sca);
@@ -397,14 +428,31 @@ void zn_access_store(zn_lfn *l, LLVMValueRef a, LLVMValueRef *v, unsigned n,
         any |= v[i] != NULL;
     if (!any)
         return;
-    zn_part parts[ZN_NPARTS];
-    split(l, a, parts);
+    zn_part whole = {.a = a, .m = l->emask, .w = ZN_LANES};
+    if (!pow2_small(n)) {
+        store_scatter(l, &whole, v, n, size);
+        return;
+    }
+    zn_shape s = shape_of(l, &whole, (uint64_t)n * size);
+    LLVMBasicBlockRef bb_vec = new_bb(l, "st.warp"), bb_parts = new_bb(l, "st.halves"),
+        bb_join = new_bb(l, "st.done");
+    LLVMBuildCondBr(l->b, s.contig, bb_vec, bb_parts);
+
+    LLVMPositionBuilderAtEnd(l->b, bb_vec);
+    store_contig(l, &whole, s.base, v, n, size);
+    LLVMBuildBr(l->b, bb_join);
+
     /* lower lanes first: where addresses overlap, the highest lane's value
      * lands last, as a 32-lane scatter would leave it */
+    LLVMPositionBuilderAtEnd(l->b, bb_parts);
+    zn_part parts[ZN_NPARTS];
+    split(l, a, parts);
     for (unsigned h = 0; h < ZN_NPARTS; h++) {
         LLVMValueRef pv[8];
         for (unsigned i = 0; i < n; i++)
             pv[i] = v[i] ? lanes_of(l, v[i], h * ZN_PART) : NULL;
         store_part(l, &parts[h], pv, n, size);
     }
+    LLVMBuildBr(l->b, bb_join);
+    LLVMPositionBuilderAtEnd(l->b, bb_join);
 }

@@ -154,11 +154,6 @@ static void call_func(zn_lfn *l, const ptx_func *f, LLVMValueRef fn, const call_
                 f->name, np, nr, f->nparams, f->nrets);
         return;
     }
-    for (uint32_t i = 0; i < f->nparams; i++)
-        if (f->params[i].space == PTX_SPACE_REG) {
-            zn_lerr(l, "'%s': .reg parameters are not supported", f->name);
-            return;
-        }
     uint32_t n = 2 + np + nr;
     LLVMValueRef *args = calloc(n, sizeof *args);
     LLVMTypeRef *at = calloc(n, sizeof *at);

@@ -85,24 +85,34 @@ static bool directed(ptx_rnd r)
     return r == PTX_RND_RZ || r == PTX_RND_RM || r == PTX_RND_RP;
 }
 
+/* .relu on f16/bf16 bits: negative (-0 too) -> +0, NaN -> 0x7fff */
+static LLVMValueRef relu16(zn_lfn *l, LLVMValueRef h, bool bf)
+{
+    LLVMBuilderRef b = l->b;
+    LLVMTypeRef t = l->m->t_i16;
+    LLVMValueRef nan = LLVMBuildICmp(b, LLVMIntUGT, LLVMBuildAnd(b, h, ll_const_vec(t, 0x7fff), ""),
+                                     ll_const_vec(t, bf ? 0x7f80 : 0x7c00), "");
+    LLVMValueRef neg = LLVMBuildICmp(b, LLVMIntSLT, h, LLVMConstNull(ll_vec(t)), "");
+    LLVMValueRef r = LLVMBuildSelect(b, neg, LLVMConstNull(ll_vec(t)), h, "");
+    return LLVMBuildSelect(b, nan, ll_const_vec(t, 0x7fff), r, "");
+}
+
 static void cvt_pack_x2(zn_lfn *l, const ptx_ins *ins)
 {
     /* cvt.rn.f16x2.f32 d, a, b: a -> upper half, b -> lower half */
     zn_lmod *m = l->m;
     ptx_type dt = ins->type[0];
     bool bf = dt == PTX_T_BF16X2;
-    LLVMTypeRef ht = ll_vec(bf ? m->t_bf16 : m->t_half);
     LLVMTypeRef v32 = ll_vec(m->t_i32);
-    LLVMValueRef a = zn_src(l, &ins->opnds[1], PTX_T_F32);
-    LLVMValueRef b = zn_src(l, &ins->opnds[2], PTX_T_F32);
-    if (ins->flags & PTX_F(relu)) {
-        a = ll_intrin2(l, "llvm.maxnum", a, LLVMConstNull(LLVMTypeOf(a)));
-        b = ll_intrin2(l, "llvm.maxnum", b, LLVMConstNull(LLVMTypeOf(b)));
+    LLVMValueRef h[2];
+    for (int i = 0; i < 2; i++) {
+        h[i] = zn_f32_to_half(l, zn_src(l, &ins->opnds[1 + i], PTX_T_F32), bf, false);
+        if (ins->flags & PTX_F(relu))
+            h[i] = relu16(l, h[i], bf);
+        h[i] = LLVMBuildZExt(l->b, h[i], v32, "");
     }
-    LLVMValueRef ha = LLVMBuildZExt(l->b, zn_from_half(l, LLVMBuildFPTrunc(l->b, a, ht, "")), v32, "");
-    LLVMValueRef hb = LLVMBuildZExt(l->b, zn_from_half(l, LLVMBuildFPTrunc(l->b, b, ht, "")), v32, "");
-    LLVMValueRef d = LLVMBuildOr(l->b, LLVMBuildShl(l->b, ha, ll_const_vec(m->t_i32, 16), ""),
-                                 hb, "");
+    LLVMValueRef d = LLVMBuildOr(l->b, LLVMBuildShl(l->b, h[0], ll_const_vec(m->t_i32, 16), ""),
+                                 h[1], "");
     zn_dst(l, &ins->opnds[0], dt, d);
 }
 
@@ -156,6 +166,8 @@ void zn_lower_cvt(zn_lfn *l, const ptx_ins *ins)
         return;
     }
     LLVMValueRef a = fp_src(l, &o[1], at);
+    if (at == PTX_T_BF16) /* LLVM's bf16 -> f32 may flush subnormals */
+        a = zn_half_to_f32(l, zn_src(l, &o[1], at), true);
     if (ftz && at == PTX_T_F32)
         a = zn_ftz(l, a);
     if (is_int(dt)) { /* float -> int: round, then saturate (NaN -> 0) */
@@ -170,6 +182,22 @@ void zn_lower_cvt(zn_lfn *l, const ptx_ins *ins)
         return;
     }
     /* float -> float */
+    if (dt == PTX_T_BF16 && !sat && (ins->rnd == PTX_RND_RN || ins->rnd == PTX_RND_RZ ||
+                                     ins->rnd == PTX_RND_NONE)) {
+        /* integer rounding keeps bf16 subnormals; f64 and f16 sources go
+         * through f32 (f64: rounded to odd, so the result rounds once) */
+        bool rz = ins->rnd == PTX_RND_RZ;
+        if (at == PTX_T_F64)
+            a = rz ? zn_fptrunc_directed(l, a, ll_vec(m->t_f32), PTX_RND_RZ)
+                   : zn_round_odd_f32(l, a, NULL);
+        else if (at == PTX_T_F16)
+            a = LLVMBuildFPExt(b, a, ll_vec(m->t_f32), "");
+        LLVMValueRef h = zn_f32_to_half(l, a, true, rz);
+        if (ins->flags & PTX_F(relu))
+            h = relu16(l, h, true);
+        zn_dst(l, &o[0], dt, h);
+        return;
+    }
     LLVMTypeRef ft = ll_vec(fp_type(m, dt));
     unsigned ab = ll_bits(LLVMTypeOf(a)), db = ll_bits(ft);
     bool bf_pair = (at == PTX_T_BF16) != (dt == PTX_T_BF16);
@@ -187,11 +215,20 @@ void zn_lower_cvt(zn_lfn *l, const ptx_ins *ins)
     } else {
         r = a;
     }
+    if (dt == PTX_T_F32)
+        r = zn_canon_nan(l, r);
     if (sat)
         r = zn_fsat(l, r);
     if (ftz && dt == PTX_T_F32)
         r = zn_ftz(l, r);
-    zn_dst(l, &o[0], dt, fp_store_form(l, r, dt));
+    LLVMValueRef st = fp_store_form(l, r, dt);
+    if (halfish(dt)) { /* NaN -> 0x7fff */
+        LLVMValueRef nan = LLVMBuildFCmp(b, LLVMRealUNO, r, r, "");
+        st = LLVMBuildSelect(b, nan, ll_const_vec(m->t_i16, 0x7fff), st, "");
+        if (ins->flags & PTX_F(relu))
+            st = relu16(l, st, dt == PTX_T_BF16);
+    }
+    zn_dst(l, &o[0], dt, st);
 }
 
 void zn_lower_mov(zn_lfn *l, const ptx_ins *ins)

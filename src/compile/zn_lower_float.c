@@ -1,6 +1,6 @@
 /* zn_lower_float.c: floating point arithmetic on f32/f64 and on f16/bf16
- * (scalar and x2, computed in f32 and rounded back once, which is exact for
- * add/sub/mul since f32 has more than 2*11+2 bits), with .ftz and .sat.
+ * (scalar and x2: zn_lower_half.c), with .ftz and .sat; PTX's NaN and
+ * min/max rules in zn_lower_fpfix.c.
  * The approximate instructions: ex2/lg2/sin/cos/tanh on f32 as vector
  * polynomials (zn_lower_approx.c); rcp/rsqrt as exact division and square
  * root, which vectorise and are within NVIDIA's documented bounds. */
@@ -8,12 +8,7 @@
 
 static bool is_half(ptx_type t)
 {
-    return t == PTX_T_F16 || t == PTX_T_BF16;
-}
-
-static bool is_half2(ptx_type t)
-{
-    return t == PTX_T_F16X2 || t == PTX_T_BF16X2;
+    return t == PTX_T_F16 || t == PTX_T_BF16 || t == PTX_T_F16X2 || t == PTX_T_BF16X2;
 }
 
 LLVMValueRef zn_ftz(zn_lfn *l, LLVMValueRef v)
@@ -49,7 +44,6 @@ static LLVMValueRef fop(zn_lfn *l, const ptx_ins *ins, LLVMValueRef *s)
 {
     LLVMBuilderRef b = l->b;
     LLVMTypeRef vt = LLVMTypeOf(s[0]), et = ll_elem(vt);
-    bool nan = ins->flags & PTX_F(NaN);
     switch (ins->op) {
     case PTX_OP_add: return LLVMBuildFAdd(b, s[0], s[1], "");
     case PTX_OP_sub: return LLVMBuildFSub(b, s[0], s[1], "");
@@ -58,8 +52,7 @@ static LLVMValueRef fop(zn_lfn *l, const ptx_ins *ins, LLVMValueRef *s)
     case PTX_OP_div: return LLVMBuildFDiv(b, s[0], s[1], "");
     case PTX_OP_abs: return ll_intrin1(l, "llvm.fabs", s[0]);
     case PTX_OP_neg: return LLVMBuildFNeg(b, s[0], "");
-    case PTX_OP_min: return ll_intrin2(l, nan ? "llvm.minimum" : "llvm.minnum", s[0], s[1]);
-    case PTX_OP_max: return ll_intrin2(l, nan ? "llvm.maximum" : "llvm.maxnum", s[0], s[1]);
+    case PTX_OP_min: case PTX_OP_max: return zn_minmax(l, ins, s[0], s[1]);
     case PTX_OP_rcp: return LLVMBuildFDiv(b, ll_const_fvec(et, 1.0), s[0], "");
     case PTX_OP_sqrt: return ll_intrin1(l, "llvm.sqrt", s[0]);
     case PTX_OP_rsqrt:
@@ -117,71 +110,6 @@ static LLVMValueRef testp(zn_lfn *l, const ptx_ins *ins, LLVMValueRef x)
     return NULL;
 }
 
-/* f16/bf16 lane values (i16 bits) -> f32 */
-static LLVMValueRef half_in(zn_lfn *l, LLVMValueRef bits16, bool bf)
-{
-    return LLVMBuildFPExt(l->b, zn_to_half(l, bits16, bf), ll_vec(l->m->t_f32), "");
-}
-
-static LLVMValueRef half_out(zn_lfn *l, LLVMValueRef f, bool bf)
-{
-    zn_lmod *m = l->m;
-    return zn_from_half(l, LLVMBuildFPTrunc(l->b, f, ll_vec(bf ? m->t_bf16 : m->t_half), ""));
-}
-
-/* One element (part 0 or 1) of f16x2/bf16x2 sources, or the f16 value. */
-static LLVMValueRef half_part(zn_lfn *l, LLVMValueRef v, unsigned part, bool x2)
-{
-    zn_lmod *m = l->m;
-    if (!x2)
-        return v;
-    if (part)
-        v = LLVMBuildLShr(l->b, v, ll_const_vec(m->t_i32, 16), "");
-    return LLVMBuildTrunc(l->b, v, ll_vec(m->t_i16), "");
-}
-
-static void lower_half(zn_lfn *l, const ptx_ins *ins)
-{
-    zn_lmod *m = l->m;
-    ptx_type t = ins->type[0];
-    bool x2 = is_half2(t), bf = t == PTX_T_BF16 || t == PTX_T_BF16X2;
-    unsigned n = nsrc(ins->op);
-    LLVMValueRef raw[3], res[2];
-    for (unsigned i = 0; i < n; i++)
-        raw[i] = zn_src(l, &ins->opnds[1 + i], t);
-    for (unsigned p = 0; p < (x2 ? 2u : 1u); p++) {
-        LLVMValueRef s[3];
-        LLVMValueRef h0 = half_part(l, raw[0], p, x2);
-        if (ins->op == PTX_OP_neg || ins->op == PTX_OP_abs) {
-            /* sign-bit operations keep NaN payloads exact */
-            LLVMValueRef sb = ll_const_vec(m->t_i16, 0x8000);
-            res[p] = ins->op == PTX_OP_neg ? LLVMBuildXor(l->b, h0, sb, "")
-                     : LLVMBuildAnd(l->b, h0, ll_const_vec(m->t_i16, 0x7fff), "");
-            continue;
-        }
-        for (unsigned i = 0; i < n; i++)
-            s[i] = half_in(l, half_part(l, raw[i], p, x2), bf);
-        LLVMValueRef r = fop(l, ins, s);
-        if (!r) {
-            zn_lerr_unsupported(l);
-            return;
-        }
-        if (ins->flags & PTX_F(sat))
-            r = zn_fsat(l, r);
-        if (ins->flags & PTX_F(relu))
-            r = ll_intrin2(l, "llvm.maxnum", r, LLVMConstNull(LLVMTypeOf(r)));
-        res[p] = half_out(l, r, bf);
-    }
-    LLVMValueRef d = res[0];
-    if (x2) {
-        LLVMTypeRef v32 = ll_vec(m->t_i32);
-        d = LLVMBuildOr(l->b, LLVMBuildZExt(l->b, res[0], v32, ""),
-                        LLVMBuildShl(l->b, LLVMBuildZExt(l->b, res[1], v32, ""),
-                                     ll_const_vec(m->t_i32, 16), ""), "");
-    }
-    zn_dst(l, &ins->opnds[0], t, d);
-}
-
 static bool directed(ptx_rnd r)
 {
     return r == PTX_RND_RZ || r == PTX_RND_RM || r == PTX_RND_RP;
@@ -194,12 +122,12 @@ void zn_lower_float(zn_lfn *l, const ptx_ins *ins)
         zn_lerr_unsupported(l); /* f16 arithmetic with directed rounding */
         return;
     }
-    if (is_half(t) || is_half2(t)) {
+    if (is_half(t)) {
         if (ins->op == PTX_OP_testp || ins->op == PTX_OP_copysign) {
             zn_lerr_unsupported(l);
             return;
         }
-        lower_half(l, ins);
+        zn_lower_half(l, ins); /* zn_lower_half.c */
         return;
     }
     if (t != PTX_T_F32 && t != PTX_T_F64) {
@@ -213,6 +141,8 @@ void zn_lower_float(zn_lfn *l, const ptx_ins *ins)
         s[i] = zn_src(l, &ins->opnds[1 + i], t);
         if (ftz)
             s[i] = zn_ftz(l, s[i]);
+        else if ((ins->flags & PTX_F(ftz)) && t == PTX_T_F64)
+            s[i] = zn_ftz64(l, s[i]);
     }
     if (ins->op == PTX_OP_testp) {
         LLVMValueRef p = testp(l, ins, s[0]);
@@ -226,11 +156,13 @@ void zn_lower_float(zn_lfn *l, const ptx_ins *ins)
         zn_lerr_unsupported(l);
         return;
     }
+    if (ins->op != PTX_OP_abs && ins->op != PTX_OP_neg && ins->op != PTX_OP_copysign)
+        r = zn_canon_nan(l, r); /* zn_lower_fpfix.c */
     if (ins->flags & PTX_F(sat))
         r = zn_fsat(l, r);
-    if (ins->flags & PTX_F(relu))
-        r = ll_intrin2(l, "llvm.maxnum", r, LLVMConstNull(LLVMTypeOf(r)));
     if (ftz)
         r = zn_ftz(l, r);
+    if ((ins->flags & PTX_F(ftz)) && t == PTX_T_F64)
+        r = zn_ftz64(l, r); /* rcp.approx.ftz.f64 */
     zn_dst(l, &ins->opnds[0], t, r);
 }

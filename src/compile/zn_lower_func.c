@@ -279,6 +279,7 @@ static void build_dispatcher(zn_lfn *l)
             LLVMAddCase(sw, LLVMConstInt(m->t_i32, k, 0), l->bbs[k]);
 
     LLVMPositionBuilderAtEnd(l->b, l->ret_bb);
+    zn_reg_params_out(l);
     zn_return_status(l, LLVMConstInt(m->t_i32, ZN_KSTATUS_OK, 0));
 }
 
@@ -329,6 +330,7 @@ static void prologue(zn_lfn *l)
             l->param_arg[i] = LLVMGetParam(l->fn, 2 + i);
         for (uint32_t i = 0; i < f->nrets; i++)
             l->ret_arg[i] = LLVMGetParam(l->fn, 2 + f->nparams + i);
+        zn_reg_params_in(l);
     }
     LLVMValueRef em = ll_i32_to_mask(l, entry_mask);
     LLVMBuildStore(l->b, em, l->mask_slot);
@@ -351,6 +353,7 @@ void zn_lower_func(zn_lmod *m, const ptx_func *f, LLVMValueRef fn)
     l->goto_target = calloc(l->nblocks + 1, sizeof *l->goto_target);
     zn_invariant_regs(l);
     zn_uniform_analysis(l);
+    zn_reg_params_divergent(l); /* zn_lower_regparam.c */
     LLVMBasicBlockRef entry = LLVMAppendBasicBlockInContext(m->ctx, fn, "entry");
     l->bbs = calloc(l->nblocks + 1, sizeof *l->bbs);
     for (uint32_t k = 0; k < l->nblocks; k++) {

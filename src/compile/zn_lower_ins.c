@@ -44,7 +44,16 @@ void zn_lower_ins(zn_lfn *l, const ptx_ins *ins)
         zn_lower_mem(l, ins);
         return;
     case PTX_OP_atom: case PTX_OP_red:
-        zn_lower_atom(l, ins);
+        if (zn_is_atom16(ins))
+            zn_lower_atom16(l, ins); /* zn_lower_async.c */
+        else
+            zn_lower_atom(l, ins);
+        return;
+    case PTX_OP_mma: case PTX_OP_wmma:
+        zn_lower_mma(l, ins);
+        return;
+    case PTX_OP_cp: case PTX_OP_ldmatrix: case PTX_OP_stmatrix: case PTX_OP_movmatrix:
+        zn_lower_async(l, ins);
         return;
     case PTX_OP_shfl: case PTX_OP_vote: case PTX_OP_activemask:
     case PTX_OP_match: case PTX_OP_redux:
@@ -55,6 +64,9 @@ void zn_lower_ins(zn_lfn *l, const ptx_ins *ins)
         return;
     case PTX_OP_call:
         zn_lower_call(l, ins);
+        return;
+    case PTX_OP_brx:
+        zn_lower_brx(l, ins); /* zn_lower_brx.c */
         return;
     case PTX_OP_bra: case PTX_OP_ret: case PTX_OP_exit: case PTX_OP_trap:
         zn_lower_branch(l, ins);

@@ -88,6 +88,12 @@ void zn_each_reg(const ptx_opnd *o, void (*f)(int32_t, void *), void *ud)
     }
 }
 
+void zn_each_def(const ptx_opnd *o, void (*f)(int32_t, void *), void *ud)
+{
+    if (o->kind != PTX_OPND_ADDR) /* st/red [addr]: the register is read */
+        zn_each_reg(o, f, ud);
+}
+
 typedef struct inv_state {
     uint32_t nregs;
     uint32_t *ndefs;
@@ -135,11 +141,12 @@ void zn_invariant_regs(zn_lfn *l)
     s.def = calloc(f->nregs + 1, sizeof *s.def);
     s.inv = calloc(f->nregs + 1, sizeof *s.inv);
     /* every register named by a first operand counts as written (a source
-     * there, as in `bar.sync %r1`, only makes the analysis more cautious) */
+     * there, as in `bar.sync %r1`, only makes the analysis more cautious),
+     * except the address of st/red */
     for (uint32_t i = 0; i < f->nins; i++) {
         s.cur = (int32_t)i;
         if (f->ins[i].nopnds)
-            zn_each_reg(&f->ins[i].opnds[0], count_def, &s);
+            zn_each_def(&f->ins[i].opnds[0], count_def, &s);
     }
     bool *cand = calloc(f->nregs + 1, sizeof *cand);
     for (uint32_t r = 0; r < f->nregs; r++) {

@@ -252,6 +252,33 @@ static LLVMValueRef lane_divmod(zn_lfn *l, LLVMValueRef x, LLVMValueRef d,
     return LLVMBuildSub(l->b, x, LLVMBuildMul(l->b, *quot, d, ""), "");
 }
 
+/* t / d for the warp's first thread: a shift when d is a power of two
+ * (most block sizes), so that no warp pays for a division. */
+static LLVMValueRef warp_quotient(zn_lfn *l, LLVMValueRef t, LLVMValueRef d)
+{
+    zn_lmod *m = l->m;
+    LLVMBasicBlockRef p2 = LLVMAppendBasicBlockInContext(m->ctx, l->fn, "tid.pow2");
+    LLVMBasicBlockRef dv = LLVMAppendBasicBlockInContext(m->ctx, l->fn, "tid.div");
+    LLVMBasicBlockRef join = LLVMAppendBasicBlockInContext(m->ctx, l->fn, "tid.q");
+    LLVMValueRef one = LLVMConstInt(m->t_i32, 1, 0), zero = LLVMConstInt(m->t_i32, 0, 0);
+    LLVMValueRef low = LLVMBuildAnd(l->b, d, LLVMBuildSub(l->b, d, one, ""), "");
+    LLVMBuildCondBr(l->b, LLVMBuildICmp(l->b, LLVMIntEQ, low, zero, ""), p2, dv);
+    LLVMPositionBuilderAtEnd(l->b, p2);
+    LLVMTypeRef ct = m->t_i32;
+    LLVMValueRef args[2] = {d, LLVMConstInt(m->t_i1, 1, 0)};
+    LLVMValueRef qs = LLVMBuildLShr(l->b, t, ll_intrin(l, "llvm.cttz", &ct, 1, args, 2), "");
+    LLVMBuildBr(l->b, join);
+    LLVMPositionBuilderAtEnd(l->b, dv);
+    LLVMValueRef qd = LLVMBuildUDiv(l->b, t, d, "");
+    LLVMBuildBr(l->b, join);
+    LLVMPositionBuilderAtEnd(l->b, join);
+    LLVMValueRef q = LLVMBuildPhi(l->b, m->t_i32, "q0");
+    LLVMValueRef in_v[2] = {qs, qd};
+    LLVMBasicBlockRef in_b[2] = {p2, dv};
+    LLVMAddIncoming(q, in_v, in_b, 2);
+    return q;
+}
+
 /* %tid.x/y/z of the warp's lanes from t = warpid * 32 + lane. When
  * ntid.x >= 32 (the usual case, tested once per warp) the 32 lanes wrap
  * past ntid.x at most once, so one scalar division for lane 0 and a
@@ -269,8 +296,9 @@ static void tid_xyz(zn_lfn *l, LLVMValueRef wid, LLVMValueRef t, LLVMValueRef *n
 
     LLVMPositionBuilderAtEnd(l->b, fast);
     LLVMValueRef t0 = LLVMBuildMul(l->b, wid, c32, "");
-    LLVMValueRef q0 = LLVMBuildUDiv(l->b, t0, nt[0], "");
+    LLVMValueRef q0 = warp_quotient(l, t0, nt[0]);
     LLVMValueRef r0 = LLVMBuildSub(l->b, t0, LLVMBuildMul(l->b, q0, nt[0], ""), "");
+    fast = LLVMGetInsertBlock(l->b);
     LLVMValueRef vnx = ll_splat(l, nt[0]), vny = ll_splat(l, nt[1]);
     LLVMValueRef rx = LLVMBuildAdd(l->b, ll_splat(l, r0), l->lane_ids, "");
     LLVMValueRef wx = LLVMBuildICmp(l->b, LLVMIntUGE, rx, vnx, "");

@@ -120,58 +120,103 @@ static LLVMValueRef add_dir(zn_lfn *l, LLVMValueRef a, LLVMValueRef bv, ptx_rnd 
     return zero_sign(l, zn_round_fix(l, r, err, rnd), a, bv, rnd);
 }
 
-static LLVMValueRef mul_dir(zn_lfn *l, LLVMValueRef a, LLVMValueRef bv, ptx_rnd rnd)
+/* The wider type in which a product of two values is exact: f64 for f32,
+ * fp128 (113 bits, soft float from libgcc_s) for f64. The wide exponent
+ * range also keeps every residue below exact, even for subnormal results. */
+static LLVMTypeRef wide_of(zn_lfn *l, LLVMTypeRef vt)
 {
     zn_lmod *m = l->m;
+    return ll_vec(ll_elem(vt) == m->t_f32 ? m->t_f64 : LLVMFP128TypeInContext(m->ctx));
+}
+
+/* r = the wide value w rounded to nearest in vt; the error's sign is that of
+ * (w - r) + e, where e is the (smaller) residue of w itself. w - r is exact
+ * in the wide type, and when it is not zero it outweighs e. */
+static LLVMValueRef narrow_fix(zn_lfn *l, LLVMValueRef w, LLVMValueRef e, LLVMTypeRef vt,
+                               ptx_rnd rnd)
+{
     LLVMBuilderRef b = l->b;
-    LLVMTypeRef vt = LLVMTypeOf(a);
-    LLVMValueRef r, err;
-    if (ll_elem(vt) == m->t_f32) {
-        LLVMTypeRef dt = ll_vec(m->t_f64);
-        LLVMValueRef p = LLVMBuildFMul(b, LLVMBuildFPExt(b, a, dt, ""),
-                                       LLVMBuildFPExt(b, bv, dt, ""), ""); /* exact */
-        r = LLVMBuildFPTrunc(b, p, vt, "");
-        err = LLVMBuildFSub(b, p, LLVMBuildFPExt(b, r, dt, ""), "");
-    } else {
-        r = LLVMBuildFMul(b, a, bv, "");
-        err = ll_intrin3(l, "llvm.fma", a, bv, LLVMBuildFNeg(b, r, ""));
-    }
-    return zn_round_fix(l, r, err, rnd);
+    LLVMValueRef r = LLVMBuildFPTrunc(b, w, vt, "");
+    LLVMValueRef d = LLVMBuildFSub(b, w, LLVMBuildFPExt(b, r, LLVMTypeOf(w), ""), "");
+    if (e)
+        d = LLVMBuildFAdd(b, d, e, "");
+    return zn_round_fix(l, r, d, rnd);
+}
+
+static LLVMValueRef mul_dir(zn_lfn *l, LLVMValueRef a, LLVMValueRef bv, ptx_rnd rnd)
+{
+    LLVMBuilderRef b = l->b;
+    LLVMTypeRef vt = LLVMTypeOf(a), wt = wide_of(l, vt);
+    LLVMValueRef p = LLVMBuildFMul(b, LLVMBuildFPExt(b, a, wt, ""),
+                                   LLVMBuildFPExt(b, bv, wt, ""), ""); /* exact */
+    return narrow_fix(l, p, NULL, vt, rnd);
 }
 
 static LLVMValueRef fma_dir(zn_lfn *l, LLVMValueRef a, LLVMValueRef bv, LLVMValueRef c,
                             ptx_rnd rnd)
 {
-    zn_lmod *m = l->m;
     LLVMBuilderRef b = l->b;
-    LLVMTypeRef vt = LLVMTypeOf(a), dt = ll_vec(m->t_f64);
-    LLVMValueRef p = LLVMBuildFMul(b, LLVMBuildFPExt(b, a, dt, ""),
-                                   LLVMBuildFPExt(b, bv, dt, ""), ""); /* exact */
-    LLVMValueRef e, s = two_sum(l, p, LLVMBuildFPExt(b, c, dt, ""), &e);
-    LLVMValueRef r = LLVMBuildFPTrunc(b, s, vt, "");
-    LLVMValueRef err = LLVMBuildFAdd(b, LLVMBuildFSub(b, s, LLVMBuildFPExt(b, r, dt, ""), ""),
-                                     e, "");
-    return zn_round_fix(l, r, err, rnd);
+    LLVMTypeRef vt = LLVMTypeOf(a), wt = wide_of(l, vt);
+    LLVMValueRef p = LLVMBuildFMul(b, LLVMBuildFPExt(b, a, wt, ""),
+                                   LLVMBuildFPExt(b, bv, wt, ""), ""); /* exact */
+    LLVMValueRef e, s = two_sum(l, p, LLVMBuildFPExt(b, c, wt, ""), &e);
+    LLVMValueRef r = narrow_fix(l, s, e, vt, rnd);
+    if (rnd != PTX_RND_RM)
+        return r;
+    /* an exact zero sum is -0 when rounding down unless both terms are +0 */
+    LLVMValueRef wz = LLVMConstNull(wt);
+    LLVMValueRef exact0 = LLVMBuildAnd(b, LLVMBuildFCmp(b, LLVMRealOEQ, s, wz, ""),
+                                       LLVMBuildFCmp(b, LLVMRealOEQ, e, wz, ""), "");
+    LLVMValueRef z = zero_sign(l, r, LLVMBuildFPTrunc(b, p, vt, ""), c, rnd);
+    return LLVMBuildSelect(b, exact0, z, r, "");
 }
 
+/* q = a / b: the wide quotient rounded to vt; when that is exact in the wide
+ * type, a - r*b (exact there: r*b fits, Sterbenz) gives the error's sign */
 static LLVMValueRef div_dir(zn_lfn *l, LLVMValueRef a, LLVMValueRef bv, ptx_rnd rnd)
 {
     LLVMBuilderRef b = l->b;
-    LLVMValueRef q = LLVMBuildFDiv(b, a, bv, "");
-    /* a - q*b is exact; the error of q has its sign times the sign of b */
-    LLVMValueRef rem = ll_intrin3(l, "llvm.fma", LLVMBuildFNeg(b, q, ""), bv, a);
-    LLVMValueRef err = ll_intrin2(l, "llvm.copysign", ll_const_fvec(ll_elem(LLVMTypeOf(a)), 1.0),
-                                  bv);
-    err = LLVMBuildFMul(b, rem, err, "");
-    return zn_round_fix(l, q, err, rnd);
+    LLVMTypeRef vt = LLVMTypeOf(a), wt = wide_of(l, vt);
+    LLVMValueRef wa = LLVMBuildFPExt(b, a, wt, ""), wb = LLVMBuildFPExt(b, bv, wt, "");
+    LLVMValueRef q = LLVMBuildFDiv(b, wa, wb, "");
+    LLVMValueRef r = LLVMBuildFPTrunc(b, q, vt, "");
+    LLVMValueRef wr = LLVMBuildFPExt(b, r, wt, "");
+    LLVMValueRef d = LLVMBuildFSub(b, q, wr, "");
+    LLVMValueRef rem = LLVMBuildFSub(b, wa, LLVMBuildFMul(b, wr, wb, ""), "");
+    rem = LLVMBuildFMul(b, rem, ll_intrin2(l, "llvm.copysign",
+                                           ll_const_fvec(ll_elem(wt), 1.0), wb), "");
+    LLVMValueRef dz = LLVMBuildFCmp(b, LLVMRealOEQ, d, LLVMConstNull(wt), "");
+    return zn_round_fix(l, r, LLVMBuildSelect(b, dz, rem, d, ""), rnd);
 }
 
+/* f32: in f64 like div; f64: scaled up by 2^108 when tiny so that the fma
+ * residue is exact (the root of a tiny f64 is a normal number, so scaling
+ * it back down by 2^54 is exact) */
 static LLVMValueRef sqrt_dir(zn_lfn *l, LLVMValueRef a, ptx_rnd rnd)
 {
+    zn_lmod *m = l->m;
     LLVMBuilderRef b = l->b;
-    LLVMValueRef q = ll_intrin1(l, "llvm.sqrt", a);
-    LLVMValueRef rem = ll_intrin3(l, "llvm.fma", LLVMBuildFNeg(b, q, ""), q, a);
-    return zn_round_fix(l, q, rem, rnd);
+    LLVMTypeRef vt = LLVMTypeOf(a);
+    if (ll_elem(vt) == m->t_f32) {
+        LLVMTypeRef wt = ll_vec(m->t_f64);
+        LLVMValueRef wa = LLVMBuildFPExt(b, a, wt, "");
+        LLVMValueRef q = ll_intrin1(l, "llvm.sqrt", wa);
+        LLVMValueRef r = LLVMBuildFPTrunc(b, q, vt, "");
+        LLVMValueRef wr = LLVMBuildFPExt(b, r, wt, "");
+        LLVMValueRef d = LLVMBuildFSub(b, q, wr, "");
+        LLVMValueRef rem = LLVMBuildFSub(b, wa, LLVMBuildFMul(b, wr, wr, ""), "");
+        LLVMValueRef dz = LLVMBuildFCmp(b, LLVMRealOEQ, d, LLVMConstNull(wt), "");
+        return zn_round_fix(l, r, LLVMBuildSelect(b, dz, rem, d, ""), rnd);
+    }
+    LLVMValueRef tiny = LLVMBuildFCmp(b, LLVMRealOLT, ll_intrin1(l, "llvm.fabs", a),
+                                      ll_const_fvec(m->t_f64, 0x1p-900), "");
+    LLVMValueRef sa = LLVMBuildSelect(b, tiny, LLVMBuildFMul(b, a,
+                                      ll_const_fvec(m->t_f64, 0x1p108), ""), a, "");
+    LLVMValueRef q = ll_intrin1(l, "llvm.sqrt", sa);
+    LLVMValueRef rem = ll_intrin3(l, "llvm.fma", LLVMBuildFNeg(b, q, ""), q, sa);
+    LLVMValueRef r = zn_round_fix(l, q, rem, rnd);
+    return LLVMBuildSelect(b, tiny, LLVMBuildFMul(b, r, ll_const_fvec(m->t_f64, 0x1p-54), ""),
+                           r, "");
 }
 
 /* infinite operands give exact results: no step then */
@@ -225,7 +270,7 @@ LLVMValueRef zn_fop_directed1(zn_lfn *l, ptx_op op, LLVMValueRef *s, ptx_rnd rnd
     case PTX_OP_rcp: return div_dir(l, ll_const_fvec(et, 1.0), s[0], rnd);
     case PTX_OP_sqrt: return sqrt_dir(l, s[0], rnd);
     case PTX_OP_fma: case PTX_OP_mad:
-        return et == l->m->t_f32 ? fma_dir(l, s[0], s[1], s[2], rnd) : NULL;
+        return fma_dir(l, s[0], s[1], s[2], rnd);
     default: return NULL;
     }
 }

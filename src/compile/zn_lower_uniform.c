@@ -309,7 +309,7 @@ void zn_uniform_analysis(zn_lfn *l)
             for (uint32_t i = l->block_start[k]; i < l->block_start[k + 1]; i++) {
                 const ptx_ins *ins = &f->ins[i];
                 if (ins->nopnds && (partial[k] || !uniform_def(&s, ins)))
-                    zn_each_reg(&ins->opnds[0], make_divergent, &s);
+                    zn_each_def(&ins->opnds[0], make_divergent, &s);
             }
         /* each divergent branch marks its region once */
         for (uint32_t k = 0; k < n && ok; k++) {

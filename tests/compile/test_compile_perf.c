@@ -185,6 +185,44 @@ static void test_rows2d(int w, uint32_t by, uint32_t gy)
     free(out);
 }
 
+static void test_tail_ops(int n, int c, uint32_t bs)
+{
+    uint32_t grid = (n + bs - 1) / bs;
+    int *a = malloc(n * sizeof *a), *out = poisoned((n + grid) * sizeof *out);
+    for (int i = 0; i < n; i++)
+        a[i] = i * 13 % 7;
+    int *pc = &c;
+    void *args[] = {&a, &out, &n, &pc};
+    CHECK(zt_run(jm, "tail_ops", ZT_DIM1(grid), ZT_DIM1(bs), 0, args) == 0, "tail_ops status");
+    int *s = malloc(n * sizeof *s);
+    for (int i = 0; i < n; i++) {
+        s[i] = 0;
+        for (int k = 0; k < c; k++)
+            s[i] += a[(i + k) % n];
+    }
+    for (int i = 0; i < n; i++) {
+        /* the ballot sees the lanes of i's warp (in its block) below n */
+        int blk = i / (int)bs, t = i % (int)bs, w0 = blk * (int)bs + t / 32 * 32;
+        int odd = 0;
+        for (int j = w0; j < w0 + 32 && j < (blk + 1) * (int)bs && j < n; j++)
+            odd += s[j] & 1;
+        CHECK(out[i] == s[i] + odd, "tail_ops n=%d c=%d bs=%u [%d] = %d, want %d", n, c, bs, i,
+              out[i], s[i] + odd);
+    }
+    for (uint32_t b = 0; b < grid; b++) {
+        /* lane 3 of each warp with i < n writes; the last such warp wins */
+        int want = -1;
+        for (uint32_t t = 3; t < bs; t += 32)
+            if ((int)(b * bs + t) < n)
+                want = c + 1000 * (int)(t / 32);
+        if (want >= 0)
+            CHECK(out[n + b] == want, "tail_ops block %u: %d, want %d", b, out[n + b], want);
+    }
+    free(a);
+    free(out);
+    free(s);
+}
+
 /* Hand-written control flow that nvcc does not emit: the taken side of a
  * divergent branch placed after the join (lanes meet only through the
  * dispatcher), and a register that is uniform before a divergent region,
@@ -333,6 +371,9 @@ int main(int argc, char **argv)
         test_rowsum(rs[i][0], rs[i][1], 32);
         test_rowsum(rs[i][0], rs[i][1], 48);
     }
+    test_tail_ops(70, 3, 32);
+    test_tail_ops(70, 0, 64);
+    test_tail_ops(100, 5, 48);
     test_rows2d(16, 4, 3);
     test_rows2d(16, 3, 2);
     test_rows2d(8, 8, 2);

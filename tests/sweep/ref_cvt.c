@@ -178,3 +178,12 @@ REF(cvt_rn_relu_f16x2_f32)
 {
     out[0] = (uint32_t)relu16(sw_f2h(sw_f(A), 0)) << 16 | relu16(sw_f2h(sw_f(in[1]), 0));
 }
+
+/* bf16 from f64 (one rounding), and .relu (NaN -> 0x7fff, negative -> +0) */
+REF(cvt_rn_bf16_f64) { out[0] = sw_f2bf(sw_d(A), 0); }
+static uint16_t relubf(uint16_t h) { return (h & 0x7fff) > 0x7f80 ? 0x7fff : (h & 0x8000) ? 0 : h; }
+REF(cvt_rn_relu_bf16_f32) { out[0] = relubf(sw_f2bf(sw_f(A), 0)); }
+REF(cvt_rn_relu_bf16x2_f32)
+{
+    out[0] = (uint32_t)relubf(sw_f2bf(sw_f(A), 0)) << 16 | relubf(sw_f2bf(sw_f(in[1]), 0));
+}

@@ -116,3 +116,24 @@ HALF(f16, x1, 0)
 HALF(f16x2, x2, 0)
 HALF(bf16, x1, 1)
 HALF(bf16x2, x2, 1)
+
+/* .ftz / .sat on f16 fma, .ftz on sub and f16x2 mul */
+REF(fma_rn_ftz_f16) { out[0] = x1(OP_FMA, in, 0, F_FTZ); }
+REF(fma_rn_sat_f16) { out[0] = x1(OP_FMA, in, 0, F_SAT); }
+REF(fma_rn_ftz_sat_f16x2) { out[0] = x2(OP_FMA, in, 0, F_FTZ | F_SAT); }
+REF(sub_ftz_f16) { out[0] = x1(OP_SUB, in, 0, F_FTZ); }
+REF(mul_ftz_f16x2) { out[0] = x2(OP_MUL, in, 0, F_FTZ); }
+
+/* min/max.xorsign.abs: min/max of the magnitudes, sign = sign(a) ^ sign(b);
+ * a NaN result is the canonical NaN */
+static uint16_t xs1(int op, uint16_t a, uint16_t b, int bf)
+{
+    uint16_t m = one(op, a & 0x7fff, b & 0x7fff, 0, bf, 0);
+    return is_nan(m, bf) ? 0x7fff : (uint16_t)(m | ((a ^ b) & 0x8000));
+}
+REF(min_xorsign_abs_f16) { out[0] = xs1(OP_MIN, (uint16_t)in[0], (uint16_t)in[1], 0); }
+REF(max_xorsign_abs_bf16x2)
+{
+    out[0] = (uint32_t)xs1(OP_MAX, (uint16_t)(in[0] >> 16), (uint16_t)(in[1] >> 16), 1) << 16 |
+             xs1(OP_MAX, (uint16_t)in[0], (uint16_t)in[1], 1);
+}

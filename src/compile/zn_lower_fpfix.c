@@ -1,0 +1,99 @@
+/* zn_lower_fpfix.c: the parts of PTX float semantics that LLVM's
+ * operations do not give by themselves: the canonical NaN result
+ * (f32 0x7fffffff, f16/bf16 0x7fff; NVIDIA hardware never propagates a
+ * payload), min/max that order -0 below +0 (and .NaN, .xorsign.abs), and
+ * round-to-odd narrowing used to round f16/bf16 results only once. */
+#include "zn_lower.h"
+
+LLVMValueRef zn_canon_nan(zn_lfn *l, LLVMValueRef v)
+{
+    LLVMTypeRef vt = LLVMTypeOf(v), et = ll_elem(vt);
+    if (et != l->m->t_f32)
+        return v; /* f64: the payload is not defined by the ISA */
+    LLVMValueRef nan = LLVMBuildFCmp(l->b, LLVMRealUNO, v, v, "");
+    LLVMValueRef c = LLVMBuildBitCast(l->b, ll_const_vec(l->m->t_i32, 0x7fffffff), vt, "");
+    return LLVMBuildSelect(l->b, nan, c, v, "");
+}
+
+/* min/max of two float vectors with the PTX rules: a NaN operand gives the
+ * other one (.NaN: the canonical NaN), -0 < +0; .xorsign.abs: min/max of
+ * the magnitudes with the sign sign(a) ^ sign(b). */
+LLVMValueRef zn_minmax(zn_lfn *l, const ptx_ins *ins, LLVMValueRef a, LLVMValueRef bv)
+{
+    LLVMBuilderRef b = l->b;
+    LLVMTypeRef vt = LLVMTypeOf(a);
+    LLVMTypeRef it = ll_vec(LLVMIntTypeInContext(l->m->ctx, ll_bits(vt)));
+    bool max = ins->op == PTX_OP_max, nanp = ins->flags & PTX_F(NaN);
+    bool xs = ins->flags & PTX_F(xorsign);
+    LLVMValueRef sign = NULL;
+    if (xs) {
+        LLVMValueRef x = LLVMBuildXor(b, LLVMBuildBitCast(b, a, it, ""),
+                                      LLVMBuildBitCast(b, bv, it, ""), "");
+        sign = LLVMBuildAnd(b, x, LLVMBuildShl(b, ll_const_vec(ll_elem(it), 1),
+                            ll_const_vec(ll_elem(it), ll_bits(vt) - 1), ""), "");
+        a = ll_intrin1(l, "llvm.fabs", a);
+        bv = ll_intrin1(l, "llvm.fabs", bv);
+    }
+    LLVMValueRef r = ll_intrin2(l, nanp ? (max ? "llvm.maximum" : "llvm.minimum")
+                                        : (max ? "llvm.maxnum" : "llvm.minnum"), a, bv);
+    /* equal operands (+0 and -0 among them): min ORs the bits, max ANDs */
+    LLVMValueRef ia = LLVMBuildBitCast(b, a, it, ""), ib = LLVMBuildBitCast(b, bv, it, "");
+    LLVMValueRef eqv = LLVMBuildBitCast(b, max ? LLVMBuildAnd(b, ia, ib, "")
+                                               : LLVMBuildOr(b, ia, ib, ""), vt, "");
+    r = LLVMBuildSelect(b, LLVMBuildFCmp(b, LLVMRealOEQ, a, bv, ""), eqv, r, "");
+    r = zn_canon_nan(l, r);
+    if (xs) {
+        LLVMValueRef nan = LLVMBuildFCmp(b, LLVMRealUNO, r, r, "");
+        LLVMValueRef sr = LLVMBuildBitCast(b, LLVMBuildOr(b, LLVMBuildBitCast(b, r, it, ""),
+                                                          sign, ""), vt, "");
+        r = LLVMBuildSelect(b, nan, r, sr, "");
+    }
+    return r;
+}
+
+/* flush f64 subnormals to a zero of the same sign */
+LLVMValueRef zn_ftz64(zn_lfn *l, LLVMValueRef v)
+{
+    LLVMTypeRef vt = LLVMTypeOf(v);
+    LLVMValueRef small = LLVMBuildFCmp(l->b, LLVMRealOLT, ll_intrin1(l, "llvm.fabs", v),
+                                       ll_const_fvec(ll_elem(vt), 0x1p-1022), "");
+    LLVMValueRef z = ll_intrin2(l, "llvm.copysign", LLVMConstNull(vt), v);
+    return LLVMBuildSelect(l->b, small, z, v, "");
+}
+
+/* An f64 value w whose exact value is w + e (e: a residue, or NULL for 0)
+ * rounded to f32 by rounding to odd: the result has 24 bits and, when
+ * inexact, an odd last bit, so rounding it once more to a format of at
+ * most 22 bits (f16, bf16) is the correct rounding of w + e. */
+LLVMValueRef zn_round_odd_f32(zn_lfn *l, LLVMValueRef w, LLVMValueRef e)
+{
+    zn_lmod *m = l->m;
+    LLVMBuilderRef b = l->b;
+    LLVMTypeRef ft = ll_vec(m->t_f32), it = ll_vec(m->t_i32);
+    LLVMValueRef r = LLVMBuildFPTrunc(b, w, ft, "");
+    LLVMValueRef d = LLVMBuildFSub(b, w, LLVMBuildFPExt(b, r, LLVMTypeOf(w), ""), "");
+    if (e)
+        d = LLVMBuildFAdd(b, d, e, "");
+    LLVMValueRef zero = LLVMConstNull(LLVMTypeOf(w));
+    LLVMValueRef bits = LLVMBuildBitCast(b, r, it, "");
+    LLVMValueRef even = LLVMBuildICmp(b, LLVMIntEQ, LLVMBuildAnd(b, bits,
+                                      ll_const_vec(m->t_i32, 1), ""),
+                                      LLVMConstNull(it), "");
+    LLVMValueRef finite = LLVMBuildFCmp(b, LLVMRealOLT, ll_intrin1(l, "llvm.fabs", r),
+                                        ll_const_fvec(m->t_f32, __builtin_inf()), "");
+    LLVMValueRef inexact = LLVMBuildFCmp(b, LLVMRealONE, d, zero, "");
+    LLVMValueRef fix = LLVMBuildAnd(b, LLVMBuildAnd(b, even, finite, ""), inexact, "");
+    /* the odd neighbour lies on the side of the error: away from zero when
+     * the error has r's sign (r == 0: sign of the error, magnitude bits 1) */
+    LLVMValueRef rneg = LLVMBuildICmp(b, LLVMIntSLT, bits, LLVMConstNull(it), "");
+    LLVMValueRef eneg = LLVMBuildFCmp(b, LLVMRealOLT, d, zero, "");
+    LLVMValueRef rz = LLVMBuildFCmp(b, LLVMRealOEQ, r, LLVMConstNull(ft), "");
+    LLVMValueRef away = LLVMBuildOr(b, LLVMBuildICmp(b, LLVMIntEQ, rneg, eneg, ""), rz, "");
+    LLVMValueRef one = ll_const_vec(m->t_i32, 1);
+    LLVMValueRef nb = LLVMBuildSelect(b, away, LLVMBuildAdd(b, bits, one, ""),
+                                      LLVMBuildSub(b, bits, one, ""), "");
+    /* from a zero: the smallest subnormal with the error's sign */
+    LLVMValueRef tiny = LLVMBuildSelect(b, eneg, ll_const_vec(m->t_i32, 0x80000001u), one, "");
+    nb = LLVMBuildSelect(b, rz, tiny, nb, "");
+    return LLVMBuildBitCast(b, LLVMBuildSelect(b, fix, nb, bits, ""), ft, "");
+}

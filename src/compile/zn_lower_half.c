@@ -1,0 +1,177 @@
+/* zn_lower_half.c: f16/bf16/f16x2/bf16x2 arithmetic, rounded once.
+ *
+ * Each element is widened to f64, where add/sub/mul of two half values and
+ * the product of fma are exact; the one rounding step of the sum is tracked
+ * by its TwoSum residue and folded into a round-to-odd narrowing to f32
+ * (zn_round_odd_f32), from which the final rounding to the 16-bit format is
+ * correct (24 >= 11 + 2 bits). bf16 <-> f32 are integer operations, so
+ * subnormals survive. NaN results are the canonical 0x7fff; .ftz (f16)
+ * flushes subnormal inputs and results; .sat clamps to [+0, 1]; .relu gives
+ * +0 for negative results. */
+#include "zn_lower.h"
+
+static LLVMValueRef c16(zn_lfn *l, unsigned v)
+{
+    return ll_const_vec(l->m->t_i16, v);
+}
+
+/* f16/bf16 bits -> f32 (exact) */
+LLVMValueRef zn_half_to_f32(zn_lfn *l, LLVMValueRef bits, bool bf)
+{
+    zn_lmod *m = l->m;
+    if (bf) {
+        LLVMValueRef w = LLVMBuildShl(l->b, LLVMBuildZExt(l->b, bits, ll_vec(m->t_i32), ""),
+                                      ll_const_vec(m->t_i32, 16), "");
+        return LLVMBuildBitCast(l->b, w, ll_vec(m->t_f32), "");
+    }
+    return LLVMBuildFPExt(l->b, zn_to_half(l, bits, false), ll_vec(m->t_f32), "");
+}
+
+/* f32 -> f16/bf16 bits, round to nearest even (rz: toward zero, bf16 only),
+ * NaN -> 0x7fff */
+LLVMValueRef zn_f32_to_half(zn_lfn *l, LLVMValueRef f, bool bf, bool rz)
+{
+    zn_lmod *m = l->m;
+    LLVMBuilderRef b = l->b;
+    LLVMTypeRef v32 = ll_vec(m->t_i32);
+    LLVMValueRef h;
+    if (bf) {
+        LLVMValueRef u = LLVMBuildBitCast(b, f, v32, "");
+        if (!rz) {
+            LLVMValueRef lsb = LLVMBuildAnd(b, LLVMBuildLShr(b, u, ll_const_vec(m->t_i32, 16), ""),
+                                            ll_const_vec(m->t_i32, 1), "");
+            u = LLVMBuildAdd(b, u, LLVMBuildAdd(b, lsb, ll_const_vec(m->t_i32, 0x7fff), ""), "");
+        }
+        h = LLVMBuildTrunc(b, LLVMBuildLShr(b, u, ll_const_vec(m->t_i32, 16), ""),
+                           ll_vec(m->t_i16), "");
+    } else {
+        h = zn_from_half(l, LLVMBuildFPTrunc(b, f, ll_vec(m->t_half), ""));
+    }
+    LLVMValueRef nan = LLVMBuildFCmp(b, LLVMRealUNO, f, f, "");
+    return LLVMBuildSelect(b, nan, c16(l, 0x7fff), h, "");
+}
+
+/* exponent field zero: zero or subnormal -> zero of the same sign */
+static LLVMValueRef ftz16(zn_lfn *l, LLVMValueRef h, bool bf)
+{
+    LLVMBuilderRef b = l->b;
+    LLVMValueRef e = LLVMBuildAnd(b, h, c16(l, bf ? 0x7f80 : 0x7c00), "");
+    LLVMValueRef sub = LLVMBuildICmp(b, LLVMIntEQ, e, c16(l, 0), "");
+    return LLVMBuildSelect(b, sub, LLVMBuildAnd(b, h, c16(l, 0x8000), ""), h, "");
+}
+
+static LLVMValueRef part(zn_lfn *l, LLVMValueRef v, unsigned p, bool x2)
+{
+    if (!x2)
+        return v;
+    if (p)
+        v = LLVMBuildLShr(l->b, v, ll_const_vec(l->m->t_i32, 16), "");
+    return LLVMBuildTrunc(l->b, v, ll_vec(l->m->t_i16), "");
+}
+
+static unsigned nsrc(ptx_op op)
+{
+    switch (op) {
+    case PTX_OP_add: case PTX_OP_sub: case PTX_OP_mul: case PTX_OP_min: case PTX_OP_max:
+        return 2;
+    case PTX_OP_fma: case PTX_OP_mad:
+        return 3;
+    default:
+        return 1;
+    }
+}
+
+/* one element: i16 bits in, i16 bits out; NULL if unsupported */
+static LLVMValueRef one(zn_lfn *l, const ptx_ins *ins, LLVMValueRef *h, bool bf)
+{
+    zn_lmod *m = l->m;
+    LLVMBuilderRef b = l->b;
+    unsigned n = nsrc(ins->op);
+    bool ftz = ins->flags & PTX_F(ftz);
+    if (ins->op == PTX_OP_neg)
+        return LLVMBuildXor(b, h[0], c16(l, 0x8000), "");
+    if (ins->op == PTX_OP_abs)
+        return LLVMBuildAnd(b, h[0], c16(l, 0x7fff), "");
+    LLVMValueRef f[3];
+    for (unsigned i = 0; i < n; i++)
+        f[i] = zn_half_to_f32(l, ftz ? ftz16(l, h[i], bf) : h[i], bf);
+    LLVMValueRef r;
+    LLVMTypeRef dt = ll_vec(m->t_f64);
+    switch (ins->op) {
+    case PTX_OP_min: case PTX_OP_max:
+        r = zn_minmax(l, ins, f[0], f[1]);
+        break;
+    case PTX_OP_add: case PTX_OP_sub: case PTX_OP_mul: case PTX_OP_fma: case PTX_OP_mad: {
+        LLVMValueRef x, y, e;
+        LLVMValueRef d0 = LLVMBuildFPExt(b, f[0], dt, ""), d1 = LLVMBuildFPExt(b, f[1], dt, "");
+        if (ins->op == PTX_OP_add || ins->op == PTX_OP_sub) {
+            x = d0;
+            y = ins->op == PTX_OP_sub ? LLVMBuildFNeg(b, d1, "") : d1;
+        } else {
+            x = LLVMBuildFMul(b, d0, d1, ""); /* exact */
+            /* mul: -0 is the additive identity that keeps x's sign */
+            y = ins->op == PTX_OP_mul ? LLVMBuildFNeg(b, LLVMConstNull(dt), "")
+                                      : LLVMBuildFPExt(b, f[2], dt, "");
+        }
+        LLVMValueRef s = LLVMBuildFAdd(b, x, y, "");
+        LLVMValueRef bb = LLVMBuildFSub(b, s, x, "");
+        e = LLVMBuildFAdd(b, LLVMBuildFSub(b, x, LLVMBuildFSub(b, s, bb, ""), ""),
+                          LLVMBuildFSub(b, y, bb, ""), "");
+        /* an infinite or NaN sum leaves a NaN residue: no rounding to track */
+        LLVMValueRef fin = LLVMBuildFCmp(b, LLVMRealORD, e, e, "");
+        e = LLVMBuildSelect(b, fin, e, LLVMConstNull(dt), "");
+        r = zn_round_odd_f32(l, s, e);
+        break;
+    }
+    case PTX_OP_ex2: case PTX_OP_tanh:
+        r = zn_approx_f32(l, ins->op, f[0]);
+        break;
+    default:
+        return NULL;
+    }
+    if (ins->flags & PTX_F(sat))
+        r = zn_fsat(l, r);
+    LLVMValueRef o = zn_f32_to_half(l, r, bf, false);
+    if (ins->flags & PTX_F(sat)) /* -0 -> +0 */
+        o = LLVMBuildSelect(b, LLVMBuildICmp(b, LLVMIntEQ, o, c16(l, 0x8000), ""),
+                            c16(l, 0), o, "");
+    if (ftz)
+        o = ftz16(l, o, bf);
+    if (ins->flags & PTX_F(relu)) {
+        LLVMValueRef neg = LLVMBuildICmp(b, LLVMIntSLT, o, c16(l, 0), "");
+        LLVMValueRef nan = LLVMBuildICmp(b, LLVMIntUGT, LLVMBuildAnd(b, o, c16(l, 0x7fff), ""),
+                                         c16(l, bf ? 0x7f80 : 0x7c00), "");
+        o = LLVMBuildSelect(b, LLVMBuildAnd(b, neg, LLVMBuildNot(b, nan, ""), ""), c16(l, 0), o, "");
+    }
+    return o;
+}
+
+void zn_lower_half(zn_lfn *l, const ptx_ins *ins)
+{
+    zn_lmod *m = l->m;
+    ptx_type t = ins->type[0];
+    bool x2 = t == PTX_T_F16X2 || t == PTX_T_BF16X2;
+    bool bf = t == PTX_T_BF16 || t == PTX_T_BF16X2;
+    unsigned n = nsrc(ins->op);
+    LLVMValueRef raw[3], res[2];
+    for (unsigned i = 0; i < n; i++)
+        raw[i] = zn_src(l, &ins->opnds[1 + i], t);
+    for (unsigned p = 0; p < (x2 ? 2u : 1u); p++) {
+        LLVMValueRef h[3];
+        for (unsigned i = 0; i < n; i++)
+            h[i] = part(l, raw[i], p, x2);
+        res[p] = one(l, ins, h, bf);
+        if (!res[p]) {
+            zn_lerr_unsupported(l);
+            return;
+        }
+    }
+    LLVMValueRef d = res[0];
+    if (x2) {
+        LLVMTypeRef v32 = ll_vec(m->t_i32);
+        d = LLVMBuildOr(l->b, LLVMBuildZExt(l->b, res[0], v32, ""),
+                        LLVMBuildShl(l->b, LLVMBuildZExt(l->b, res[1], v32, ""),
+                                     ll_const_vec(m->t_i32, 16), ""), "");
+    }
+    zn_dst(l, &ins->opnds[0], t, d);
+}

@@ -1,0 +1,432 @@
+/* zn_lower_mma.c: warp matrix multiply-accumulate (mma.sync, wmma.mma) and
+ * the fragment loads and stores around it (wmma.load/store).
+ *
+ * A fragment is spread over the warp: element i of lane l sits at
+ * (row, col) of the matrix as the PTX ISA's "Matrix Fragments" tables say
+ * (*_loc below). With every register a <32 x T> vector, the multiply is
+ * done without leaving vector code: for output element j and each k, the
+ * A value every lane needs (row of its D element, column k) is gathered
+ * from the A element vectors with constant shuffles (the owner lane and
+ * element are known at compile time), likewise B, and D_j += A * B lane by
+ * lane. Products of f16/bf16/tf32 values are exact in f32 and are added in
+ * k order; integer products are added with 32-bit wrap-around.
+ *
+ * wmma's register layout is implementation-defined; Zinc uses the mma
+ * m16n8k16 layouts (A: one m16n8k16 A fragment, f16 A/B: repeated in the
+ * upper eight elements; B and C/D: two n8 halves side by side). */
+#include "zn_lower.h"
+
+#include <stdlib.h>
+
+typedef enum mclass { MC_F16, MC_I8, MC_TF32, MC_F64, MC_WMMA } mclass;
+
+typedef struct mshape {
+    int m, n, k;
+    mclass cls;
+} mshape;
+
+/* element i of matrix A held by lane l (g = l >> 2, t = l & 3) */
+static void a_loc(const mshape *s, int l, int i, int *row, int *col)
+{
+    int g = l >> 2, t = l & 3;
+    switch (s->cls) {
+    case MC_F16: case MC_WMMA:
+        i &= 7; /* wmma f16: elements 8..15 repeat 0..7 */
+        *row = g + ((i & 2) ? 8 : 0);
+        *col = 2 * t + (i & 1) + (i >= 4 ? 8 : 0);
+        return;
+    case MC_TF32:
+        *row = g + ((i & 1) ? 8 : 0);
+        *col = t + (i >= 2 ? 4 : 0);
+        return;
+    case MC_F64:
+        *row = g;
+        *col = t;
+        return;
+    case MC_I8:
+        if (s->m == 8) {
+            *row = g;
+            *col = 4 * t + i;
+        } else if (s->k == 16) {
+            *row = g + (i >= 4 ? 8 : 0);
+            *col = 4 * t + (i & 3);
+        } else {
+            *row = g + (((i >= 4 && i < 8) || i >= 12) ? 8 : 0);
+            *col = 4 * t + (i & 3) + (i >= 8 ? 16 : 0);
+        }
+        return;
+    }
+}
+
+static void b_loc(const mshape *s, int l, int i, int *row, int *col)
+{
+    int g = l >> 2, t = l & 3;
+    *col = g;
+    switch (s->cls) {
+    case MC_F16:
+        *row = 2 * t + (i & 1) + (i >= 2 ? 8 : 0);
+        return;
+    case MC_WMMA:
+        i &= 7; /* two n8 halves, f16: elements 8..15 repeat 0..7 */
+        *row = 2 * t + (i & 1) + ((i & 2) ? 8 : 0);
+        *col = g + (i >= 4 ? 8 : 0);
+        return;
+    case MC_TF32:
+        *row = t + 4 * i;
+        return;
+    case MC_F64:
+        *row = t;
+        return;
+    case MC_I8:
+        if (s->k == 32)
+            *row = 4 * t + (i & 3) + (i >= 4 ? 16 : 0);
+        else
+            *row = 4 * t + i;
+        return;
+    }
+}
+
+static void c_loc(const mshape *s, int l, int i, int *row, int *col)
+{
+    int g = l >> 2, t = l & 3;
+    *row = g + ((i & 2) ? 8 : 0);
+    *col = 2 * t + (i & 1) + (i >= 4 ? 8 : 0);
+    if (s->m == 8) /* m8n8: c0, c1 only */
+        *row = g;
+}
+
+typedef void (*loc_fn)(const mshape *, int, int, int *, int *);
+
+/* ---- element vectors ------------------------------------------------------ */
+
+static ptx_type type_of_mod(uint16_t mod)
+{
+    return (ptx_type)(mod - PTX_MOD_b8 + PTX_T_B8);
+}
+
+/* The types written on the instruction, in order (mma has four). */
+static int ins_types(const ptx_ins *ins, ptx_type *t, int max)
+{
+    int n = 0;
+    for (unsigned i = 0; i < ins->nmods && n < max; i++)
+        if (ptx_mod_table[ins->mods[i]].cat == PTX_MC_TYPE)
+            t[n++] = type_of_mod(ins->mods[i]);
+    return n;
+}
+
+static bool has_mod(const ptx_ins *ins, int mod)
+{
+    for (unsigned i = 0; i < ins->nmods; i++)
+        if (ins->mods[i] == mod)
+            return true;
+    return false;
+}
+
+static unsigned per_reg(ptx_type t)
+{
+    switch (t) {
+    case PTX_T_F16: case PTX_T_BF16: return 2;
+    case PTX_T_S8: case PTX_T_U8: return 4;
+    default: return 1;
+    }
+}
+
+/* The register operand r of a {..} fragment as <32 x i32> (f64: double). */
+static LLVMValueRef frag_reg(zn_lfn *l, const ptx_opnd *v, unsigned r, ptx_type t)
+{
+    const ptx_opnd *o = v->kind == PTX_OPND_VEC ? &v->elems[r] : v;
+    return zn_src(l, o, t == PTX_T_F64 ? PTX_T_F64 : t == PTX_T_F32 ? PTX_T_F32 : PTX_T_B32);
+}
+
+/* Element i of a fragment as the arithmetic type: f32 (f16, bf16, tf32,
+ * f32), i32 (s8/u8/s32) or f64. */
+static LLVMValueRef frag_elem(zn_lfn *l, const ptx_opnd *v, unsigned i, ptx_type t)
+{
+    zn_lmod *m = l->m;
+    LLVMBuilderRef b = l->b;
+    unsigned pr = per_reg(t);
+    LLVMValueRef r = frag_reg(l, v, i / pr, t);
+    switch (t) {
+    case PTX_T_F16: case PTX_T_BF16: {
+        if (i & 1)
+            r = LLVMBuildLShr(b, r, ll_const_vec(m->t_i32, 16), "");
+        LLVMValueRef h = LLVMBuildTrunc(b, r, ll_vec(m->t_i16), "");
+        return zn_half_to_f32(l, h, t == PTX_T_BF16);
+    }
+    case PTX_T_S8: case PTX_T_U8: {
+        if (i & 3)
+            r = LLVMBuildLShr(b, r, ll_const_vec(m->t_i32, 8 * (i & 3)), "");
+        LLVMValueRef x = LLVMBuildTrunc(b, r, ll_vec(m->t_i8), "");
+        return t == PTX_T_S8 ? LLVMBuildSExt(b, x, ll_vec(m->t_i32), "")
+                             : LLVMBuildZExt(b, x, ll_vec(m->t_i32), "");
+    }
+    case PTX_T_TF32: /* the low 13 bits are not part of a tf32 */
+        r = LLVMBuildAnd(b, r, ll_const_vec(m->t_i32, 0xffffe000u), "");
+        return LLVMBuildBitCast(b, r, ll_vec(m->t_f32), "");
+    default:
+        return r;
+    }
+}
+
+/* lanes' values src[idx[l]][from[l]] as one vector (constant shuffles) */
+static LLVMValueRef gather(zn_lfn *l, LLVMValueRef *src, const int *idx, const int *from)
+{
+    zn_lmod *m = l->m;
+    LLVMValueRef res = NULL;
+    bool done[64] = {false};
+    for (int lane = 0; lane < ZN_LANES; lane++) {
+        int i = idx[lane];
+        if (done[i])
+            continue;
+        done[i] = true;
+        LLVMValueRef sm[ZN_LANES], bm[ZN_LANES];
+        for (int x = 0; x < ZN_LANES; x++) {
+            sm[x] = LLVMConstInt(m->t_i32, idx[x] == i ? (unsigned)from[x] : 0, 0);
+            bm[x] = LLVMConstInt(m->t_i1, idx[x] == i, 0);
+        }
+        LLVMValueRef sh = LLVMBuildShuffleVector(l->b, src[i], LLVMGetPoison(LLVMTypeOf(src[i])),
+                                                 LLVMConstVector(sm, ZN_LANES), "");
+        res = res ? LLVMBuildSelect(l->b, LLVMConstVector(bm, ZN_LANES), sh, res, "") : sh;
+    }
+    return res;
+}
+
+/* where (element, lane) each matrix position lives */
+typedef struct owner { int8_t i, lane; } owner;
+
+static void invert(const mshape *s, loc_fn loc, int nel, owner *tab, int cols)
+{
+    for (int lane = 0; lane < ZN_LANES; lane++)
+        for (int i = 0; i < nel; i++) {
+            int r, c;
+            loc(s, lane, i, &r, &c);
+            tab[r * cols + c] = (owner){(int8_t)i, (int8_t)lane};
+        }
+}
+
+/* d = a * b + c for fragments given as element vectors */
+/* s32 c + sum with .satfinite: clamped to the s32 range (the sum of at most
+ * 32 products of 8-bit values cannot overflow by itself) */
+static LLVMValueRef add_sat(zn_lfn *l, LLVMValueRef c, LLVMValueRef sum)
+{
+    zn_lmod *m = l->m;
+    LLVMTypeRef v64 = ll_vec(m->t_i64);
+    LLVMValueRef w = LLVMBuildAdd(l->b, LLVMBuildSExt(l->b, c, v64, ""),
+                                  LLVMBuildSExt(l->b, sum, v64, ""), "");
+    w = ll_intrin2(l, "llvm.smax", w, ll_const_vec(m->t_i64, (uint64_t)(int64_t)INT32_MIN));
+    w = ll_intrin2(l, "llvm.smin", w, ll_const_vec(m->t_i64, INT32_MAX));
+    return LLVMBuildTrunc(l->b, w, ll_vec(m->t_i32), "");
+}
+
+static void mma_core(zn_lfn *l, const mshape *s, LLVMValueRef *ae, int na, LLVMValueRef *be,
+                     int nb, LLVMValueRef *ce, LLVMValueRef *de, int nc, bool fp, bool sat)
+{
+    LLVMBuilderRef b = l->b;
+    owner *ta = calloc((size_t)s->m * s->k, sizeof *ta);
+    owner *tb = calloc((size_t)s->k * s->n, sizeof *tb);
+    invert(s, a_loc, na, ta, s->k);
+    invert(s, b_loc, nb, tb, s->n);
+    for (int j = 0; j < nc; j++) {
+        LLVMValueRef acc = sat ? LLVMConstNull(LLVMTypeOf(ce[j])) : ce[j];
+        for (int k = 0; k < s->k; k++) {
+            int ia[ZN_LANES], fa[ZN_LANES], ib[ZN_LANES], fb[ZN_LANES];
+            for (int lane = 0; lane < ZN_LANES; lane++) {
+                int r, c;
+                c_loc(s, lane, j, &r, &c);
+                owner oa = ta[r * s->k + k], ob = tb[k * s->n + c];
+                ia[lane] = oa.i, fa[lane] = oa.lane, ib[lane] = ob.i, fb[lane] = ob.lane;
+            }
+            LLVMValueRef av = gather(l, ae, ia, fa), bv = gather(l, be, ib, fb);
+            acc = fp ? LLVMBuildFAdd(b, acc, LLVMBuildFMul(b, av, bv, ""), "")
+                     : LLVMBuildAdd(b, acc, LLVMBuildMul(b, av, bv, ""), "");
+        }
+        de[j] = sat ? add_sat(l, ce[j], acc) : acc;
+    }
+    free(ta);
+    free(tb);
+}
+
+/* D elements (arithmetic type) -> the destination registers */
+static void write_frag(zn_lfn *l, const ptx_opnd *v, LLVMValueRef *de, int nd, ptx_type t)
+{
+    zn_lmod *m = l->m;
+    LLVMBuilderRef b = l->b;
+    if (t == PTX_T_F16 || t == PTX_T_BF16) {
+        for (int r = 0; r < nd / 2; r++) {
+            LLVMValueRef lo = zn_f32_to_half(l, de[2 * r], t == PTX_T_BF16, false);
+            LLVMValueRef hi = zn_f32_to_half(l, de[2 * r + 1], t == PTX_T_BF16, false);
+            LLVMTypeRef v32 = ll_vec(m->t_i32);
+            LLVMValueRef w = LLVMBuildOr(b, LLVMBuildZExt(b, lo, v32, ""),
+                LLVMBuildShl(b, LLVMBuildZExt(b, hi, v32, ""), ll_const_vec(m->t_i32, 16), ""), "");
+            zn_dst(l, &v->elems[r], PTX_T_B32, w);
+        }
+        return;
+    }
+    for (int r = 0; r < nd; r++)
+        zn_dst(l, &v->elems[r], t == PTX_T_F32 || t == PTX_T_F64 ? t : PTX_T_S32, de[r]);
+}
+
+static bool shape_of(const ptx_ins *ins, ptx_type at, mshape *s)
+{
+    static const struct { int mod, m, n, k; } shapes[] = {
+        {PTX_MOD_m16n8k4, 16, 8, 4}, {PTX_MOD_m16n8k8, 16, 8, 8},
+        {PTX_MOD_m16n8k16, 16, 8, 16}, {PTX_MOD_m16n8k32, 16, 8, 32},
+        {PTX_MOD_m8n8k4, 8, 8, 4}, {PTX_MOD_m16n16k16, 16, 16, 16},
+    };
+    unsigned i = 0, n = sizeof shapes / sizeof shapes[0];
+    while (i < n && !has_mod(ins, shapes[i].mod))
+        i++;
+    if (i == n)
+        return false;
+    s->m = shapes[i].m, s->n = shapes[i].n, s->k = shapes[i].k;
+    bool wmma = ins->op == PTX_OP_wmma;
+    switch (at) {
+    case PTX_T_F16: case PTX_T_BF16:
+        s->cls = wmma ? MC_WMMA : MC_F16;
+        return wmma ? s->n == 16 : s->n == 8 && (s->k == 8 || s->k == 16);
+    case PTX_T_TF32: s->cls = MC_TF32; return s->n == 8 && s->m == 16 && (s->k == 4 || s->k == 8);
+    case PTX_T_F64: s->cls = MC_F64; return s->m == 8 && s->k == 4;
+    case PTX_T_S8: case PTX_T_U8:
+        s->cls = MC_I8;
+        return s->m == 16 && s->n == 8 && (s->k == 16 || s->k == 32);
+    default: return false;
+    }
+}
+
+/* mma.sync.aligned.shape.row.col.dtype.atype.btype.ctype d, a, b, c
+ * (f16 inputs may name only dtype.ctype); wmma.mma.sync.aligned.alayout.
+ * blayout.m16n16k16.dtype(.atype.btype).ctype */
+static void lower_mma(zn_lfn *l, const ptx_ins *ins)
+{
+    ptx_type t[4];
+    int nt = ins_types(ins, t, 4);
+    ptx_type dt, at, bt, ct;
+    if (nt == 4) {
+        dt = t[0], at = t[1], bt = t[2], ct = t[3];
+    } else if (nt == 2) {
+        dt = t[0], ct = t[1], at = bt = PTX_T_F16;
+    } else {
+        zn_lerr_unsupported(l);
+        return;
+    }
+    mshape s;
+    bool int8 = at == PTX_T_S8 || at == PTX_T_U8;
+    if (ins->nopnds < 4 || ins->opnds[0].kind != PTX_OPND_VEC || ins->opnds[1].kind != PTX_OPND_VEC ||
+        ins->opnds[2].kind != PTX_OPND_VEC || ins->opnds[3].kind != PTX_OPND_VEC) {
+        zn_lerr_unsupported(l);
+        return;
+    }
+    if (!shape_of(ins, at, &s)) {
+        zn_lerr_unsupported(l);
+        return;
+    }
+    bool sat = ins->flags & PTX_F(satfinite);
+    if (int8 != (bt == PTX_T_S8 || bt == PTX_T_U8) || (sat && !int8)) {
+        zn_lerr_unsupported(l);
+        return;
+    }
+    int na = (int)(ins->opnds[1].nelems * per_reg(at));
+    int nb = (int)(ins->opnds[2].nelems * per_reg(bt));
+    int nc = (int)(ins->opnds[3].nelems * per_reg(ct));
+    int nd = (int)(ins->opnds[0].nelems * per_reg(dt));
+    if (na > 16 || nb > 16 || nc > 8 || nd != nc || s.m * s.k != 32 * (s.cls == MC_WMMA && at == PTX_T_F16 ? na / 2 : na) ||
+        s.k * s.n != 32 * (s.cls == MC_WMMA && bt == PTX_T_F16 ? nb / 2 : nb) || s.m * s.n != 32 * nc) {
+        zn_lerr(l, "mma: fragment sizes do not match the shape");
+        return;
+    }
+    LLVMValueRef ae[16], be[16], ce[8], de[8];
+    for (int i = 0; i < na; i++)
+        ae[i] = frag_elem(l, &ins->opnds[1], (unsigned)i, at);
+    for (int i = 0; i < nb; i++)
+        be[i] = frag_elem(l, &ins->opnds[2], (unsigned)i, bt);
+    for (int i = 0; i < nc; i++)
+        ce[i] = frag_elem(l, &ins->opnds[3], (unsigned)i, ct);
+    mma_core(l, &s, ae, na, be, nb, ce, de, nc, !int8, sat);
+    write_frag(l, &ins->opnds[0], de, nd, dt);
+}
+
+/* ---- wmma.load / wmma.store -------------------------------------------------- */
+
+/* wmma.load.{a,b,c}.sync.aligned.layout.m16n16k16{.space}.type d, [p]{, stride}
+ * wmma.store.d.sync.aligned.layout.m16n16k16{.space}.type [p], d{, stride} */
+static void lower_wmma_ldst(zn_lfn *l, const ptx_ins *ins)
+{
+    zn_lmod *m = l->m;
+    LLVMBuilderRef b = l->b;
+    bool store = has_mod(ins, PTX_MOD_store);
+    ptx_type t[2];
+    int nt = ins_types(ins, t, 2);
+    const ptx_opnd *frag = &ins->opnds[store ? 1 : 0], *addr = &ins->opnds[store ? 0 : 1];
+    if (nt < 1 || !has_mod(ins, PTX_MOD_m16n16k16) || frag->kind != PTX_OPND_VEC ||
+        addr->kind != PTX_OPND_ADDR) {
+        zn_lerr_unsupported(l);
+        return;
+    }
+    ptx_type et = t[0];
+    bool col_major = has_mod(ins, PTX_MOD_col);
+    mshape s = {16, 16, 16, MC_WMMA};
+    loc_fn loc = has_mod(ins, PTX_MOD_a) ? a_loc : has_mod(ins, PTX_MOD_b) ? b_loc : c_loc;
+    unsigned esize = et == PTX_T_F32 || et == PTX_T_S32 ? 4 : et == PTX_T_F16 || et == PTX_T_BF16 ? 2 : 0;
+    if (!esize) {
+        zn_lerr_unsupported(l);
+        return;
+    }
+    unsigned pr = per_reg(et), nel = frag->nelems * pr;
+    LLVMTypeRef v64 = ll_vec(m->t_i64);
+    LLVMValueRef base = LLVMBuildPtrToInt(b, zn_mem_ptrs(l, addr, ins->space), v64, "");
+    LLVMValueRef stride = ins->nopnds > 2 ? zn_src(l, &ins->opnds[2], PTX_T_U32)
+                                          : ll_const_vec(m->t_i32, 16);
+    stride = LLVMBuildZExt(b, stride, v64, "");
+    LLVMTypeRef st = esize == 4 ? m->t_i32 : m->t_i16;
+    LLVMValueRef regs[8];
+    for (unsigned i = 0; i < nel && i < 16; i++) {
+        LLVMValueRef ro[ZN_LANES], co[ZN_LANES];
+        for (int lane = 0; lane < ZN_LANES; lane++) {
+            int r, c;
+            loc(&s, lane, (int)i, &r, &c);
+            if (col_major) {
+                int x = r;
+                r = c, c = x;
+            }
+            ro[lane] = LLVMConstInt(m->t_i64, (unsigned)r, 0);
+            co[lane] = LLVMConstInt(m->t_i64, (unsigned)c, 0);
+        }
+        LLVMValueRef off = LLVMBuildAdd(b, LLVMBuildMul(b, LLVMConstVector(ro, ZN_LANES), stride, ""),
+                                        LLVMConstVector(co, ZN_LANES), "");
+        LLVMValueRef a = LLVMBuildAdd(b, base, LLVMBuildMul(b, off, ll_const_vec(m->t_i64, esize), ""), "");
+        LLVMValueRef r32 = frag_reg(l, frag, i / pr, PTX_T_B32);
+        if (store) {
+            LLVMValueRef v = pr == 2 ? LLVMBuildTrunc(b, (i & 1) ? LLVMBuildLShr(b, r32,
+                                 ll_const_vec(m->t_i32, 16), "") : r32, ll_vec(m->t_i16), "")
+                                     : r32;
+            zn_access_store(l, a, &v, 1, esize);
+            continue;
+        }
+        LLVMValueRef v;
+        zn_access_load(l, a, st, 1, &v);
+        if (pr == 2) {
+            v = LLVMBuildZExt(b, v, ll_vec(m->t_i32), "");
+            if (i & 1)
+                regs[i / 2] = LLVMBuildOr(b, regs[i / 2], LLVMBuildShl(b, v,
+                                          ll_const_vec(m->t_i32, 16), ""), "");
+            else
+                regs[i / 2] = v;
+        } else {
+            regs[i] = v;
+        }
+    }
+    if (store)
+        return;
+    for (unsigned r = 0; r < frag->nelems && r < 8; r++)
+        zn_dst(l, &frag->elems[r], PTX_T_B32, regs[r]);
+}
+
+void zn_lower_mma(zn_lfn *l, const ptx_ins *ins)
+{
+    if (ins->op == PTX_OP_mma || (ins->op == PTX_OP_wmma && has_mod(ins, PTX_MOD_mma_f)))
+        lower_mma(l, ins);
+    else if (ins->op == PTX_OP_wmma)
+        lower_wmma_ldst(l, ins);
+    else
+        zn_lerr_unsupported(l);
+}
