@@ -227,6 +227,13 @@ static cublasStatus_t gemm_ex(const char *fn, cublasHandle_t h, zn_blas_args *a,
     }
     if (m == 0 || n == 0 || a->batch == 0)
         return CUBLAS_STATUS_SUCCESS;
+    /* Required pointers: the matrices, or the pointer arrays of *Batched. */
+    bool arrays = a->a_array || a->b_array || a->c_array;
+    const void *pa = arrays ? (const void *)a->a_array : a->a;
+    const void *pb = arrays ? (const void *)a->b_array : a->b;
+    const void *pc = arrays ? (const void *)a->c_array : a->c;
+    if (!alpha || !beta || !pc || (k > 0 && (!pa || !pb)))
+        return CUBLAS_STATUS_INVALID_VALUE;
     a->trans = ta;
     a->transb = tb;
     a->m = m;

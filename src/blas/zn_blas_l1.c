@@ -16,6 +16,10 @@
                                              const type *x, int incx, type *y, int incy)     \
     {                                                                                        \
         ZN_BLAS_CHECK_HANDLE(h);                                                             \
+        if (n <= 0)                                                                          \
+            return OK; /* BLAS quick return: nothing read or written */                      \
+        if (!x || !y)                                                                        \
+            return CUBLAS_STATUS_INVALID_VALUE;                                              \
         zn_blas_args a = { .n = n, .x = x, .incx = incx, .y = y, .incy = incy };             \
         ZN_CAPTURE(a.alpha, alpha);                                                          \
         return zn_blas_submit(h, run_##t##axpy, &a);                                         \

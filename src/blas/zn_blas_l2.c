@@ -39,6 +39,8 @@ static void clear_vec(void *y, int n, int inc, size_t elem)
             return BAD;                                                                      \
         if (m == 0 || n == 0)                                                                \
             return OK;                                                                       \
+        if (!A || !x || !y)                                                                  \
+            return BAD;                                                                      \
         zn_blas_args a = { .trans = trans, .m = m, .n = n, .a = A, .lda = lda, .x = x,       \
                            .incx = incx, .y = y, .incy = incy };                             \
         ZN_CAPTURE(a.alpha, alpha);                                                          \

@@ -47,6 +47,8 @@ static void clear_mat(void *c, int m, int n, int ldc, size_t elem, bool tri, int
             return BAD;                                                                      \
         if (m == 0 || n == 0)                                                                \
             return OK;                                                                       \
+        if (!C || (k > 0 && (!A || !B)))                                                     \
+            return BAD;                                                                      \
         zn_blas_args a = { .trans = ta, .transb = tb, .m = m, .n = n, .k = k, .a = A,        \
                            .lda = lda, .b = B, .ldb = ldb, .c = C, .ldc = ldc };             \
         ZN_CAPTURE(a.alpha, alpha);                                                          \

@@ -38,8 +38,14 @@ static inline bool zn_zero_c(const zn_scalar *s) { return s->c[0] == 0.0f && s->
 static inline bool zn_zero_z(const zn_scalar *s) { return s->z[0] == 0.0 && s->z[1] == 0.0; }
 #define ZN_SCALAR_ZERO(field, s) zn_zero_##field(&(s))
 
-/* Capture *p (type) as a by-value scalar. */
-#define ZN_CAPTURE(dst, p) zn_blas_scalar(&(dst), (p), sizeof *(p))
+/* Capture *p (type) as a by-value scalar; a NULL scalar is
+ * CUBLAS_STATUS_INVALID_VALUE (as cuBLAS documents), never a crash. */
+#define ZN_CAPTURE(dst, p)                                       \
+    do {                                                         \
+        if (!(p))                                                \
+            return CUBLAS_STATUS_INVALID_VALUE;                  \
+        zn_blas_scalar(&(dst), (p), sizeof *(p));                \
+    } while (0)
 
 /* cuBLAS enums -> CBLAS enums. */
 static inline enum CBLAS_TRANSPOSE zn_cblas_trans(int op)

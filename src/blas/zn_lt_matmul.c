@@ -37,6 +37,18 @@ static int64_t op_cols(const zn_lt_layout *l, int trans)
     return (int64_t)(trans == CUBLAS_OP_N ? l->cols : l->rows);
 }
 
+/* Sizes past INT32_MAX are a negative int cast to uint64 (and far beyond
+ * any memory here): refuse them before they overflow the ld checks. */
+static bool dims_ok(const zn_lt_layout *l)
+{
+    return l->rows <= INT32_MAX && l->cols <= INT32_MAX;
+}
+
+static bool op_ok(int op)
+{
+    return op == CUBLAS_OP_N || op == CUBLAS_OP_T || op == CUBLAS_OP_C;
+}
+
 static bool ld_ok(const zn_lt_layout *l)
 {
     int64_t need = l->order == CUBLASLT_ORDER_ROW ? (int64_t)l->cols : (int64_t)l->rows;
@@ -73,6 +85,11 @@ cublasStatus_t zn_lt_check(const char *fn, const zn_lt_desc *d, const zn_lt_layo
         zn_blas_unsupported(fn, "pointer mode %d is not supported", d->pointer_mode);
         return CUBLAS_STATUS_NOT_SUPPORTED;
     }
+    if (!op_ok(d->transa) || !op_ok(d->transb))
+        return CUBLAS_STATUS_INVALID_VALUE;
+    for (int i = 0; i < 4; i++)
+        if (!dims_ok(all[i]))
+            return CUBLAS_STATUS_INVALID_VALUE;
     int64_t m = (int64_t)dl->rows, n = (int64_t)dl->cols, k = op_cols(a, d->transa);
     if (op_rows(a, d->transa) != m || op_rows(b, d->transb) != k || op_cols(b, d->transb) != n ||
         c->rows != dl->rows || c->cols != dl->cols || !ld_ok(a) || !ld_ok(b) || !ld_ok(c) ||
