@@ -8,11 +8,12 @@
 
 static void cache_usage(FILE *f)
 {
-    fprintf(f, "usage: zinc cache [info|path|clear|evict]\n"
+    fprintf(f, "usage: zinc cache [info|path|clear|evict|warm APP...]\n"
                "  info   where the cache is, its size and limit (default)\n"
                "  path   print the cache folder\n"
                "  clear  remove every entry\n"
-               "  evict  remove least recently used entries beyond CUDA_CACHE_MAXSIZE\n");
+               "  evict  remove least recently used entries beyond CUDA_CACHE_MAXSIZE\n"
+               "  warm   compile APP's kernels into the cache without running it\n");
 }
 
 int zinc_cmd_cache(int argc, char **argv)
@@ -24,6 +25,8 @@ int zinc_cmd_cache(int argc, char **argv)
         cache_usage(stdout);
         return 0;
     }
+    if (!strcmp(what, "warm"))
+        return zinc_cache_warm(argc - 1, argv + 1);
     if (!strcmp(what, "path")) {
         if (!have_dir) {
             fprintf(stderr, "zinc cache: no cache folder (set CUDA_CACHE_PATH or HOME)\n");

@@ -12,7 +12,7 @@
     X(run,  "run [--] APP [ARGS...]", "run APP with Zinc's libcuda.so.1")      \
     X(info, "info",                   "describe the device Zinc reports")      \
     X(oc,   "oc [OPTIONS] INPUT",     "compile PTX offline (see zinc oc --help)") \
-    X(cache, "cache [ACTION]",         "manage the kernel cache (info, path, clear, evict)") \
+    X(cache, "cache [ACTION]",         "manage the kernel cache (info, path, clear, evict, warm)") \
     X(trace, "trace [-o DIR] [--capture] [--sync] APP", "run APP logging every driver call") \
     X(replay, "replay DIR LAUNCH_ID", "re-run one captured launch and compare") \
     X(help, "help",                   "show this help")
@@ -20,6 +20,9 @@
 #define X(name, usage, summary) int zinc_cmd_##name(int argc, char **argv);
 ZINC_COMMANDS(X)
 #undef X
+
+/* `zinc cache warm APP...` (zinc_cache_warm.c), argv after "warm". */
+int zinc_cache_warm(int argc, char **argv);
 
 /* The folder holding Zinc's libcuda.so.1: $ZINC_LIB_DIR, else ../lib next
  * to the zinc executable. Returns whether libcuda.so.1 is there. */

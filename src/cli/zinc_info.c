@@ -1,6 +1,8 @@
-/* zinc_info.c: `zinc info` prints the host CPU Zinc runs kernels on and,
+/* zinc_info.c: `zinc info` prints the host CPU Zinc runs kernels on (and
+ * the features LLVM compiles for), the kernel cache, the versions, and,
  * when Zinc's libcuda.so.1 is found, what it reports through the driver API
- * (the same calls cudart makes at start-up). */
+ * (the same calls cudart makes at start-up), every device attribute
+ * included (docs/info.md). */
 #define _GNU_SOURCE   /* sched_getaffinity */
 #include "zinc_cli.h"
 
@@ -11,6 +13,13 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <llvm-c/Core.h>
+#include <llvm-c/TargetMachine.h>
+#include "cache/zn_cache.h"
+
+#ifndef ZINC_VERSION
+#define ZINC_VERSION "unknown"
+#endif
 
 /* Driver API entry points, declared here in Zinc's own words: every one
  * returns a CUresult (0 = success); a CUdevice is an int ordinal. */
@@ -20,6 +29,18 @@ typedef int (*cu_device_get_fn)(int *dev, int ordinal);
 typedef int (*cu_device_name_fn)(char *name, int len, int dev);
 typedef int (*cu_device_attr_fn)(int *value, int attr, int dev);
 typedef int (*cu_device_mem_fn)(size_t *bytes, int dev);
+typedef int (*cu_device_uuid_fn)(unsigned char uuid[16], int dev);
+
+/* Every CUdevice_attribute, named once: the driver's own table. The value
+ * expressions (over the driver's device struct) are not used here. */
+static const struct {
+    int id;
+    const char *name;
+} all_attrs[] = {
+#define A(num, NAME, value) { num, #NAME },
+#include "../driver/zn_drv_attrs.def"
+#undef A
+};
 
 /* Device attributes shown: label, CUdevice_attribute value. */
 #define ZINC_INFO_ATTRS(X)                 \
@@ -73,6 +94,55 @@ static void print_host(void)
     printf("  ZINC_THREADS: %s\n", threads ? threads : "(unset: one worker per core)");
 }
 
+/* The CPU and features LLVM generates kernel code for ("+avx2,...": only
+ * the enabled ones are listed), wrapped to fit a terminal. */
+static void print_llvm_target(void)
+{
+    char *cpu = LLVMGetHostCPUName(), *feats = LLVMGetHostCPUFeatures();
+    printf("  llvm cpu:     %s\n", cpu ? cpu : "?");
+    printf("  llvm features:");
+    int col = 80, n = 0;
+    for (char *f = feats ? strtok(feats, ",") : NULL; f; f = strtok(NULL, ",")) {
+        if (f[0] != '+')
+            continue;
+        int w = (int)strlen(f + 1) + 1;
+        if (col + w > 78) {
+            printf("\n   ");
+            col = 3;
+        }
+        printf(" %s", f + 1);
+        col += w;
+        n++;
+    }
+    printf("%s\n", n ? "" : " (none)");
+    LLVMDisposeMessage(cpu);
+    LLVMDisposeMessage(feats);
+}
+
+static void print_cache(void)
+{
+    char dir[4096];
+    zn_cache_stats st;
+    int have = zn_cache_dir(dir, sizeof dir) == 0;
+    zn_cache_stat(&st);
+    printf("kernel cache\n");
+    printf("  state:        %s\n", zn_cache_enabled() ? "enabled" : "disabled (CUDA_CACHE_DISABLE)");
+    printf("  folder:       %s%s\n", have ? dir : "(none)", have ? "/kernels" : "");
+    printf("  entries:      %llu\n", (unsigned long long)st.entries);
+    printf("  size:         %llu bytes (max %llu)\n", (unsigned long long)st.bytes,
+           (unsigned long long)st.max_bytes);
+}
+
+static void print_versions(void)
+{
+    unsigned maj = 0, min = 0, patch = 0;
+    LLVMGetVersion(&maj, &min, &patch);
+    printf("versions\n");
+    printf("  zinc:         %s\n", ZINC_VERSION);
+    printf("  compiler:     %s, build %.16s\n", ZINC_COMPILER_VERSION, zn_build_id());
+    printf("  llvm:         %u.%u.%u\n", maj, min, patch);
+}
+
 /* Asks the library itself; any missing entry point or error is reported. */
 static int print_device(const char *libpath)
 {
@@ -88,6 +158,7 @@ static int print_device(const char *libpath)
     cu_device_name_fn name = (cu_device_name_fn)dlsym(h, "cuDeviceGetName");
     cu_device_attr_fn attr = (cu_device_attr_fn)dlsym(h, "cuDeviceGetAttribute");
     cu_device_mem_fn mem = (cu_device_mem_fn)dlsym(h, "cuDeviceTotalMem_v2");
+    cu_device_uuid_fn uuid = (cu_device_uuid_fn)dlsym(h, "cuDeviceGetUuid");
     if (!init || !version || !count || !get || !name || !attr || !mem) {
         printf("  driver:       incomplete (missing driver API entry points)\n");
         return 1;
@@ -98,6 +169,7 @@ static int print_device(const char *libpath)
         return 1;
     }
     printf("  driver:       CUDA %d.%d, %d device(s)\n", ver / 1000, ver % 1000 / 10, n);
+    printf("  driver ABI:   %d (cuDriverGetVersion)\n", ver);
     for (int i = 0; i < n; i++) {
         int dev = 0;
         char devname[256] = "?";
@@ -111,6 +183,17 @@ static int print_device(const char *libpath)
 #define X(label, id) { int v = 0; if (attr(&v, id, dev) == 0) printf("  %-26s %d\n", label ":", v); }
         ZINC_INFO_ATTRS(X)
 #undef X
+        unsigned char u[16];
+        if (uuid && uuid(u, dev) == 0)
+            printf("  %-26s GPU-%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x\n",
+                   "uuid:", u[0], u[1], u[2], u[3], u[4], u[5], u[6], u[7], u[8], u[9],
+                   u[10], u[11], u[12], u[13], u[14], u[15]);
+        printf("  attributes (cuDeviceGetAttribute; those it answers):\n");
+        for (size_t a = 0; a < sizeof all_attrs / sizeof all_attrs[0]; a++) {
+            int v = 0;
+            if (attr(&v, all_attrs[a].id, dev) == 0)
+                printf("    %3d %-48s %d\n", all_attrs[a].id, all_attrs[a].name, v);
+        }
     }
     return 0;
 }
@@ -118,6 +201,9 @@ static int print_device(const char *libpath)
 int zinc_cmd_info(int argc, char **argv)
 {
     print_host();
+    print_llvm_target();
+    print_cache();
+    print_versions();
     char dir[PATH_MAX], lib[PATH_MAX + 16];
     bool found = zinc_lib_dir(dir, sizeof dir);
     snprintf(lib, sizeof lib, "%s/libcuda.so.1", dir);

@@ -18,6 +18,9 @@ typedef struct zn_oc_inputs {
 
 /* The PTX modules of a file; 0, or -1 with a message in err. */
 int zinc_oc_read(const char *path, zn_oc_inputs *in, char *err, size_t errlen);
+/* The same, taking of each fatbin the PTX the driver picks for compute
+ * capability cc (e.g. 86), as `zinc cache warm` must. */
+int zinc_oc_read_cc(const char *path, unsigned cc, zn_oc_inputs *in, char *err, size_t errlen);
 void zinc_oc_inputs_free(zn_oc_inputs *in);
 
 #endif

@@ -84,13 +84,13 @@ static void add_module(zn_oc_inputs *in, char *text, size_t len, const char *nam
     in->n++;
 }
 
-/* Adds the newest PTX of every fatbin in fb; 0 or -1. */
+/* Adds the PTX the driver would pick for cc of every fatbin in fb; 0 or -1. */
 static int add_fatbin(zn_oc_inputs *in, const char *path, const uint8_t *fb, size_t size,
-                      char *err, size_t errlen)
+                      unsigned cc, char *err, size_t errlen)
 {
     zn_ptx_image *imgs;
     unsigned nimg;
-    if (zn_fatbin_get_ptx_n(fb, size, ANY_CC, &imgs, &nimg, err, errlen))
+    if (zn_fatbin_get_ptx_n(fb, size, cc, &imgs, &nimg, err, errlen))
         return -1;
     for (unsigned i = 0; i < nimg; i++) {
         char name[300];
@@ -103,6 +103,11 @@ static int add_fatbin(zn_oc_inputs *in, const char *path, const uint8_t *fb, siz
 }
 
 int zinc_oc_read(const char *path, zn_oc_inputs *in, char *err, size_t errlen)
+{
+    return zinc_oc_read_cc(path, ANY_CC, in, err, errlen);
+}
+
+int zinc_oc_read_cc(const char *path, unsigned cc, zn_oc_inputs *in, char *err, size_t errlen)
 {
     memset(in, 0, sizeof *in);
     size_t n;
@@ -118,7 +123,7 @@ int zinc_oc_read(const char *path, zn_oc_inputs *in, char *err, size_t errlen)
     }
     int rc = -1, nfb = 0;
     if (kind == ZN_IMAGE_FATBIN || kind == ZN_IMAGE_WRAPPER) {
-        rc = add_fatbin(in, path, (const uint8_t *)d, n, err, errlen);
+        rc = add_fatbin(in, path, (const uint8_t *)d, n, cc, err, errlen);
         nfb++;
     } else {
         /* linked device code, then -rdc's relocatable device code (PTX) */
@@ -128,14 +133,14 @@ int zinc_oc_read(const char *path, zn_oc_inputs *in, char *err, size_t errlen)
             if (!(fb = elf_section((const uint8_t *)d, n, sections[i], &fbsize)))
                 continue;
             nfb++;
-            if (add_fatbin(in, path, fb, fbsize, err, errlen) == 0)
+            if (add_fatbin(in, path, fb, fbsize, cc, err, errlen) == 0)
                 rc = 0;
             else if (!first_err[0])
                 snprintf(first_err, sizeof first_err, "%s", err);
         }
         if (!nfb && (fb = scan_fatbin((const uint8_t *)d, n, &fbsize))) {
             nfb++;
-            rc = add_fatbin(in, path, fb, fbsize, err, errlen);
+            rc = add_fatbin(in, path, fb, fbsize, cc, err, errlen);
         }
         if (rc && first_err[0])
             snprintf(err, errlen, "%s", first_err);

@@ -11,6 +11,7 @@
  * need real linking, which is not done yet.)
  */
 #include "zn_drv.h"
+#include "zn_drv_profile.h"
 #include "../exec/zn_exec.h"
 #include "../fatbin/zn_fatbin.h"
 #include "../util/zn_log.h"
@@ -215,7 +216,10 @@ static CUresult module_from_ptx(zn_ctx *ctx, zn_ptx_image *ptx, unsigned nptx,
         zn_image *im = &m->imgs[i];
         zn_compile_opts o = { .opt_level = 3, .globals = im->globals,
                               .nglobals = im->nglobals };
+        double t0 = zn_prof_on() ? zn_prof_now() : 0;
         im->jit = zn_compile(im->ptx, &o, errbuf, ERRLEN);
+        if (t0)
+            zn_prof_compile(im->jit, zn_prof_now() - t0);
         if (!im->jit) {
             zn_log(ZN_LOG_ERROR, "PTX compile error: %s", errbuf);
             r = CUDA_ERROR_INVALID_PTX;

@@ -8,6 +8,7 @@
  * sets) is skipped as on a faulted GPU, while host functions still run.
  */
 #include "zn_drv.h"
+#include "zn_drv_profile.h"
 #include "../exec/zn_exec.h"
 #include "../util/zn_log.h"
 
@@ -47,7 +48,10 @@ static void run_kernel(zn_op *op)
         .uses_barrier = ki->uses_barrier,
         .params = op->data,
     };
+    double t0 = zn_prof_on() ? zn_prof_now() : 0;
     int st = zn_exec_launch(&l);
+    if (t0)
+        zn_prof_launch(op->u.k.f->name, zn_prof_now() - t0);
     if (st != ZN_KSTATUS_OK)
         zn_ctx_set_sticky(op->ctx, zn_kstatus_error(st));
 }
