@@ -85,6 +85,19 @@ static void parse_init(ptx_parser *p, ptx_vec *items, unsigned depth)
 
 static uint16_t f32_to_f16_bits(float f);
 
+/* A decimal literal (1.5, 4e444) given to an integer variable: truncated,
+ * saturated at the int64 range, NaN as 0 (a plain cast is undefined there). */
+static int64_t dec_to_int(double d)
+{
+    if (d != d)
+        return 0;
+    if (d >= 9223372036854775808.0)
+        return INT64_MAX;
+    if (d <= -9223372036854775808.0)
+        return INT64_MIN;
+    return (int64_t)d;
+}
+
 /* Writes one scalar of type t at dst (little endian, as on the device). */
 static void store_item(const init_item *it, ptx_type t, uint8_t *dst)
 {
@@ -115,7 +128,7 @@ static void store_item(const init_item *it, ptx_type t, uint8_t *dst)
             bits = f32_to_f16_bits((float)d);
         }
     } else if (it->kind == IT_DEC) {
-        bits = (uint64_t)(int64_t)it->d;
+        bits = (uint64_t)dec_to_int(it->d);
     }
     for (unsigned i = 0; i < sz && i < 8; i++)
         dst[i] = (uint8_t)(bits >> (8 * i));
@@ -216,6 +229,10 @@ static void parse_item(ptx_parser *p, ptx_var *v, bool allow_init, bool in_body)
         ptx_tok eq = ptx_next(p);
         if (!allow_init)
             ptx_error_at(p, &eq, "initializer not allowed here");
+        /* as ptxas; and a .f16 value has no literal the printer could
+         * write back (it was printed as raw bits, re-read as a number) */
+        if (v->type == PTX_T_F16)
+            ptx_error_at(p, &eq, "no initial value is allowed for .f16 type");
         /* p->items is freed by the parser's cleanup on an error */
         p->items.esz = sizeof(init_item);
         p->items.n = 0;

@@ -26,7 +26,8 @@ static void out(sbuf *b, const char *fmt, ...)
     for (;;) {
         va_list ap;
         va_start(ap, fmt);
-        int k = vsnprintf(b->s + b->n, b->cap - b->n, fmt, ap);
+        /* the first call has no buffer yet: NULL + 0 is undefined in C */
+        int k = vsnprintf(b->s ? b->s + b->n : NULL, b->cap - b->n, fmt, ap);
         va_end(ap);
         if (k >= 0 && (size_t)k < b->cap - b->n) {
             b->n += (size_t)k;
