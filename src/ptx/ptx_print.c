@@ -340,15 +340,22 @@ static void print_body(sbuf *b, const ptx_module *m, const ptx_func *f)
         start[i + 1] += start[i];
     for (uint32_t li = 0; li < f->nlabels; li++)
         order[start[f->labels[li].ins]++] = li;
+    /* .loc is written when it differs from the last one WRITTEN (what a
+     * re-parse will hold), not from the previous instruction's: a .loc
+     * naming an unknown file is not written, and the re-parse gives its
+     * instruction the .loc before it */
+    uint32_t loc_file = 0, loc_line = 0;
     for (uint32_t i = 0, li = 0; i <= f->nins; i++) {
         for (; li < f->nlabels && f->labels[order[li]].ins == i; li++)
             out(b, "%s:\n", f->labels[order[li]].name);
         if (i < f->nins) {
             const ptx_ins *ins = &f->ins[i];
             if (ins->loc_file && ins->loc_file < m->nfiles && m->files[ins->loc_file] &&
-                (i == 0 || f->ins[i - 1].loc_line != ins->loc_line ||
-                 f->ins[i - 1].loc_file != ins->loc_file))
+                (loc_line != ins->loc_line || loc_file != ins->loc_file)) {
                 out(b, "\t.loc %u %u 0\n", ins->loc_file, ins->loc_line);
+                loc_file = ins->loc_file;
+                loc_line = ins->loc_line;
+            }
             print_ins(b, f, ins, i);
         }
     }
