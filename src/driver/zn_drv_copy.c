@@ -12,6 +12,7 @@
  * share it.
  */
 #include "zn_drv.h"
+#include "../exec/zn_exec.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -38,8 +39,11 @@ static CUresult chk_any(CUdeviceptr p, size_t n)
         return CUDA_SUCCESS;
     if (!p)
         return CUDA_ERROR_INVALID_VALUE;
-    return zn_mem_range_ok(p, 1) && !zn_mem_range_ok(p, n) ? CUDA_ERROR_INVALID_VALUE
-                                                            : CUDA_SUCCESS;
+    /* inside the device range but in no allocation (freed, never
+     * allocated): not host memory either, so an error, not a fault */
+    if (zn_mem_in_device_range(PTR(p)))
+        return zn_mem_range_ok(p, n) ? CUDA_SUCCESS : CUDA_ERROR_INVALID_VALUE;
+    return CUDA_SUCCESS;
 }
 
 static CUresult enter(CUstream h, bool pt, zn_stream **out)

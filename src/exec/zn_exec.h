@@ -35,6 +35,9 @@ void *zn_mem_alloc(size_t size, size_t align, zn_mem_kind kind);
 int zn_mem_free(void *p);
 /* Finds the live allocation containing p: 0 and its base/size/kind, or -1. */
 int zn_mem_lookup(const void *p, void **base, size_t *size, zn_mem_kind *kind);
+/* Whether p lies in the reserved device range (live or not): such an
+ * address is never host memory, so an unallocated one is an error. */
+bool zn_mem_in_device_range(const void *p);
 /* Bytes in use and the device's total (reported) memory. */
 void zn_mem_info(size_t *used, size_t *total);
 

@@ -209,6 +209,12 @@ int zn_mem_lookup(const void *p, void **base, size_t *size, zn_mem_kind *kind)
     return rc;
 }
 
+bool zn_mem_in_device_range(const void *p)
+{
+    uintptr_t a = (uintptr_t)p;
+    return mem_ready() && a >= mem.lo - mem.page && a < mem.hi;
+}
+
 void zn_mem_info(size_t *used, size_t *total)
 {
     mem_ready();

@@ -140,8 +140,6 @@ static const misuse_row rows[] = {
 static const struct { const char *name, *why; } known_bugs[] = {
     { "proc_address_bad_flags", "cuGetProcAddress accepts undefined flag bits "
       "(src/driver/zn_drv_entry.c get_proc)" },
-    { "memcpy_dead_src", "cuMemcpy treats a freed device pointer as host memory and "
-      "crashes (src/driver/zn_drv_copy.c chk_any)" },
     { "module_load_ex_options_null", "cuModuleLoadDataEx ignores numOptions > 0 with NULL "
       "option arrays" },
     { "library_managed_not_managed", "cuLibraryGetManaged returns a non-managed variable" },
