@@ -39,4 +39,8 @@ void zn_blas_unsupported(const char *fn, const char *fmt, ...) __attribute__((fo
  * what was queued on it. */
 void zn_blas_stream_sync(void *stream);
 
+/* zn_blas_status.c: name and text of a cublasStatus_t. */
+const char *zn_blas_status_name(int status);
+const char *zn_blas_status_string(int status);
+
 #endif

@@ -143,22 +143,12 @@ ZN_API cublasStatus_t cublasGetSmCountTarget(cublasHandle_t handle, int *count)
 
 ZN_API const char *cublasGetStatusName(cublasStatus_t status)
 {
-    switch (status) {
-#define X(name, value, text) case name: return #name;
-#include "zn_cublas_status.def"
-#undef X
-    }
-    return "CUBLAS_STATUS_UNKNOWN";
+    return zn_blas_status_name(status);
 }
 
 ZN_API const char *cublasGetStatusString(cublasStatus_t status)
 {
-    switch (status) {
-#define X(name, value, text) case name: return text;
-#include "zn_cublas_status.def"
-#undef X
-    }
-    return "unknown error";
+    return zn_blas_status_string(status);
 }
 
 /* cuBLAS's own API log is NVIDIA's debugging aid: accepted, and Zinc's

@@ -45,22 +45,12 @@ ZN_API cublasStatus_t cublasLtGetProperty(libraryPropertyType type, int *value)
 
 ZN_API const char *cublasLtGetStatusName(cublasStatus_t status)
 {
-    switch (status) {
-#define X(name, value, text) case name: return #name;
-#include "zn_cublas_status.def"
-#undef X
-    }
-    return "CUBLAS_STATUS_UNKNOWN";
+    return zn_blas_status_name(status);
 }
 
 ZN_API const char *cublasLtGetStatusString(cublasStatus_t status)
 {
-    switch (status) {
-#define X(name, value, text) case name: return text;
-#include "zn_cublas_status.def"
-#undef X
-    }
-    return "unknown error";
+    return zn_blas_status_string(status);
 }
 
 /* NVIDIA's API trace is accepted and ignored: ZINC_LOG is Zinc's log. */

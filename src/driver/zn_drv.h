@@ -174,6 +174,9 @@ bool zn_stream_valid(CUstream s);
 /* The stream a handle names in the current context; NULL handles mean the
  * legacy stream, or the thread's own with per_thread (_ptsz/_ptds). */
 zn_stream *zn_stream_get(CUstream s, bool per_thread);
+/* Enters the current context and resolves h: INVALID_HANDLE if h is not a
+ * stream. */
+CUresult zn_stream_enter(CUstream h, bool pt, zn_stream **out);
 bool zn_event_valid(CUevent e);
 uint64_t zn_event_new_gen(void);
 uint64_t zn_now_ns(void);

@@ -191,13 +191,10 @@ static void leave_all(zn_ctx *ctx, zn_capture *c)
 
 static CUresult end(CUstream h, bool pt, CUgraph *out)
 {
-    zn_ctx *ctx;
-    CUresult r = zn_ctx_enter(&ctx);
+    zn_stream *s;
+    CUresult r = zn_stream_enter(h, pt, &s);
     if (r != CUDA_SUCCESS)
         return r;
-    zn_stream *s = zn_stream_get(h, pt);
-    if (!s)
-        return CUDA_ERROR_INVALID_HANDLE;
     if (!out)
         return CUDA_ERROR_INVALID_VALUE;
     zn_capture *c = s->cap;
@@ -245,13 +242,10 @@ static CUresult capture_info(CUstream h, bool pt, int *status, uint64_t *id, CUg
                              const CUgraphNode **deps, const CUgraphEdgeData **edges,
                              size_t *ndeps)
 {
-    zn_ctx *ctx;
-    CUresult r = zn_ctx_enter(&ctx);
+    zn_stream *s;
+    CUresult r = zn_stream_enter(h, pt, &s);
     if (r != CUDA_SUCCESS)
         return r;
-    zn_stream *s = zn_stream_get(h, pt);
-    if (!s)
-        return CUDA_ERROR_INVALID_HANDLE;
     if (!status)
         return CUDA_ERROR_INVALID_VALUE;
     if (s->kind == ZN_STREAM_LEGACY && zn_capture_blocks_legacy())
@@ -290,13 +284,10 @@ BOTH(cuStreamGetCaptureInfo_v3, (CUstream s, int *status, uint64_t *id, void **g
 
 static CUresult update_deps(CUstream h, bool pt, CUgraphNode *deps, size_t n, unsigned flags)
 {
-    zn_ctx *ctx;
-    CUresult r = zn_ctx_enter(&ctx);
+    zn_stream *s;
+    CUresult r = zn_stream_enter(h, pt, &s);
     if (r != CUDA_SUCCESS)
         return r;
-    zn_stream *s = zn_stream_get(h, pt);
-    if (!s)
-        return CUDA_ERROR_INVALID_HANDLE;
     if (!s->cap)
         return CUDA_ERROR_ILLEGAL_STATE;
     if ((n && !deps) || flags > ZN_CU_STREAM_SET_CAPTURE_DEPENDENCIES)

@@ -46,16 +46,6 @@ static CUresult chk_any(CUdeviceptr p, size_t n)
     return CUDA_SUCCESS;
 }
 
-static CUresult enter(CUstream h, bool pt, zn_stream **out)
-{
-    zn_ctx *c;
-    CUresult r = zn_ctx_enter(&c);
-    if (r != CUDA_SUCCESS)
-        return r;
-    *out = zn_stream_get(h, pt);
-    return *out ? CUDA_SUCCESS : CUDA_ERROR_INVALID_HANDLE;
-}
-
 #define TRY(e) do { CUresult r_ = (e); if (r_ != CUDA_SUCCESS) return r_; } while (0)
 
 /* Pageable: host memory Zinc does not know (not pinned, not registered,
@@ -72,7 +62,7 @@ static CUresult copy_linear(void *dst, const void *src, size_t n, bool dpage, bo
                             CUstream h, bool pt, bool sync)
 {
     zn_stream *s;
-    TRY(enter(h, pt, &s));
+    TRY(zn_stream_enter(h, pt, &s));
     zn_op *op = zn_op_new(ZN_OP_COPY, 0);
     if (!op)
         return CUDA_ERROR_OUT_OF_MEMORY;
@@ -215,7 +205,7 @@ CUresult zn_op_copy3d(zn_op **out, const CUDA_MEMCPY3D *p)
 static CUresult copy_2d(const CUDA_MEMCPY2D *p, CUstream h, bool pt, bool sync)
 {
     zn_stream *s;
-    TRY(enter(h, pt, &s));
+    TRY(zn_stream_enter(h, pt, &s));
     if (!p)
         return CUDA_ERROR_INVALID_VALUE;
     side3d src = { p->srcMemoryType, p->srcHost, p->srcDevice, p->srcArray,
@@ -234,7 +224,7 @@ static CUresult copy_2d(const CUDA_MEMCPY2D *p, CUstream h, bool pt, bool sync)
 static CUresult copy_3dp(const CUDA_MEMCPY3D *p, CUstream h, bool pt, bool sync)
 {
     zn_stream *s;
-    TRY(enter(h, pt, &s));
+    TRY(zn_stream_enter(h, pt, &s));
     zn_op *op;
     TRY(zn_op_copy3d(&op, p));
     return zn_submit(s, op, sync);
@@ -269,7 +259,7 @@ static CUresult set_2d(CUdeviceptr dst, size_t pitch, uint32_t v, unsigned elem,
                        size_t h, CUstream hs, bool pt, bool sync)
 {
     zn_stream *s;
-    TRY(enter(hs, pt, &s));
+    TRY(zn_stream_enter(hs, pt, &s));
     zn_op *op;
     TRY(zn_op_set(&op, dst, pitch, v, elem, w, h));
     return zn_submit(s, op, sync);

@@ -79,13 +79,10 @@ static void free_now(void *p)
  * queued before it may still use it. */
 static CUresult free_async(CUdeviceptr dptr, CUstream h, bool pt)
 {
-    zn_ctx *c;
-    CUresult r = zn_ctx_enter(&c);
+    zn_stream *s;
+    CUresult r = zn_stream_enter(h, pt, &s);
     if (r != CUDA_SUCCESS)
         return r;
-    zn_stream *s = zn_stream_get(h, pt);
-    if (!s)
-        return CUDA_ERROR_INVALID_HANDLE;
     void *base, *p = (void *)(uintptr_t)dptr;
     size_t size;
     zn_mem_kind kind;

@@ -132,7 +132,7 @@ zn_stream *zn_stream_get(CUstream h, bool per_thread)
 
 /* The usual prologue: initialised, a current context without a sticky
  * error, and the stream the handle names. */
-static CUresult enter(CUstream h, bool pt, zn_stream **out)
+CUresult zn_stream_enter(CUstream h, bool pt, zn_stream **out)
 {
     zn_ctx *c;
     CUresult r = zn_ctx_enter(&c);
@@ -179,7 +179,7 @@ CUresult cuStreamDestroy_v2(CUstream s)
 static CUresult stream_sync(CUstream h, bool pt)
 {
     zn_stream *s;
-    CUresult r = enter(h, pt, &s);
+    CUresult r = zn_stream_enter(h, pt, &s);
     if (r != CUDA_SUCCESS)
         return r;
     if (s->cap)
@@ -192,7 +192,7 @@ static CUresult stream_sync(CUstream h, bool pt)
 static CUresult stream_query(CUstream h, bool pt)
 {
     zn_stream *s;
-    CUresult r = enter(h, pt, &s);
+    CUresult r = zn_stream_enter(h, pt, &s);
     if (r != CUDA_SUCCESS)
         return r;
     if (s->cap)
@@ -204,7 +204,7 @@ static CUresult stream_query(CUstream h, bool pt)
 static CUresult stream_wait_event(CUstream h, CUevent e, unsigned flags, bool pt)
 {
     zn_stream *s;
-    CUresult r = enter(h, pt, &s);
+    CUresult r = zn_stream_enter(h, pt, &s);
     if (r != CUDA_SUCCESS)
         return r;
     if (!zn_event_valid(e))
@@ -218,64 +218,58 @@ static CUresult stream_wait_event(CUstream h, CUevent e, unsigned flags, bool pt
     return zn_submit(s, op, false);
 }
 
+/* The stream getters: enter, check the output pointer, then read. */
+static CUresult enter_query(CUstream h, bool pt, const void *out, zn_stream **s)
+{
+    CUresult r = zn_stream_enter(h, pt, s);
+    if (r != CUDA_SUCCESS)
+        return r;
+    return out ? CUDA_SUCCESS : CUDA_ERROR_INVALID_VALUE;
+}
+
 static CUresult stream_get_flags(CUstream h, unsigned *flags, bool pt)
 {
     zn_stream *s;
-    CUresult r = enter(h, pt, &s);
-    if (r != CUDA_SUCCESS)
-        return r;
-    if (!flags)
-        return CUDA_ERROR_INVALID_VALUE;
-    *flags = s->flags;
-    return CUDA_SUCCESS;
+    CUresult r = enter_query(h, pt, flags, &s);
+    if (r == CUDA_SUCCESS)
+        *flags = s->flags;
+    return r;
 }
 
 static CUresult stream_get_priority(CUstream h, int *priority, bool pt)
 {
     zn_stream *s;
-    CUresult r = enter(h, pt, &s);
-    if (r != CUDA_SUCCESS)
-        return r;
-    if (!priority)
-        return CUDA_ERROR_INVALID_VALUE;
-    *priority = s->priority;
-    return CUDA_SUCCESS;
+    CUresult r = enter_query(h, pt, priority, &s);
+    if (r == CUDA_SUCCESS)
+        *priority = s->priority;
+    return r;
 }
 
 static CUresult stream_get_ctx(CUstream h, CUcontext *pctx, bool pt)
 {
     zn_stream *s;
-    CUresult r = enter(h, pt, &s);
-    if (r != CUDA_SUCCESS)
-        return r;
-    if (!pctx)
-        return CUDA_ERROR_INVALID_VALUE;
-    *pctx = s->ctx;
-    return CUDA_SUCCESS;
+    CUresult r = enter_query(h, pt, pctx, &s);
+    if (r == CUDA_SUCCESS)
+        *pctx = s->ctx;
+    return r;
 }
 
 static CUresult stream_get_id(CUstream h, unsigned long long *id, bool pt)
 {
     zn_stream *s;
-    CUresult r = enter(h, pt, &s);
-    if (r != CUDA_SUCCESS)
-        return r;
-    if (!id)
-        return CUDA_ERROR_INVALID_VALUE;
-    *id = s->id;
-    return CUDA_SUCCESS;
+    CUresult r = enter_query(h, pt, id, &s);
+    if (r == CUDA_SUCCESS)
+        *id = s->id;
+    return r;
 }
 
 static CUresult stream_get_device(CUstream h, CUdevice *dev, bool pt)
 {
     zn_stream *s;
-    CUresult r = enter(h, pt, &s);
-    if (r != CUDA_SUCCESS)
-        return r;
-    if (!dev)
-        return CUDA_ERROR_INVALID_VALUE;
-    *dev = 0;
-    return CUDA_SUCCESS;
+    CUresult r = enter_query(h, pt, dev, &s);
+    if (r == CUDA_SUCCESS)
+        *dev = 0;
+    return r;
 }
 
 /* ---- host work ---- */
@@ -308,7 +302,7 @@ static CUresult stream_add_callback(CUstream h, CUstreamCallback cb, void *user,
 static CUresult host_func(CUstream h, CUhostFn fn, void *user, bool pt)
 {
     zn_stream *s;
-    CUresult r = enter(h, pt, &s);
+    CUresult r = zn_stream_enter(h, pt, &s);
     if (r != CUDA_SUCCESS)
         return r;
     if (!fn)
@@ -324,7 +318,7 @@ static CUresult host_func(CUstream h, CUhostFn fn, void *user, bool pt)
 static CUresult stream_attach(CUstream h, CUdeviceptr p, size_t n, unsigned flags, bool pt)
 {
     zn_stream *s;
-    CUresult r = enter(h, pt, &s);
+    CUresult r = zn_stream_enter(h, pt, &s);
     if (r != CUDA_SUCCESS)
         return r;
     return p && flags >= 1 && flags <= 4 ? CUDA_SUCCESS : CUDA_ERROR_INVALID_VALUE;
@@ -336,7 +330,7 @@ static CUresult mem_op(CUstream h, CUdeviceptr addr, uint64_t v, unsigned flags,
                        bool wait, bool pt)
 {
     zn_stream *s;
-    CUresult r = enter(h, pt, &s);
+    CUresult r = zn_stream_enter(h, pt, &s);
     if (r != CUDA_SUCCESS)
         return r;
     unsigned allowed = wait ? 3u | ZN_CU_STREAM_WAIT_VALUE_FLUSH : 1u;
@@ -358,7 +352,7 @@ static CUresult mem_op(CUstream h, CUdeviceptr addr, uint64_t v, unsigned flags,
 static CUresult stream_get_attr(CUstream h, int id, CUlaunchAttributeValue *v, bool pt)
 {
     zn_stream *s;
-    CUresult r = enter(h, pt, &s);
+    CUresult r = zn_stream_enter(h, pt, &s);
     if (r != CUDA_SUCCESS)
         return r;
     if (!v)
@@ -381,7 +375,7 @@ static CUresult stream_get_attr(CUstream h, int id, CUlaunchAttributeValue *v, b
 static CUresult stream_set_attr(CUstream h, int id, const CUlaunchAttributeValue *v, bool pt)
 {
     zn_stream *s;
-    CUresult r = enter(h, pt, &s);
+    CUresult r = zn_stream_enter(h, pt, &s);
     if (r != CUDA_SUCCESS)
         return r;
     if (!v)
