@@ -10,22 +10,42 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
-/* The worker's shared-memory buffer, grown to the launch's need. CUDA
- * leaves shared memory undefined; a new buffer starts zeroed. */
+/* The worker's shared-memory buffer, grown to the launch's need and
+ * followed by a PROT_NONE guard page. Each launch's window is placed to end
+ * at the guard (block_shared_window), so a store past a block's shared
+ * memory faults and becomes ILLEGAL_ADDRESS, as on a GPU, instead of
+ * landing in the host's heap. CUDA leaves shared memory undefined; a new
+ * buffer starts zeroed. wk->shared is the mapping, wk->shared_cap its
+ * usable length. */
+static size_t shared_window(size_t bytes)
+{
+    return (bytes + 15) & ~(size_t)15;
+}
+
 static int block_ensure_shared(zn_worker *wk, size_t bytes)
 {
-    if (bytes < 64)
-        bytes = 64;
-    if (wk->shared_cap >= bytes)
+    bytes = shared_window(bytes);
+    if (wk->shared && wk->shared_cap >= bytes)
         return 0;
-    void *p = NULL;
-    if (posix_memalign(&p, 64, bytes) != 0)
+    size_t page = (size_t)sysconf(_SC_PAGESIZE);
+    size_t len = (bytes + page - 1) / page * page;
+    if (len == 0)
+        len = page;
+    uint8_t *p = mmap(NULL, len + page, PROT_READ | PROT_WRITE,
+                      MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (p == MAP_FAILED)
         return -1;
-    memset(p, 0, bytes);
-    free(wk->shared);
+    if (mprotect(p + len, page, PROT_NONE) != 0) {
+        munmap(p, len + page);
+        return -1;
+    }
+    if (wk->shared)
+        munmap(wk->shared, wk->shared_cap + page);
     wk->shared = p;
-    wk->shared_cap = bytes;
+    wk->shared_cap = len;
     return 0;
 }
 
@@ -56,7 +76,8 @@ static void block_setup(zn_job *job, zn_worker *wk)
     memcpy(b->nctaid, l->grid, sizeof b->nctaid);
     memcpy(b->ntid, l->block, sizeof b->ntid);
     b->nthreads = job->nthreads;
-    b->shared = wk->shared;
+    b->shared = wk->shared + wk->shared_cap -
+                shared_window((size_t)l->static_shared + l->dyn_shared);
     b->shared_size = l->static_shared + l->dyn_shared;
     b->dyn_shared_size = l->dyn_shared;
     b->params = l->params;
