@@ -35,8 +35,9 @@ void zn_blas_sgemm(int transa, int transb, int m, int n, int k, float alpha,
 /* zn_blas_log.c: "zinc: <fn>: <why>" at ZINC_LOG >= 1. */
 void zn_blas_unsupported(const char *fn, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
-/* zn_blas_stream.c: wait until a stream (a CUstream / cudaStream_t) has run
- * what was queued on it. */
+/* zn_blas_stream.c: wait until what was queued before a BLAS call on
+ * `stream` (a CUstream / cudaStream_t) has run: the whole context, since a
+ * blocking stream is also ordered after the legacy default stream. */
 void zn_blas_stream_sync(void *stream);
 
 /* zn_blas_status.c: name and text of a cublasStatus_t. */

@@ -1,5 +1,6 @@
 /* zn_blas_submit.c: where a BLAS closure runs: on the calling thread once
- * h->stream has drained, so it sees every kernel queued before it. Queuing
+ * the work queued before it has finished (zn_blas_stream.c: the context,
+ * not only h->stream), so it sees every kernel queued before it. Queuing
  * it as a host function on the stream instead (args are held by value) is
  * the next step; results returned to host pointers would then need a wait. */
 #include "zn_blas.h"

@@ -4,7 +4,8 @@
  * with f32 (or 16F) compute: each batch entry is widened to f32, multiplied
  * by OpenBLAS, finished by the epilogue in f32 and rounded once to D's
  * type. Device memory is host memory; it runs on the calling thread once
- * the stream has drained, so it is in stream order. */
+ * the work queued before it has finished (zn_blas_stream.c), so it is in
+ * stream order. */
 #include "zn_lt.h"
 #include "zn_cublas_api.h"
 

@@ -4,7 +4,8 @@
  *
  * It must produce the cache keys the driver will: the same PTX (the one the
  * fatbin layer picks for the compute capability the driver reports), the
- * same options (opt level 3, host target) and zn_compile itself. Module
+ * same options (ZINC_OPT, default 3; host target) and the same units: one
+ * per kernel, compiled on worker threads (zn_jit_open eager). Module
  * variables get placeholder memory here: objects refer to them by symbol,
  * so their addresses are not part of a key (zn_jit_cache.c). */
 #include "zinc_cli.h"
@@ -69,8 +70,8 @@ static int warm_one(const zn_oc_module *mod, char *err, size_t errlen)
         g[ng].name = v->name;
         g[ng++].addr = calloc(1, v->size > 16 ? v->size : 16);
     }
-    zn_compile_opts o = { .opt_level = 3, .globals = g, .nglobals = ng };
-    zn_jit_module *jm = zn_compile(pm, &o, err, errlen);
+    zn_compile_opts o = { .opt_level = zn_compile_env_opt(), .globals = g, .nglobals = ng };
+    zn_jit_module *jm = zn_jit_open(pm, &o, 1, err, errlen);
     int rc = jm ? 0 : -1;
     zn_jit_module_free(jm);
     for (uint32_t i = 0; i < ng; i++)

@@ -35,15 +35,17 @@ static void init_types(zn_lmod *m)
     zn_abi_types(m);
 }
 
-/* Lowers the whole module; 0 on success. */
-static int lower_module(zn_lmod *m)
+/* Lowers the functions in want[] (all when NULL); the others are left out
+ * (want[] is closed under calls and address-taking, zn_jit_closure). 0 on
+ * success. */
+static int lower_module(zn_lmod *m, const bool *want)
 {
     const ptx_module *pm = m->pm;
     zn_shared_layout(m);
     m->fns = calloc(pm->nfuncs + 1, sizeof *m->fns);
     for (uint32_t i = 0; i < pm->nfuncs; i++) {
         const ptx_func *f = &pm->funcs[i];
-        if (f->is_decl)
+        if (f->is_decl || (want && !want[i]))
             continue;
         /* a prototype and a definition of the same name: use the definition */
         m->fns[i] = zn_declare_func(m, f);
@@ -57,6 +59,13 @@ static int lower_module(zn_lmod *m)
 LLVMModuleRef zn_build_ir(const ptx_module *pm, const zn_compile_opts *o,
                           const zn_target *t, LLVMContextRef ctx, char *err,
                           size_t errlen)
+{
+    return zn_build_ir_subset(pm, o, t, ctx, NULL, err, errlen);
+}
+
+LLVMModuleRef zn_build_ir_subset(const ptx_module *pm, const zn_compile_opts *o,
+                                 const zn_target *t, LLVMContextRef ctx, const bool *want,
+                                 char *err, size_t errlen)
 {
     zn_lmod M = {0}, *m = &M;
     m->ctx = ctx;
@@ -78,7 +87,7 @@ LLVMModuleRef zn_build_ir(const ptx_module *pm, const zn_compile_opts *o,
     free(lower_dl);
     LLVMSetTarget(m->mod, t->triple);
 
-    int failed = lower_module(m) != 0;
+    int failed = lower_module(m, want) != 0;
     if (!failed && t->amdgpu)
         zn_amdgpu_private_allocas(m->mod, dl);
     LLVMDisposeMessage(dl);
@@ -142,6 +151,12 @@ uint32_t zn_module_static_shared(const ptx_module *pm)
 
 void zn_kernel_facts(const ptx_module *pm, const ptx_func *f, zn_kernel_info *k)
 {
+    zn_kernel_facts_shared(pm, f, zn_module_static_shared(pm), k);
+}
+
+void zn_kernel_facts_shared(const ptx_module *pm, const ptx_func *f, uint32_t static_shared,
+                            zn_kernel_info *k)
+{
     k->name = strdup(f->name);
     k->nparams = f->nparams;
     uint32_t *po = calloc(f->nparams + 1, sizeof *po);
@@ -155,7 +170,7 @@ void zn_kernel_facts(const ptx_module *pm, const ptx_func *f, zn_kernel_info *k)
         k->param_bytes = 0;
     k->param_offset = po;
     k->param_size = ps;
-    k->static_shared = zn_module_static_shared(pm);
+    k->static_shared = static_shared;
     k->local_bytes = zn_func_local_bytes(f);
     k->uses_barrier = zn_func_uses_barrier(pm, f);
     /* registers are spilled vectors of 32 lanes; calls can recurse */
@@ -172,4 +187,22 @@ void zn_kernel_facts(const ptx_module *pm, const ptx_func *f, zn_kernel_info *k)
     k->max_threads = (f->maxntid[0] && mt < 1024) ? mt : 1024;
     for (int d = 0; d < 3; d++)
         k->reqntid[d] = f->reqntid[d];
+}
+
+/* A unit of one kernel: every definition but the kernel becomes internal,
+ * so units of one module that share a .func can sit in one JIT (each has
+ * its own copy) and O3 may inline or drop what the kernel does not use. */
+void zn_internalize(LLVMModuleRef mod, const char *keep)
+{
+    for (LLVMValueRef f = LLVMGetFirstFunction(mod); f; f = LLVMGetNextFunction(f)) {
+        if (LLVMIsDeclaration(f))
+            continue;
+        size_t n = 0;
+        const char *name = LLVMGetValueName2(f, &n);
+        if (strcmp(name, keep))
+            LLVMSetLinkage(f, LLVMInternalLinkage);
+    }
+    for (LLVMValueRef g = LLVMGetFirstGlobal(mod); g; g = LLVMGetNextGlobal(g))
+        if (!LLVMIsDeclaration(g))
+            LLVMSetLinkage(g, LLVMInternalLinkage);
 }

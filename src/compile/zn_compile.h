@@ -31,7 +31,13 @@ typedef struct zn_compile_opts {
     const char *triple;         /* NULL = host; others: zn_compile_offline */
     const zn_global_addr *globals;
     uint32_t nglobals;
+    int check;                  /* 1: memcheck code (docs/memcheck.md); zn_compile
+                                 * sets it when ZINC_CHECK names memcheck */
 } zn_compile_opts;
+
+/* 1 when the ZINC_CHECK list names memcheck (zn_lower_check.c); the JIT
+ * then compiles with opts.check set. */
+int zn_check_env(void);
 
 /* What the driver and executor need to know of one kernel. */
 typedef struct zn_kernel_info {
@@ -50,9 +56,37 @@ typedef struct zn_kernel_info {
     uint32_t reqntid[3];        /* 0 if not given */
 } zn_kernel_info;
 
-/* Compiles a parsed module. NULL on failure with a message in err. */
+/* Compiles a parsed module, every kernel now (zn_jit_open eager). NULL on
+ * failure with a message in err. m must outlive the result. */
 zn_jit_module *zn_compile(const ptx_module *m, const zn_compile_opts *o,
                           char *err, size_t errlen);
+
+/* ---- lazy compilation (zn_jit.c) ------------------------------------------
+ * zn_jit_open binds the module's variables and fills every kernel's facts
+ * (zn_kernel_info, fn NULL) without compiling anything unless eager: then
+ * each kernel is compiled (in parallel, zn_jit_parallel.c). A kernel is a
+ * unit of its own (with the .funcs it reaches) and is compiled, or loaded
+ * from the kernel cache, by zn_jit_kernel_ready; a module whose
+ * initialisers take function addresses is one unit, compiled at open.
+ * m must outlive the result. Thread-safe: concurrent calls for the same
+ * kernel compile it once. */
+zn_jit_module *zn_jit_open(const ptx_module *m, const zn_compile_opts *o, int eager,
+                           char *err, size_t errlen);
+/* Makes k->fn usable (k from this module): 1 if it compiled or loaded it
+ * now, 0 if it was ready, -1 with err. */
+int zn_jit_kernel_ready(zn_jit_module *jm, const zn_kernel_info *k, char *err,
+                        size_t errlen);
+typedef struct zn_jit_stats {
+    uint32_t units;             /* units loaded (compiled or from the cache) */
+    uint32_t compiled;          /* of them compiled in this process */
+    uint32_t cached;            /* of them loaded from the kernel cache */
+    double compile_ms;          /* wall time spent compiling and loading */
+} zn_jit_stats;
+void zn_jit_get_stats(zn_jit_module *jm, zn_jit_stats *s);
+/* The optimisation level ZINC_OPT asks for (0..3; default 3). */
+int zn_compile_env_opt(void);
+/* CUDA_MODULE_LOADING=EAGER (1) or LAZY / unset (0). */
+int zn_compile_env_eager(void);
 void zn_jit_module_free(zn_jit_module *jm);
 
 /* Kernel lookup by PTX name; NULL if absent. */

@@ -1,11 +1,16 @@
-/* zn_jit.c: the compiler's in-process pipeline. A module's object code
- * comes from the kernel cache or from lowering, optimising and code
- * generation for this host (then stored in the cache); either way it is
- * loaded the same way, with ORC LLJIT, and module variables are bound to
- * the caller's addresses as absolute symbols at load time. */
+/* zn_jit.c: the compiler's in-process pipeline. Opening a module binds its
+ * variables to the caller's addresses (ORC absolute symbols) in one LLJIT
+ * and records every kernel's facts from the PTX; code comes later, one
+ * unit at a time (a kernel and the .funcs it reaches), from the kernel
+ * cache or from lowering, optimising and code generation (then stored in
+ * the cache). Every unit's object is added to the same JIT; a unit keeps
+ * only its kernel external (zn_internalize), so units that share a .func
+ * do not clash. A module that cannot be split is one unit, compiled at
+ * open, as are all units when the caller asks for eager compilation. */
 #include "zn_pipeline.h"
 #include "zn_global_ref.h"
 
+#include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,8 +22,18 @@
 
 struct zn_jit_module {
     LLVMOrcLLJITRef jit;
+    const ptx_module *pm;           /* the caller's; outlives us */
+    zn_compile_opts o;              /* globals: our copy */
+    zn_global_addr *globals;
     zn_kernel_info *kernels;
+    uint32_t *kfunc;                /* pm->funcs index of each kernel */
     uint32_t nkernels;
+    bool whole;                     /* one unit for the module */
+    bool cached;                    /* use the kernel cache */
+    bool have_key;
+    zn_cache_key key;               /* the module's key (units derive theirs) */
+    pthread_mutex_t lock;           /* compiles, fn fields, stats */
+    zn_jit_stats st;
     char *ir[2];
 };
 
@@ -35,6 +50,21 @@ static int dump_ir(void)
     return s && *s && strcmp(s, "0");
 }
 
+int zn_compile_env_opt(void)
+{
+    const char *s = getenv("ZINC_OPT");
+    if (!s || !*s)
+        return 3;
+    int v = atoi(s);
+    return v < 0 ? 0 : v > 3 ? 3 : v;
+}
+
+int zn_compile_env_eager(void)
+{
+    const char *s = getenv("CUDA_MODULE_LOADING");
+    return s && !strcmp(s, "EAGER");
+}
+
 /* Takes the message out of an LLVMErrorRef; 1 if there was an error. */
 static int check(LLVMErrorRef e, const char *what, char *err, size_t errlen)
 {
@@ -44,43 +74,6 @@ static int check(LLVMErrorRef e, const char *what, char *err, size_t errlen)
     snprintf(err, errlen, "%s: %s", what, msg);
     LLVMDisposeErrorMessage(msg);
     return 1;
-}
-
-static char *module_text(LLVMModuleRef mod)
-{
-    char *t = LLVMPrintModuleToString(mod);
-    char *d = strdup(t);
-    LLVMDisposeMessage(t);
-    return d;
-}
-
-/* PTX -> object code for t; ir[] gets the IR texts when keep. */
-static LLVMMemoryBufferRef compile_object(const ptx_module *pm, const zn_compile_opts *o,
-                                          const zn_target *t, bool keep, char *ir[2],
-                                          char *err, size_t errlen)
-{
-    LLVMContextRef ctx = LLVMContextCreate();
-    LLVMMemoryBufferRef obj = NULL;
-    LLVMModuleRef mod = zn_build_ir(pm, o, t, ctx, err, errlen);
-    int failed = !mod;
-    if (!failed && keep) {
-        ir[0] = module_text(mod);
-        if (dump_ir())
-            fprintf(stderr, "; ---- zinc: LLVM IR before optimisation\n%s\n", ir[0]);
-    }
-    if (!failed)
-        failed = zn_optimise(mod, t, err, errlen) != 0;
-    if (!failed && keep) {
-        ir[1] = module_text(mod);
-        if (dump_ir())
-            fprintf(stderr, "; ---- zinc: LLVM IR after optimisation\n%s\n", ir[1]);
-    }
-    if (!failed)
-        failed = zn_emit(mod, t, LLVMObjectFile, &obj, err, errlen) != 0;
-    if (mod)
-        LLVMDisposeModule(mod);
-    LLVMContextDispose(ctx);
-    return failed ? NULL : obj;
 }
 
 static void *global_of(const zn_compile_opts *o, const char *name)
@@ -115,10 +108,12 @@ static int define_globals(zn_jit_module *jm, LLVMOrcJITDylibRef jd,
 }
 
 /* Writes the addresses named in global initialisers ({foo, generic(bar)+8})
- * into the variables' memory, which the caller has filled from init. */
-static int apply_relocs(zn_jit_module *jm, const ptx_module *pm,
-                        const zn_compile_opts *o, char *err, size_t errlen)
+ * into the variables' memory, which the caller has filled from init.
+ * Function addresses only with funcs (they need the compiled module). */
+static int apply_relocs(zn_jit_module *jm, bool funcs, char *err, size_t errlen)
 {
+    const ptx_module *pm = jm->pm;
+    const zn_compile_opts *o = &jm->o;
     for (uint32_t i = 0; i < pm->nvars; i++) {
         const ptx_var *v = &pm->vars[i];
         uint8_t *base = v->nrelocs ? global_of(o, v->name) : NULL;
@@ -129,6 +124,8 @@ static int apply_relocs(zn_jit_module *jm, const ptx_module *pm,
             const ptx_reloc *rl = &v->relocs[r];
             uint64_t addr = (uint64_t)(uintptr_t)global_of(o, rl->sym);
             const ptx_func *f = ptx_find_func(pm, rl->sym);
+            if (!addr && f && !funcs)
+                continue;
             if (!addr && f && !f->is_decl) {
                 char name[512];
                 snprintf(name, sizeof name, "%s%s", f->is_entry ? "zk_" : "zf_", f->name);
@@ -150,76 +147,85 @@ static int apply_relocs(zn_jit_module *jm, const ptx_module *pm,
     return 0;
 }
 
-/* Loads an object into a new JIT (takes obj and t->tm), binds variables,
- * finds every kernel, applies initialiser relocations. */
-static zn_jit_module *load_object(const ptx_module *pm, const zn_compile_opts *o,
-                                  zn_target *t, LLVMMemoryBufferRef obj, char *err,
-                                  size_t errlen)
+/* A JIT with the process and libgcc_s symbols and the module's variables
+ * (takes t->tm). */
+static int create_jit(zn_jit_module *jm, zn_target *t, char *err, size_t errlen)
 {
-    zn_jit_module *jm = calloc(1, sizeof *jm);
     LLVMOrcLLJITBuilderRef jb = LLVMOrcCreateLLJITBuilder();
     LLVMOrcLLJITBuilderSetJITTargetMachineBuilder(
         jb, LLVMOrcJITTargetMachineBuilderCreateFromTargetMachine(t->tm));
     t->tm = NULL;
-    int failed = check(LLVMOrcCreateLLJIT(&jm->jit, jb), "creating the JIT", err, errlen);
-    LLVMOrcJITDylibRef jd = NULL;
-    if (!failed) {
-        jd = LLVMOrcLLJITGetMainJITDylib(jm->jit);
-        /* libm for vector math that LLVM scalarises */
-        LLVMOrcDefinitionGeneratorRef gen = NULL;
-        failed = check(LLVMOrcCreateDynamicLibrarySearchGeneratorForProcess(
-                           &gen, LLVMOrcLLJITGetGlobalPrefix(jm->jit), NULL, NULL),
-                       "process symbols", err, errlen);
-        if (!failed)
-            LLVMOrcJITDylibAddGenerator(jd, gen);
-        /* compiler runtime calls (__fixsfti for f32 -> i128, ...): libgcc_s,
-         * which a program need not have loaded */
-        LLVMOrcDefinitionGeneratorRef rt = NULL;
-        LLVMErrorRef e = LLVMOrcCreateDynamicLibrarySearchGeneratorForPath(
-            &rt, "libgcc_s.so.1", LLVMOrcLLJITGetGlobalPrefix(jm->jit), NULL, NULL);
-        if (e)
-            LLVMConsumeError(e);
-        else
-            LLVMOrcJITDylibAddGenerator(jd, rt);
-    }
-    if (!failed)
-        failed = define_globals(jm, jd, o, err, errlen);
-    if (!failed) {
-        failed = check(LLVMOrcLLJITAddObjectFile(jm->jit, jd, obj), "adding the object",
-                       err, errlen);
-        obj = NULL;
-    }
-    if (obj)
-        LLVMDisposeMemoryBuffer(obj);
-    uint32_t nk = 0;
-    for (uint32_t i = 0; i < pm->nfuncs; i++)
-        nk += pm->funcs[i].is_entry && !pm->funcs[i].is_decl;
-    jm->kernels = calloc(nk + 1, sizeof *jm->kernels);
-    for (uint32_t i = 0; i < pm->nfuncs && !failed; i++) {
-        const ptx_func *f = &pm->funcs[i];
-        if (!f->is_entry || f->is_decl)
-            continue;
-        zn_kernel_info *k = &jm->kernels[jm->nkernels++];
-        zn_kernel_facts(pm, f, k);
-        char name[512];
-        snprintf(name, sizeof name, "zk_%s", f->name);
-        LLVMOrcExecutorAddress addr = 0;
-        failed = check(LLVMOrcLLJITLookup(jm->jit, &addr, name), "code generation",
-                       err, errlen);
-        k->fn = (zn_kernel_fn)(uintptr_t)addr;
-    }
-    if (!failed)
-        failed = apply_relocs(jm, pm, o, err, errlen);
-    if (failed) {
-        zn_jit_module_free(jm);
-        return NULL;
-    }
-    return jm;
+    if (check(LLVMOrcCreateLLJIT(&jm->jit, jb), "creating the JIT", err, errlen))
+        return -1;
+    LLVMOrcJITDylibRef jd = LLVMOrcLLJITGetMainJITDylib(jm->jit);
+    /* libm for vector math that LLVM scalarises */
+    LLVMOrcDefinitionGeneratorRef gen = NULL;
+    if (check(LLVMOrcCreateDynamicLibrarySearchGeneratorForProcess(
+                  &gen, LLVMOrcLLJITGetGlobalPrefix(jm->jit), NULL, NULL),
+              "process symbols", err, errlen))
+        return -1;
+    LLVMOrcJITDylibAddGenerator(jd, gen);
+    /* compiler runtime calls (__fixsfti for f32 -> i128, ...): libgcc_s,
+     * which a program need not have loaded */
+    LLVMOrcDefinitionGeneratorRef rt = NULL;
+    LLVMErrorRef e = LLVMOrcCreateDynamicLibrarySearchGeneratorForPath(
+        &rt, "libgcc_s.so.1", LLVMOrcLLJITGetGlobalPrefix(jm->jit), NULL, NULL);
+    if (e)
+        LLVMConsumeError(e);
+    else
+        LLVMOrcJITDylibAddGenerator(jd, rt);
+    return define_globals(jm, jd, &jm->o, err, errlen) ? -1 : 0;
 }
 
-/* The cached object for key, loaded; NULL if absent or unusable. */
-static zn_jit_module *load_cached(const ptx_module *pm, const zn_compile_opts *o,
-                                  zn_target *t, const zn_cache_key *key)
+/* Adds a unit's object (taken) and looks up its kernel(s): kernel index
+ * ki, or all for the whole module. 0, or -1 with err. */
+static int add_unit(zn_jit_module *jm, LLVMMemoryBufferRef obj, int64_t ki, char *err,
+                    size_t errlen)
+{
+    LLVMOrcJITDylibRef jd = LLVMOrcLLJITGetMainJITDylib(jm->jit);
+    if (check(LLVMOrcLLJITAddObjectFile(jm->jit, jd, obj), "adding the object", err, errlen))
+        return -1;
+    for (uint32_t i = 0; i < jm->nkernels; i++) {
+        if (ki >= 0 && i != (uint64_t)ki)
+            continue;
+        char name[512];
+        snprintf(name, sizeof name, "zk_%s", jm->kernels[i].name);
+        LLVMOrcExecutorAddress addr = 0;
+        if (check(LLVMOrcLLJITLookup(jm->jit, &addr, name), "code generation", err, errlen))
+            return -1;
+        jm->kernels[i].fn = (zn_kernel_fn)(uintptr_t)addr;
+    }
+    if (ki < 0)
+        return apply_relocs(jm, true, err, errlen);
+    return 0;
+}
+
+/* The cache key of kernel ki's unit (the module's key when whole). */
+static int unit_key(zn_jit_module *jm, int64_t ki, zn_cache_key *key, char *err,
+                    size_t errlen)
+{
+    if (!jm->have_key) {
+        zn_target t;
+        if (zn_target_init(&t, &jm->o, err, errlen))
+            return -1;
+        zn_compile_key(jm->pm, &jm->o, &t, &jm->key);
+        zn_target_fini(&t);
+        jm->have_key = true;
+    }
+    if (ki < 0)
+        *key = jm->key;
+    else
+        zn_compile_unit_key(&jm->key, jm->kernels[ki].name, key);
+    return 0;
+}
+
+static const char *unit_name(const zn_jit_module *jm, int64_t ki)
+{
+    return ki < 0 ? "(whole module)" : jm->kernels[ki].name;
+}
+
+/* Loads kernel ki's unit from the cache; 1 if it did. */
+static int load_cached(zn_jit_module *jm, int64_t ki, const zn_cache_key *key)
 {
     char hex[17];
     zn_hex(key->b, 8, hex);
@@ -227,85 +233,217 @@ static zn_jit_module *load_cached(const ptx_module *pm, const zn_compile_opts *o
     void *bytes = zn_cache_get(key, &len);
     if (!bytes) {
         zn_log(ZN_LOG_INFO, "kernel cache: miss %s", hex);
-        return NULL;
+        return 0;
     }
     LLVMMemoryBufferRef obj =
         LLVMCreateMemoryBufferWithMemoryRangeCopy(bytes, len, "zinc-cached-object");
     free(bytes);
     char err[512];
-    zn_jit_module *jm = load_object(pm, o, t, obj, err, sizeof err);
-    if (jm)
-        zn_log(ZN_LOG_INFO, "kernel cache: hit %s (%zu bytes)", hex, len);
-    else
+    if (add_unit(jm, obj, ki, err, sizeof err)) {
         zn_log(ZN_LOG_WARN, "kernel cache: entry %s did not load (%s): recompiling", hex, err);
+        return 0;
+    }
+    zn_log(ZN_LOG_INFO, "kernel cache: hit %s (%zu bytes): %s", hex, len, unit_name(jm, ki));
+    jm->st.units++;
+    jm->st.cached++;
+    return 1;
+}
+
+/* Adds a freshly compiled unit (obj taken) and stores it in the cache once
+ * it has loaded: a cached object is one that works. */
+static int add_compiled(zn_jit_module *jm, LLVMMemoryBufferRef obj, int64_t ki,
+                        const zn_cache_key *key, double ms, char *err, size_t errlen)
+{
+    void *copy = NULL;
+    size_t len = 0;
+    if (key && (copy = malloc((len = LLVMGetBufferSize(obj)) + 1)))
+        memcpy(copy, LLVMGetBufferStart(obj), len);
+    int rc = add_unit(jm, obj, ki, err, errlen);
+    if (!rc && copy)
+        zn_cache_put(key, copy, len);
+    free(copy);
+    if (!rc) {
+        zn_log(ZN_LOG_INFO, "jit: compiled %s in %.1f ms", unit_name(jm, ki), ms);
+        jm->st.units++;
+        jm->st.compiled++;
+    }
+    return rc;
+}
+
+/* Kernel ki's unit (-1: the whole module) from the cache or compiled.
+ * Called with the lock held. */
+static int build_unit(zn_jit_module *jm, int64_t ki, char *err, size_t errlen)
+{
+    double t0 = zn_now_ms();
+    zn_cache_key key;
+    bool cached = jm->cached && !unit_key(jm, ki, &key, err, errlen);
+    int rc = 0;
+    if (!cached || !load_cached(jm, ki, &key)) {
+        bool keep = ki < 0 && (atomic_load(&keep_ir) || dump_ir());
+        char *ir[2] = {NULL, NULL};
+        int64_t entry = ki < 0 ? -1 : (int64_t)jm->kfunc[ki];
+        LLVMMemoryBufferRef obj =
+            zn_jit_compile_unit(jm->pm, &jm->o, entry, keep ? ir : NULL, err, errlen);
+        rc = obj ? add_compiled(jm, obj, ki, cached ? &key : NULL, zn_now_ms() - t0, err,
+                                errlen)
+                 : -1;
+        jm->ir[0] = ir[0];
+        jm->ir[1] = ir[1];
+    }
+    jm->st.compile_ms += zn_now_ms() - t0;
+    return rc;
+}
+
+/* Every kernel not compiled yet: cache hits first, then the misses on
+ * worker threads, loaded in kernel order. Called with the lock held. */
+static int build_all(zn_jit_module *jm, char *err, size_t errlen)
+{
+    double t0 = zn_now_ms();
+    zn_unit_job *jobs = calloc(jm->nkernels + 1, sizeof *jobs);
+    zn_cache_key *keys = calloc(jm->nkernels + 1, sizeof *keys);
+    uint32_t *kof = calloc(jm->nkernels + 1, sizeof *kof);
+    bool *keyed = calloc(jm->nkernels + 1, sizeof *keyed);
+    uint32_t n = 0;
+    int rc = 0;
+    if (!jobs || !keys || !kof || !keyed) {
+        snprintf(err, errlen, "out of memory");
+        rc = -1;
+    }
+    for (uint32_t i = 0; !rc && i < jm->nkernels; i++) {
+        if (jm->kernels[i].fn)
+            continue;
+        bool cached = jm->cached && !unit_key(jm, i, &keys[n], err, errlen);
+        if (cached && load_cached(jm, i, &keys[n]))
+            continue;
+        keyed[n] = cached;
+        jobs[n].entry = jm->kfunc[i];
+        kof[n++] = i;
+    }
+    if (!rc && n)
+        zn_jit_compile_units(jm->pm, &jm->o, jobs, n);
+    for (uint32_t j = 0; j < n; j++) {
+        if (rc || !jobs[j].obj) {
+            if (!rc)
+                snprintf(err, errlen, "%s", jobs[j].err);
+            if (jobs[j].obj)
+                LLVMDisposeMemoryBuffer(jobs[j].obj);
+            rc = -1;
+            continue;
+        }
+        rc = add_compiled(jm, jobs[j].obj, kof[j], keyed[j] ? &keys[j] : NULL, jobs[j].ms,
+                          err, errlen);
+    }
+    free(jobs);
+    free(keys);
+    free(kof);
+    free(keyed);
+    jm->st.compile_ms += zn_now_ms() - t0;
+    return rc;
+}
+
+zn_jit_module *zn_jit_open(const ptx_module *pm, const zn_compile_opts *o, int eager,
+                           char *err, size_t errlen)
+{
+    zn_compile_opts opts = {.opt_level = 3};
+    if (o)
+        opts = *o;
+    if (zn_check_env())
+        opts.check = 1; /* ZINC_CHECK=memcheck (zn_lower_check.c) */
+    err[0] = 0;
+    if (opts.triple && *opts.triple) {
+        zn_target probe;
+        if (zn_target_init(&probe, &opts, err, errlen))
+            return NULL;
+        bool host = probe.host;
+        zn_target_fini(&probe);
+        if (!host) {
+            snprintf(err, errlen, "cannot run code for '%s' in this process", opts.triple);
+            return NULL;
+        }
+    }
+    zn_target t;
+    if (zn_target_init(&t, &opts, err, errlen))
+        return NULL;
+    zn_jit_module *jm = calloc(1, sizeof *jm);
+    uint32_t nk = 0;
+    for (uint32_t i = 0; i < pm->nfuncs; i++)
+        nk += pm->funcs[i].is_entry && !pm->funcs[i].is_decl;
+    if (jm) {
+        jm->kernels = calloc(nk + 1, sizeof *jm->kernels);
+        jm->kfunc = calloc(nk + 1, sizeof *jm->kfunc);
+        /* in process, every variable the code uses needs an address */
+        jm->globals = calloc(opts.nglobals + 1, sizeof *jm->globals);
+    }
+    if (!jm || !jm->kernels || !jm->kfunc || !jm->globals) {
+        zn_target_fini(&t);
+        if (jm) {
+            free(jm->kernels);
+            free(jm->kfunc);
+            free(jm->globals);
+            free(jm);
+        }
+        snprintf(err, errlen, "out of memory");
+        return NULL;
+    }
+    pthread_mutex_init(&jm->lock, NULL);
+    jm->pm = pm;
+    if (opts.nglobals)
+        memcpy(jm->globals, opts.globals, opts.nglobals * sizeof *jm->globals);
+    opts.globals = jm->globals;
+    jm->o = opts;
+    bool keep = atomic_load(&keep_ir) || dump_ir();
+    jm->cached = !keep && zn_cache_enabled();
+    jm->whole = keep || !zn_jit_splittable(pm);
+    int failed = create_jit(jm, &t, err, errlen);
+    zn_target_fini(&t);
+    uint32_t ss = zn_module_static_shared(pm);
+    for (uint32_t i = 0; i < pm->nfuncs && !failed; i++) {
+        const ptx_func *f = &pm->funcs[i];
+        if (!f->is_entry || f->is_decl)
+            continue;
+        jm->kfunc[jm->nkernels] = i;
+        zn_kernel_facts_shared(pm, f, ss, &jm->kernels[jm->nkernels++]);
+    }
+    if (!failed)
+        failed = apply_relocs(jm, false, err, errlen);
+    if (!failed && jm->whole)
+        failed = build_unit(jm, -1, err, errlen);
+    else if (!failed && eager)
+        failed = build_all(jm, err, errlen);
+    if (failed) {
+        zn_jit_module_free(jm);
+        return NULL;
+    }
     return jm;
 }
 
 zn_jit_module *zn_compile(const ptx_module *pm, const zn_compile_opts *o,
                           char *err, size_t errlen)
 {
-    static const zn_global_addr none[1];
-    zn_compile_opts opts = {.opt_level = 3};
-    if (o)
-        opts = *o;
-    /* in process, every variable the code uses needs an address (NULL
-     * globals means "none given", unlike offline compiles) */
-    if (!opts.globals)
-        opts.globals = none, opts.nglobals = 0;
-    o = &opts;
-    err[0] = 0;
-    if (o->triple && *o->triple) {
-        zn_target probe;
-        if (zn_target_init(&probe, o, err, errlen))
-            return NULL;
-        bool host = probe.host;
-        zn_target_fini(&probe);
-        if (!host) {
-            snprintf(err, errlen, "cannot run code for '%s' in this process", o->triple);
-            return NULL;
-        }
+    return zn_jit_open(pm, o, 1, err, errlen);
+}
+
+int zn_jit_kernel_ready(zn_jit_module *jm, const zn_kernel_info *k, char *err,
+                        size_t errlen)
+{
+    if (k < jm->kernels || k >= jm->kernels + jm->nkernels) {
+        snprintf(err, errlen, "kernel of another module");
+        return -1;
     }
-    zn_target t;
-    if (zn_target_init(&t, o, err, errlen))
-        return NULL;
-    bool keep = atomic_load(&keep_ir) || dump_ir();
-    bool cached = !keep && zn_cache_enabled();
-    zn_cache_key key;
-    zn_jit_module *jm = NULL;
-    if (cached) {
-        zn_compile_key(pm, o, &t, &key);
-        jm = load_cached(pm, o, &t, &key);
-        if (jm) {
-            zn_target_fini(&t);
-            return jm;
-        }
-        if (!t.tm) { /* a failed load took the target machine */
-            zn_target_fini(&t);
-            if (zn_target_init(&t, o, err, errlen))
-                return NULL;
-        }
-    }
-    char *ir[2] = {NULL, NULL};
-    LLVMMemoryBufferRef obj = compile_object(pm, o, &t, keep, ir, err, errlen);
-    /* stored only once it has loaded: a cached object is one that works */
-    void *copy = NULL;
-    size_t len = 0;
-    if (obj && cached && (copy = malloc((len = LLVMGetBufferSize(obj)) + 1)))
-        memcpy(copy, LLVMGetBufferStart(obj), len);
-    if (obj)
-        jm = load_object(pm, o, &t, obj, err, errlen);
-    if (jm && copy)
-        zn_cache_put(&key, copy, len);
-    free(copy);
-    if (jm) {
-        jm->ir[0] = ir[0];
-        jm->ir[1] = ir[1];
-    } else {
-        free(ir[0]);
-        free(ir[1]);
-    }
-    zn_target_fini(&t);
-    return jm;
+    int64_t ki = k - jm->kernels;
+    pthread_mutex_lock(&jm->lock);
+    int rc = 0;
+    if (!jm->kernels[ki].fn)
+        rc = build_unit(jm, jm->whole ? -1 : ki, err, errlen) ? -1 : 1;
+    pthread_mutex_unlock(&jm->lock);
+    return rc;
+}
+
+void zn_jit_get_stats(zn_jit_module *jm, zn_jit_stats *s)
+{
+    pthread_mutex_lock(&jm->lock);
+    *s = jm->st;
+    pthread_mutex_unlock(&jm->lock);
 }
 
 void zn_jit_module_free(zn_jit_module *jm)
@@ -325,7 +463,10 @@ void zn_jit_module_free(zn_jit_module *jm)
         free((void *)jm->kernels[i].param_offset);
         free((void *)jm->kernels[i].param_size);
     }
+    pthread_mutex_destroy(&jm->lock);
     free(jm->kernels);
+    free(jm->kfunc);
+    free(jm->globals);
     free(jm->ir[0]);
     free(jm->ir[1]);
     free(jm);

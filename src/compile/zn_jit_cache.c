@@ -31,10 +31,33 @@ void zn_compile_key(const ptx_module *pm, const zn_compile_opts *o,
     add_str(&s, "triple", t->triple);
     add_str(&s, "cpu", t->cpu);
     add_str(&s, "features", t->features);
-    snprintf(num, sizeof num, "O%d pic", t->opt);
+    snprintf(num, sizeof num, "O%d pic%s", t->opt, o->check ? " memcheck" : "");
     add_str(&s, "options", num);
+    if (o->check) {
+        /* memcheck reports name PTX and .loc lines, which the printed PTX
+         * does not carry */
+        for (uint32_t i = 0; i < pm->nfiles; i++)
+            add_str(&s, "file", pm->files[i]);
+        for (uint32_t f = 0; f < pm->nfuncs; f++)
+            for (uint32_t k = 0; k < pm->funcs[f].nins; k++) {
+                const ptx_ins *in = &pm->funcs[f].ins[k];
+                uint32_t pos[3] = {in->line, in->loc_file, in->loc_line};
+                zn_blake2b_update(&s, pos, sizeof pos);
+            }
+    }
     char *text = ptx_print(pm);
     add_str(&s, "ptx", text);
     free(text);
+    zn_blake2b_final(&s, key->b);
+}
+
+void zn_compile_unit_key(const zn_cache_key *module_key, const char *kernel,
+                         zn_cache_key *key)
+{
+    zn_blake2b s;
+    zn_blake2b_init(&s, 32);
+    add_str(&s, "format", "zinc-kernel-unit-key-1");
+    zn_blake2b_update(&s, module_key->b, sizeof module_key->b);
+    add_str(&s, "kernel", kernel);
     zn_blake2b_final(&s, key->b);
 }

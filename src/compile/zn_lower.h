@@ -101,6 +101,8 @@ typedef struct zn_lfn {
     LLVMValueRef sreg_cache[PTX_SREG_COUNT]; /* computed in the entry block */
     LLVMValueRef shared_base;   /* i64 splat of block->shared */
     bool uses_barrier;
+    LLVMValueRef chk_slot;      /* memcheck: <32 x i64> addresses passed to
+                                 * the runtime (zn_lower_check.c), or NULL */
 } zn_lfn;
 
 /* ---- errors (zn_lower_module.c) ------------------------------------------ */
@@ -155,7 +157,7 @@ LLVMValueRef ll_load_field(zn_lfn *l, LLVMTypeRef st, LLVMValueRef p,
 
 void zn_abi_types(zn_lmod *m);
 enum { ZN_RT_BARRIER, ZN_RT_ASSERTFAIL, ZN_RT_VPRINTF, ZN_RT_CLOCK64,
-       ZN_RT_GLOBALTIMER, ZN_RT_MALLOC, ZN_RT_FREE, ZN_RT_NFIELDS };
+       ZN_RT_GLOBALTIMER, ZN_RT_MALLOC, ZN_RT_FREE, ZN_RT_MEMCHECK, ZN_RT_NFIELDS };
 
 /* ---- types and operands (zn_lower_operand.c) ----------------------------- */
 
@@ -188,6 +190,15 @@ void zn_sreg_prologue(zn_lfn *l);
 /* Byte offset of kernel parameter i in the parameter buffer. */
 uint32_t zn_param_offset(const ptx_func *f, uint32_t i, uint32_t *total);
 
+/* ---- memcheck (zn_lower_check.c) ------------------------------------------ */
+
+enum { ZN_CHECK_WRITE = 1, ZN_CHECK_ATOMIC = 2 }; /* flags of zn_check_access */
+/* In check mode: the active lanes' host addresses (<32 x i64>), each
+ * accessing `size` bytes in `space`, go to the runtime first; a bad one
+ * returns ZN_KSTATUS_ILLEGAL_ADDRESS from the function. No code otherwise. */
+void zn_check_access(zn_lfn *l, LLVMValueRef addrs, unsigned size, ptx_space space,
+                     unsigned flags);
+
 /* ---- the instruction families -------------------------------------------- */
 
 /* Each returns nothing; errors go through zn_lerr. */
@@ -198,7 +209,16 @@ void zn_lower_float(zn_lfn *l, const ptx_ins *ins);   /* zn_lower_float.c */
 void zn_lower_cmp(zn_lfn *l, const ptx_ins *ins);     /* zn_lower_cmp.c */
 void zn_lower_cvt(zn_lfn *l, const ptx_ins *ins);     /* zn_lower_cvt.c */
 void zn_lower_mov(zn_lfn *l, const ptx_ins *ins);     /* zn_lower_cvt.c */
+/* cvt to/from e4m3x2/e5m2x2 and to tf32; false if ins is no such cvt */
+bool zn_lower_cvt_small(zn_lfn *l, const ptx_ins *ins); /* zn_lower_fp8.c */
 void zn_lower_mem(zn_lfn *l, const ptx_ins *ins);     /* zn_lower_mem.c */
+/* ld/st with .relaxed/.acquire/.release/.sc/.volatile in global or generic
+ * memory: per-lane atomic accesses (zn_lower_strong.c) */
+bool zn_strong_access(const ptx_ins *ins);
+void zn_strong_load(zn_lfn *l, const ptx_ins *ins, LLVMValueRef a, LLVMTypeRef et,
+                    unsigned n, unsigned size, LLVMValueRef *out);
+void zn_strong_store(zn_lfn *l, const ptx_ins *ins, LLVMValueRef a, LLVMValueRef *vals,
+                     unsigned n, unsigned size);
 void zn_lower_atom(zn_lfn *l, const ptx_ins *ins);    /* zn_lower_atom.c */
 void zn_lower_warp(zn_lfn *l, const ptx_ins *ins);    /* zn_lower_warp.c */
 void zn_lower_bar(zn_lfn *l, const ptx_ins *ins);     /* zn_lower_warp.c */

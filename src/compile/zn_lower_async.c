@@ -69,6 +69,11 @@ static void lower_cp_async(zn_lfn *l, const ptx_ins *ins)
     } else if (nsz > 3 && o[3].kind != PTX_OPND_NONE) {
         ssz = zn_src(l, &o[3], PTX_T_U32);
     }
+    /* memcheck: the whole destination; the source only without a src-size
+     * (which may read fewer bytes) */
+    zn_check_access(l, dst, (unsigned)o[2].ival, PTX_SPACE_SHARED, ZN_CHECK_WRITE);
+    if (!ssz)
+        zn_check_access(l, src, (unsigned)o[2].ival, PTX_SPACE_GLOBAL, 0);
     LLVMValueRef emask = l->emask, w[4];
     for (unsigned i = 0; i < nw; i++) {
         LLVMValueRef a = LLVMBuildAdd(b, src, ll_const_vec(m->t_i64, 4 * i), "");

@@ -71,6 +71,8 @@ void zn_lower_atom(zn_lfn *l, const ptx_ins *ins)
     }
     j.et = zn_scalar_type(l->m, t);
     j.ptrs = zn_mem_ptrs(l, &o[ai], ins->space);
+    zn_check_access(l, LLVMBuildPtrToInt(l->b, j.ptrs, ll_vec(l->m->t_i64), ""),
+                    ll_bits(j.et) / 8, ins->space, ZN_CHECK_WRITE | ZN_CHECK_ATOMIC);
     j.b = zn_src(l, &o[ai + 1], t);
     if (j.cas)
         j.c = zn_src(l, &o[ai + 2], t);

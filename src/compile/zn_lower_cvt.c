@@ -127,6 +127,8 @@ void zn_lower_cvt(zn_lfn *l, const ptx_ins *ins)
     }
     ptx_type dt = ins->type[0], at = ins->type[1];
     bool sat = ins->flags & PTX_F(sat), ftz = ins->flags & PTX_F(ftz);
+    if (zn_lower_cvt_small(l, ins)) /* fp8 pairs, tf32 (zn_lower_fp8.c) */
+        return;
     if (dt == PTX_T_F16X2 || dt == PTX_T_BF16X2) {
         if (at == PTX_T_F32 && ins->nopnds >= 3 && !directed(ins->rnd)) {
             cvt_pack_x2(l, ins);

@@ -4,7 +4,9 @@
  * Addresses are per-lane i64 host addresses, except the shared space where
  * an address is an offset from block->shared. Loads and stores go through
  * zn_access_load/store (contiguous, uniform or gather/scatter, chosen at run
- * time); kernel parameters are uniform and read with one scalar load. */
+ * time); kernel parameters are uniform and read with one scalar load.
+ * Accesses with memory-model semantics in global/generic memory are atomic
+ * per lane (zn_lower_strong.c). */
 #include "zn_lower.h"
 
 /* The per-lane i64 address of an [addr] operand as written (space-relative). */
@@ -131,16 +133,20 @@ static void lower_ld(zn_lfn *l, const ptx_ins *ins)
         }
         return;
     }
-    if (zn_uniform_access(l, ins, NULL)) {
-        lower_ld_uniform(l, ins);
-        return;
-    }
+    if (l->m->opts->check) /* memcheck (zn_lower_check.c) */
+        zn_check_access(l, host_addr(l, addr_of(l, a), ins->space), n * size, ins->space, 0);
     LLVMValueRef out[8];
     if (n > 8) {
         zn_lerr(l, "vector load of %u elements", n);
         return;
     }
-    zn_access_load(l, host_addr(l, addr_of(l, a), ins->space), et, n, out);
+    if (zn_strong_access(ins))
+        zn_strong_load(l, ins, host_addr(l, addr_of(l, a), ins->space), et, n, size, out);
+    else if (zn_uniform_access(l, ins, NULL)) {
+        lower_ld_uniform(l, ins);
+        return;
+    } else
+        zn_access_load(l, host_addr(l, addr_of(l, a), ins->space), et, n, out);
     for (unsigned i = 0; i < n; i++) {
         const ptx_opnd *di = d->kind == PTX_OPND_VEC ? &d->elems[i] : d;
         zn_dst(l, di, t, out[i]);
@@ -185,7 +191,12 @@ static void lower_st(zn_lfn *l, const ptx_ins *ins)
         const ptx_opnd *si = s->kind == PTX_OPND_VEC ? &s->elems[i] : s;
         vals[i] = si->kind == PTX_OPND_SINK ? NULL : zn_src(l, si, t);
     }
-    if (zn_uniform_access(l, ins, NULL))
+    if (l->m->opts->check) /* memcheck (zn_lower_check.c) */
+        zn_check_access(l, host_addr(l, addr_of(l, a), ins->space), n * size, ins->space,
+                        ZN_CHECK_WRITE);
+    if (zn_strong_access(ins))
+        zn_strong_store(l, ins, host_addr(l, addr_of(l, a), ins->space), vals, n, size);
+    else if (zn_uniform_access(l, ins, NULL))
         lower_st_uniform(l, ins, vals, n, size);
     else
         zn_access_store(l, host_addr(l, addr_of(l, a), ins->space), vals, n, size);

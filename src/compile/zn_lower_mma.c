@@ -9,7 +9,8 @@
  * from the A element vectors with constant shuffles (the owner lane and
  * element are known at compile time), likewise B, and D_j += A * B lane by
  * lane. Products of f16/bf16/tf32 values are exact in f32 and are added in
- * k order; integer products are added with 32-bit wrap-around.
+ * k order; integer shapes go a 32-bit word of packed elements at a time
+ * (see mshape), added with 32-bit wrap-around.
  *
  * wmma's register layout is implementation-defined; Zinc uses the mma
  * m16n8k16 layouts (A: one m16n8k16 A fragment, f16 A/B: repeated in the
@@ -18,8 +19,13 @@
 
 #include <stdlib.h>
 
-typedef enum mclass { MC_F16, MC_I8, MC_TF32, MC_F64, MC_WMMA } mclass;
+typedef enum mclass { MC_F16, MC_INT, MC_TF32, MC_F64, MC_WMMA } mclass;
 
+/* Integer shapes (s8/u8, s4/u4, b1) are multiplied a 32-bit word at a
+ * time: every A register holds consecutive k columns of one row and every
+ * B register the same k rows of one column, so D(r, c) is a sum over k
+ * words of dot(A word, B word). k counts words for MC_INT (kw = k * bits
+ * / 32) and a_loc/b_loc give word positions. */
 typedef struct mshape {
     int m, n, k;
     mclass cls;
@@ -43,17 +49,10 @@ static void a_loc(const mshape *s, int l, int i, int *row, int *col)
         *row = g;
         *col = t;
         return;
-    case MC_I8:
-        if (s->m == 8) {
-            *row = g;
-            *col = 4 * t + i;
-        } else if (s->k == 16) {
-            *row = g + (i >= 4 ? 8 : 0);
-            *col = 4 * t + (i & 3);
-        } else {
-            *row = g + (((i >= 4 && i < 8) || i >= 12) ? 8 : 0);
-            *col = 4 * t + (i & 3) + (i >= 8 ? 16 : 0);
-        }
+    case MC_INT: /* register i: a1/a3 are the rows g + 8 (m16), a2/a3 the
+                    * second half of k */
+        *row = g + (s->m == 16 && (i & 1) ? 8 : 0);
+        *col = t + (i >= 2 ? 4 : 0);
         return;
     }
 }
@@ -77,11 +76,9 @@ static void b_loc(const mshape *s, int l, int i, int *row, int *col)
     case MC_F64:
         *row = t;
         return;
-    case MC_I8:
-        if (s->k == 32)
-            *row = 4 * t + (i & 3) + (i >= 4 ? 16 : 0);
-        else
-            *row = 4 * t + i;
+    case MC_INT: /* register i: word row t; b1 (m16n8k32 s8, k64 s4,
+                  * k256 b1) is the second half of k */
+        *row = t + 4 * i;
         return;
     }
 }
@@ -104,13 +101,30 @@ static ptx_type type_of_mod(uint16_t mod)
     return (ptx_type)(mod - PTX_MOD_b8 + PTX_T_B8);
 }
 
+/* an operand type of mma: a PTX type, or a packed integer element (s8/u8
+ * are PTX types; s4/u4/b1 are SHAPE modifiers, they exist only here) */
+typedef struct etype {
+    ptx_type t;   /* s4/u4: S8/U8; b1: B32 */
+    int bits;     /* integer element width (8, 4, 1); 0 for the others */
+    bool sign;
+} etype;
+
 /* The types written on the instruction, in order (mma has four). */
-static int ins_types(const ptx_ins *ins, ptx_type *t, int max)
+static int ins_types(const ptx_ins *ins, etype *t, int max)
 {
     int n = 0;
-    for (unsigned i = 0; i < ins->nmods && n < max; i++)
-        if (ptx_mod_table[ins->mods[i]].cat == PTX_MC_TYPE)
-            t[n++] = type_of_mod(ins->mods[i]);
+    for (unsigned i = 0; i < ins->nmods && n < max; i++) {
+        int md = ins->mods[i];
+        if (ptx_mod_table[md].cat == PTX_MC_TYPE) {
+            ptx_type pt = type_of_mod((uint16_t)md);
+            int bits = pt == PTX_T_S8 || pt == PTX_T_U8 ? 8 : 0;
+            t[n++] = (etype){pt, bits, pt == PTX_T_S8};
+        } else if (md == PTX_MOD_s4 || md == PTX_MOD_u4) {
+            t[n++] = (etype){md == PTX_MOD_s4 ? PTX_T_S8 : PTX_T_U8, 4, md == PTX_MOD_s4};
+        } else if (md == PTX_MOD_b1) {
+            t[n++] = (etype){PTX_T_B32, 1, false};
+        }
+    }
     return n;
 }
 
@@ -126,8 +140,7 @@ static unsigned per_reg(ptx_type t)
 {
     switch (t) {
     case PTX_T_F16: case PTX_T_BF16: return 2;
-    case PTX_T_S8: case PTX_T_U8: return 4;
-    default: return 1;
+    default: return 1; /* packed integers are handled a word at a time */
     }
 }
 
@@ -152,13 +165,6 @@ static LLVMValueRef frag_elem(zn_lfn *l, const ptx_opnd *v, unsigned i, ptx_type
             r = LLVMBuildLShr(b, r, ll_const_vec(m->t_i32, 16), "");
         LLVMValueRef h = LLVMBuildTrunc(b, r, ll_vec(m->t_i16), "");
         return zn_half_to_f32(l, h, t == PTX_T_BF16);
-    }
-    case PTX_T_S8: case PTX_T_U8: {
-        if (i & 3)
-            r = LLVMBuildLShr(b, r, ll_const_vec(m->t_i32, 8 * (i & 3)), "");
-        LLVMValueRef x = LLVMBuildTrunc(b, r, ll_vec(m->t_i8), "");
-        return t == PTX_T_S8 ? LLVMBuildSExt(b, x, ll_vec(m->t_i32), "")
-                             : LLVMBuildZExt(b, x, ll_vec(m->t_i32), "");
     }
     case PTX_T_TF32: /* the low 13 bits are not part of a tf32 */
         r = LLVMBuildAnd(b, r, ll_const_vec(m->t_i32, 0xffffe000u), "");
@@ -205,8 +211,8 @@ static void invert(const mshape *s, loc_fn loc, int nel, owner *tab, int cols)
 }
 
 /* d = a * b + c for fragments given as element vectors */
-/* s32 c + sum with .satfinite: clamped to the s32 range (the sum of at most
- * 32 products of 8-bit values cannot overflow by itself) */
+/* s32 c + sum with .satfinite: clamped to the s32 range (the sum itself,
+ * at most 32 products of 8-bit or 64 of 4-bit values, cannot overflow) */
 static LLVMValueRef add_sat(zn_lfn *l, LLVMValueRef c, LLVMValueRef sum)
 {
     zn_lmod *m = l->m;
@@ -218,8 +224,44 @@ static LLVMValueRef add_sat(zn_lfn *l, LLVMValueRef c, LLVMValueRef sum)
     return LLVMBuildTrunc(l->b, w, ll_vec(m->t_i32), "");
 }
 
+/* element j of a packed word, sign- or zero-extended to i32 */
+static LLVMValueRef unpack(zn_lfn *l, LLVMValueRef w, const etype *e, int j)
+{
+    zn_lmod *m = l->m;
+    int bits = e->bits;
+    if (e->sign) {
+        w = LLVMBuildShl(l->b, w, ll_const_vec(m->t_i32, (uint64_t)(32 - bits - bits * j)), "");
+        return LLVMBuildAShr(l->b, w, ll_const_vec(m->t_i32, (uint64_t)(32 - bits)), "");
+    }
+    if (j)
+        w = LLVMBuildLShr(l->b, w, ll_const_vec(m->t_i32, (uint64_t)(bits * j)), "");
+    return LLVMBuildAnd(l->b, w, ll_const_vec(m->t_i32, (1u << bits) - 1), "");
+}
+
+/* the integer product of an A word and a B word: the dot product of their
+ * packed elements, or for b1 popc(a AND/XOR b) */
+typedef struct intop {
+    etype a, b;
+    bool xor_popc;
+} intop;
+
+static LLVMValueRef int_dot(zn_lfn *l, const intop *op, LLVMValueRef a, LLVMValueRef b)
+{
+    if (op->a.bits == 1) {
+        LLVMValueRef x = op->xor_popc ? LLVMBuildXor(l->b, a, b, "") : LLVMBuildAnd(l->b, a, b, "");
+        return ll_intrin1(l, "llvm.ctpop", x);
+    }
+    LLVMValueRef sum = NULL;
+    for (int j = 0; j < 32 / op->a.bits; j++) {
+        LLVMValueRef p = LLVMBuildMul(l->b, unpack(l, a, &op->a, j), unpack(l, b, &op->b, j), "");
+        sum = sum ? LLVMBuildAdd(l->b, sum, p, "") : p;
+    }
+    return sum;
+}
+
+/* iop: NULL for floating point, else integer words */
 static void mma_core(zn_lfn *l, const mshape *s, LLVMValueRef *ae, int na, LLVMValueRef *be,
-                     int nb, LLVMValueRef *ce, LLVMValueRef *de, int nc, bool fp, bool sat)
+                     int nb, LLVMValueRef *ce, LLVMValueRef *de, int nc, const intop *iop, bool sat)
 {
     LLVMBuilderRef b = l->b;
     owner *ta = calloc((size_t)s->m * s->k, sizeof *ta);
@@ -237,8 +279,8 @@ static void mma_core(zn_lfn *l, const mshape *s, LLVMValueRef *ae, int na, LLVMV
                 ia[lane] = oa.i, fa[lane] = oa.lane, ib[lane] = ob.i, fb[lane] = ob.lane;
             }
             LLVMValueRef av = gather(l, ae, ia, fa), bv = gather(l, be, ib, fb);
-            acc = fp ? LLVMBuildFAdd(b, acc, LLVMBuildFMul(b, av, bv, ""), "")
-                     : LLVMBuildAdd(b, acc, LLVMBuildMul(b, av, bv, ""), "");
+            acc = !iop ? LLVMBuildFAdd(b, acc, LLVMBuildFMul(b, av, bv, ""), "")
+                       : LLVMBuildAdd(b, acc, int_dot(l, iop, av, bv), "");
         }
         de[j] = sat ? add_sat(l, ce[j], acc) : acc;
     }
@@ -266,13 +308,17 @@ static void write_frag(zn_lfn *l, const ptx_opnd *v, LLVMValueRef *de, int nd, p
         zn_dst(l, &v->elems[r], t == PTX_T_F32 || t == PTX_T_F64 ? t : PTX_T_S32, de[r]);
 }
 
-static bool shape_of(const ptx_ins *ins, ptx_type at, mshape *s)
+static bool shape_of(const ptx_ins *ins, const etype *ae, mshape *s)
 {
     static const struct { int mod, m, n, k; } shapes[] = {
         {PTX_MOD_m16n8k4, 16, 8, 4}, {PTX_MOD_m16n8k8, 16, 8, 8},
         {PTX_MOD_m16n8k16, 16, 8, 16}, {PTX_MOD_m16n8k32, 16, 8, 32},
         {PTX_MOD_m8n8k4, 8, 8, 4}, {PTX_MOD_m16n16k16, 16, 16, 16},
+        {PTX_MOD_m8n8k16, 8, 8, 16}, {PTX_MOD_m8n8k32, 8, 8, 32},
+        {PTX_MOD_m8n8k128, 8, 8, 128}, {PTX_MOD_m16n8k64, 16, 8, 64},
+        {PTX_MOD_m16n8k128, 16, 8, 128}, {PTX_MOD_m16n8k256, 16, 8, 256},
     };
+    ptx_type at = ae->t;
     unsigned i = 0, n = sizeof shapes / sizeof shapes[0];
     while (i < n && !has_mod(ins, shapes[i].mod))
         i++;
@@ -286,9 +332,15 @@ static bool shape_of(const ptx_ins *ins, ptx_type at, mshape *s)
         return wmma ? s->n == 16 : s->n == 8 && (s->k == 8 || s->k == 16);
     case PTX_T_TF32: s->cls = MC_TF32; return s->n == 8 && s->m == 16 && (s->k == 4 || s->k == 8);
     case PTX_T_F64: s->cls = MC_F64; return s->m == 8 && s->k == 4;
-    case PTX_T_S8: case PTX_T_U8:
-        s->cls = MC_I8;
-        return s->m == 16 && s->n == 8 && (s->k == 16 || s->k == 32);
+    case PTX_T_S8: case PTX_T_U8: case PTX_T_B32: {
+        /* in words: m8n8 k4 (m8n8k16 s8, k32 s4, k128 b1); m16n8 k4 or k8 */
+        if (!ae->bits || wmma || s->n != 8)
+            return false;
+        s->cls = MC_INT;
+        int kw = s->k * ae->bits / 32;
+        s->k = kw;
+        return s->m == 8 ? kw == 4 : (kw == 4 || kw == 8);
+    }
     default: return false;
     }
 }
@@ -298,51 +350,58 @@ static bool shape_of(const ptx_ins *ins, ptx_type at, mshape *s)
  * blayout.m16n16k16.dtype(.atype.btype).ctype */
 static void lower_mma(zn_lfn *l, const ptx_ins *ins)
 {
-    ptx_type t[4];
+    etype t[4];
     int nt = ins_types(ins, t, 4);
-    ptx_type dt, at, bt, ct;
+    etype dt, at, bt, ct;
     if (nt == 4) {
         dt = t[0], at = t[1], bt = t[2], ct = t[3];
     } else if (nt == 2) {
-        dt = t[0], ct = t[1], at = bt = PTX_T_F16;
+        dt = t[0], ct = t[1], at = bt = (etype){PTX_T_F16, 0, false};
     } else {
         zn_lerr_unsupported(l);
         return;
     }
     mshape s;
-    bool int8 = at == PTX_T_S8 || at == PTX_T_U8;
+    bool integer = at.bits != 0;
     if (ins->nopnds < 4 || ins->opnds[0].kind != PTX_OPND_VEC || ins->opnds[1].kind != PTX_OPND_VEC ||
         ins->opnds[2].kind != PTX_OPND_VEC || ins->opnds[3].kind != PTX_OPND_VEC) {
         zn_lerr_unsupported(l);
         return;
     }
-    if (!shape_of(ins, at, &s)) {
+    if (!shape_of(ins, &at, &s)) {
         zn_lerr_unsupported(l);
         return;
     }
     bool sat = ins->flags & PTX_F(satfinite);
-    if (int8 != (bt == PTX_T_S8 || bt == PTX_T_U8) || (sat && !int8)) {
+    /* A and B: the same element width; b1 needs .and.popc or .xor.popc;
+     * .satfinite only on s8/s4 */
+    bool b1 = at.bits == 1;
+    bool popc_ok = (ins->flags & PTX_F(popc_f)) &&
+                   (ins->subop == PTX_SUB_AND || ins->subop == PTX_SUB_XOR);
+    if (at.bits != bt.bits || (integer && (dt.t != PTX_T_S32 || ct.t != PTX_T_S32)) ||
+        b1 != popc_ok || (sat && (!integer || b1))) {
         zn_lerr_unsupported(l);
         return;
     }
-    int na = (int)(ins->opnds[1].nelems * per_reg(at));
-    int nb = (int)(ins->opnds[2].nelems * per_reg(bt));
-    int nc = (int)(ins->opnds[3].nelems * per_reg(ct));
-    int nd = (int)(ins->opnds[0].nelems * per_reg(dt));
-    if (na > 16 || nb > 16 || nc > 8 || nd != nc || s.m * s.k != 32 * (s.cls == MC_WMMA && at == PTX_T_F16 ? na / 2 : na) ||
-        s.k * s.n != 32 * (s.cls == MC_WMMA && bt == PTX_T_F16 ? nb / 2 : nb) || s.m * s.n != 32 * nc) {
+    int na = (int)(ins->opnds[1].nelems * per_reg(at.t));
+    int nb = (int)(ins->opnds[2].nelems * per_reg(bt.t));
+    int nc = (int)(ins->opnds[3].nelems * per_reg(ct.t));
+    int nd = (int)(ins->opnds[0].nelems * per_reg(dt.t));
+    if (na > 16 || nb > 16 || nc > 8 || nd != nc || s.m * s.k != 32 * (s.cls == MC_WMMA && at.t == PTX_T_F16 ? na / 2 : na) ||
+        s.k * s.n != 32 * (s.cls == MC_WMMA && bt.t == PTX_T_F16 ? nb / 2 : nb) || s.m * s.n != 32 * nc) {
         zn_lerr(l, "mma: fragment sizes do not match the shape");
         return;
     }
     LLVMValueRef ae[16], be[16], ce[8], de[8];
     for (int i = 0; i < na; i++)
-        ae[i] = frag_elem(l, &ins->opnds[1], (unsigned)i, at);
+        ae[i] = frag_elem(l, &ins->opnds[1], (unsigned)i, at.t);
     for (int i = 0; i < nb; i++)
-        be[i] = frag_elem(l, &ins->opnds[2], (unsigned)i, bt);
+        be[i] = frag_elem(l, &ins->opnds[2], (unsigned)i, bt.t);
     for (int i = 0; i < nc; i++)
-        ce[i] = frag_elem(l, &ins->opnds[3], (unsigned)i, ct);
-    mma_core(l, &s, ae, na, be, nb, ce, de, nc, !int8, sat);
-    write_frag(l, &ins->opnds[0], de, nd, dt);
+        ce[i] = frag_elem(l, &ins->opnds[3], (unsigned)i, ct.t);
+    intop iop = {at, bt, ins->subop == PTX_SUB_XOR};
+    mma_core(l, &s, ae, na, be, nb, ce, de, nc, integer ? &iop : NULL, sat);
+    write_frag(l, &ins->opnds[0], de, nd, dt.t);
 }
 
 /* ---- wmma.load / wmma.store -------------------------------------------------- */
@@ -354,7 +413,7 @@ static void lower_wmma_ldst(zn_lfn *l, const ptx_ins *ins)
     zn_lmod *m = l->m;
     LLVMBuilderRef b = l->b;
     bool store = has_mod(ins, PTX_MOD_store);
-    ptx_type t[2];
+    etype t[2];
     int nt = ins_types(ins, t, 2);
     const ptx_opnd *frag = &ins->opnds[store ? 1 : 0], *addr = &ins->opnds[store ? 0 : 1];
     if (nt < 1 || !has_mod(ins, PTX_MOD_m16n16k16) || frag->kind != PTX_OPND_VEC ||
@@ -362,7 +421,7 @@ static void lower_wmma_ldst(zn_lfn *l, const ptx_ins *ins)
         zn_lerr_unsupported(l);
         return;
     }
-    ptx_type et = t[0];
+    ptx_type et = t[0].t;
     bool col_major = has_mod(ins, PTX_MOD_col);
     mshape s = {16, 16, 16, MC_WMMA};
     loc_fn loc = has_mod(ins, PTX_MOD_a) ? a_loc : has_mod(ins, PTX_MOD_b) ? b_loc : c_loc;

@@ -31,6 +31,13 @@ void zn_target_fini(zn_target *t);
 LLVMModuleRef zn_build_ir(const ptx_module *pm, const zn_compile_opts *o,
                           const zn_target *t, LLVMContextRef ctx, char *err,
                           size_t errlen);
+/* The same for the functions in want[] only (indexed like pm->funcs;
+ * NULL: all); the others are declared, not defined. */
+LLVMModuleRef zn_build_ir_subset(const ptx_module *pm, const zn_compile_opts *o,
+                                 const zn_target *t, LLVMContextRef ctx, const bool *want,
+                                 char *err, size_t errlen);
+/* Gives every definition but the function `keep` internal linkage. */
+void zn_internalize(LLVMModuleRef mod, const char *keep);
 /* The new pass manager's default<On> pipeline; 0 or -1. */
 int zn_optimise(LLVMModuleRef mod, const zn_target *t, char *err, size_t errlen);
 /* Code generation into memory (object or assembly); 0 or -1. */
@@ -41,10 +48,42 @@ int zn_emit(LLVMModuleRef mod, const zn_target *t, LLVMCodeGenFileType kind,
  * static_shared is the module's shared layout size. */
 void zn_kernel_facts(const ptx_module *pm, const ptx_func *f, zn_kernel_info *k);
 uint32_t zn_module_static_shared(const ptx_module *pm);
+/* zn_kernel_facts with the module's shared size already computed. */
+void zn_kernel_facts_shared(const ptx_module *pm, const ptx_func *f, uint32_t static_shared,
+                            zn_kernel_info *k);
+
+/* ---- compiled units (zn_jit_split.c) ----
+ * Whether each kernel can be compiled on its own: not when an initialiser
+ * takes a function's address (that address must be one for the module). */
+bool zn_jit_splittable(const ptx_module *pm);
+/* want[i] (pm->nfuncs entries) = the function with a body at pm->funcs[i]
+ * is reachable from the kernel at index entry (calls, function addresses). */
+void zn_jit_closure(const ptx_module *pm, uint32_t entry, bool *want);
 
 /* The cache key of compiling pm for t with o (zn_jit_cache.c). */
 void zn_compile_key(const ptx_module *pm, const zn_compile_opts *o,
                     const zn_target *t, zn_cache_key *key);
+
+/* One unit's object for the in-process target (zn_jit_parallel.c):
+ * entry = pm->funcs index of the kernel, or -1 for the whole module. ir
+ * (two slots) gets the IR texts when not NULL. NULL with err on failure. */
+LLVMMemoryBufferRef zn_jit_compile_unit(const ptx_module *pm, const zn_compile_opts *o,
+                                        int64_t entry, char **ir, char *err, size_t errlen);
+typedef struct zn_unit_job {
+    int64_t entry;              /* in: as for zn_jit_compile_unit */
+    LLVMMemoryBufferRef obj;    /* out: NULL on failure, with err */
+    char err[512];
+    double ms;                  /* out: compile time */
+} zn_unit_job;
+/* Compiles jobs[0..n) on up to zn_compile_threads() threads. */
+void zn_jit_compile_units(const ptx_module *pm, const zn_compile_opts *o, zn_unit_job *jobs,
+                          uint32_t n);
+/* ZINC_COMPILE_THREADS, else ZINC_THREADS, else the CPUs we may use. */
+unsigned zn_compile_threads(void);
+
+/* The key of the unit of one kernel, from the module's key. */
+void zn_compile_unit_key(const zn_cache_key *module_key, const char *kernel,
+                         zn_cache_key *key);
 
 /* Milliseconds since an arbitrary origin (stage timings). */
 double zn_now_ms(void);

@@ -80,7 +80,11 @@ int zn_target_init(zn_target *t, const zn_compile_opts *o, char *err, size_t err
         zn_target_fini(t);
         return -1;
     }
-    LLVMCodeGenOptLevel lvl = t->opt == 0 ? LLVMCodeGenLevelNone
+    /* -O0 (ZINC_OPT=0) skips the IR optimisation pipeline but selects
+     * instructions as -O1 does: LLVM 19's fast instruction selector put a
+     * 64-byte-aligned zmm spill at rsp+0x84f0 (48 mod 64) in the printf
+     * test kernel, a fault the other levels do not have. */
+    LLVMCodeGenOptLevel lvl = t->opt == 0 ? LLVMCodeGenLevelLess
                             : t->opt == 1 ? LLVMCodeGenLevelLess
                             : t->opt == 2 ? LLVMCodeGenLevelDefault
                             : LLVMCodeGenLevelAggressive;

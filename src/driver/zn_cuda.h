@@ -111,13 +111,29 @@ typedef enum CUlimit {
 } CUlimit;
 
 typedef enum CUjit_option {
+    CU_JIT_MAX_REGISTERS = 0,
+    CU_JIT_THREADS_PER_BLOCK = 1,
+    CU_JIT_WALL_TIME = 2,
     CU_JIT_INFO_LOG_BUFFER = 3,
     CU_JIT_INFO_LOG_BUFFER_SIZE_BYTES = 4,
     CU_JIT_ERROR_LOG_BUFFER = 5,
     CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES = 6,
     CU_JIT_OPTIMIZATION_LEVEL = 7,
+    CU_JIT_LOG_VERBOSE = 12,
     CU_JIT_NUM_OPTIONS = 35
 } CUjit_option;
+
+/* cuLink* (zn_drv_link.c) */
+typedef enum CUjitInputType {
+    CU_JIT_INPUT_CUBIN = 0,
+    CU_JIT_INPUT_PTX = 1,
+    CU_JIT_INPUT_FATBINARY = 2,
+    CU_JIT_INPUT_OBJECT = 3,
+    CU_JIT_INPUT_LIBRARY = 4,
+    CU_JIT_INPUT_NVVM = 5,
+    CU_JIT_NUM_INPUT_TYPES = 6
+} CUjitInputType;
+typedef struct CUlinkState_st *CUlinkState;
 
 typedef enum CUlibraryOption {
     CU_LIBRARY_HOST_UNIVERSAL_FUNCTION_AND_DATA_TABLE = 0,
@@ -237,6 +253,7 @@ enum {
     ZN_CU_EVENT_DISABLE_TIMING = 0x2,
     ZN_CU_MEMHOSTALLOC_DEVICEMAP = 0x02,
     ZN_CU_GET_PROC_ADDRESS_PER_THREAD_DEFAULT_STREAM = 0x2,
+    ZN_CU_GET_PROC_ADDRESS_FLAGS_MASK = 0x3, /* DEFAULT | LEGACY_STREAM | PER_THREAD */
     ZN_CU_PROC_SUCCESS = 0, ZN_CU_PROC_SYMBOL_NOT_FOUND = 1,
     ZN_CU_PROC_VERSION_NOT_SUFFICIENT = 2,
     ZN_CU_MODULE_EAGER_LOADING = 1,
@@ -399,6 +416,19 @@ ZN_API CUresult cuLibraryLoadFromFile(CUlibrary *lib, const char *fname, CUjit_o
                                       void **jvals, unsigned int njit, CUlibraryOption *lopts,
                                       void **lvals, unsigned int nlib);
 ZN_API CUresult cuLibraryUnload(CUlibrary lib);
+ZN_API CUresult cuLinkCreate(unsigned int n, CUjit_option *opts, void **vals, CUlinkState *st);
+ZN_API CUresult cuLinkCreate_v2(unsigned int n, CUjit_option *opts, void **vals, CUlinkState *st);
+ZN_API CUresult cuLinkAddData(CUlinkState st, CUjitInputType type, void *data, size_t size,
+                              const char *name, unsigned int n, CUjit_option *opts, void **vals);
+ZN_API CUresult cuLinkAddData_v2(CUlinkState st, CUjitInputType type, void *data, size_t size,
+                                 const char *name, unsigned int n, CUjit_option *opts,
+                                 void **vals);
+ZN_API CUresult cuLinkAddFile(CUlinkState st, CUjitInputType type, const char *path,
+                              unsigned int n, CUjit_option *opts, void **vals);
+ZN_API CUresult cuLinkAddFile_v2(CUlinkState st, CUjitInputType type, const char *path,
+                                 unsigned int n, CUjit_option *opts, void **vals);
+ZN_API CUresult cuLinkComplete(CUlinkState st, void **cubin, size_t *size);
+ZN_API CUresult cuLinkDestroy(CUlinkState st);
 ZN_API CUresult cuLibraryGetKernel(CUkernel *k, CUlibrary lib, const char *name);
 ZN_API CUresult cuLibraryGetModule(CUmodule *mod, CUlibrary lib);
 ZN_API CUresult cuLibraryGetGlobal(CUdeviceptr *dptr, size_t *bytes, CUlibrary lib,

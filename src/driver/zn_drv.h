@@ -251,6 +251,7 @@ struct zn_func {
     uint32_t magic;
     struct zn_module *mod;
     const zn_kernel_info *ki;
+    zn_jit_module *jit;         /* compiles ki on first launch */
     const char *name;
     uint32_t const_bytes;       /* .const variables of its PTX image */
     int max_dyn_shared;         /* CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES */
@@ -274,6 +275,15 @@ typedef struct zn_library {
 } zn_library;
 
 bool zn_func_valid(const zn_func *f);
+/* Compiles f's kernel if it is not yet (lazy loading, zn_drv_func.c). */
+CUresult zn_func_ready(const zn_func *f);
+/* Module argument checks for zn_drv_module.c (zn_drv_modcheck.c). */
+CUresult zn_jit_options_check(unsigned n, const CUjit_option *opts, void *const *vals);
+bool zn_module_var_managed(const zn_module *m, const char *name);
+/* Blocks of f with threads threads and dsmem dynamic shared bytes that can
+ * be resident at once on the whole device (SMs x occupancy per SM): the
+ * largest cooperative grid (zn_drv_func.c). */
+uint64_t zn_func_coresident_blocks(const zn_func *f, uint64_t threads, size_t dsmem);
 /* Launch configuration check (zn_drv_launch.c). */
 CUresult zn_launch_check(const zn_func *f, const unsigned g[3], const unsigned b[3],
                          unsigned shmem);

@@ -89,7 +89,7 @@ static CUresult get_proc(const char *symbol, void **pfn, int version, uint64_t f
                          int *symbol_status)
 {
     int status;
-    if (!pfn || !symbol)
+    if (!pfn || !symbol || (flags & ~(uint64_t)ZN_CU_GET_PROC_ADDRESS_FLAGS_MASK))
         return CUDA_ERROR_INVALID_VALUE;
     void *fn = proc_lookup(symbol, version,
                            (flags & ZN_CU_GET_PROC_ADDRESS_PER_THREAD_DEFAULT_STREAM) != 0,

@@ -7,6 +7,8 @@
  * capability, so the answers agree with the device attributes.
  */
 #include "zn_drv.h"
+#include "zn_drv_profile.h"
+#include "../util/zn_log.h"
 
 #include <string.h>
 
@@ -112,10 +114,9 @@ static CUresult func_param(const zn_func *f, size_t i, size_t *offset, size_t *s
         return CUDA_ERROR_NOT_INITIALIZED;
     if (!zn_func_valid(f))
         return CUDA_ERROR_INVALID_HANDLE;
-    if (i >= f->ki->nparams)
+    if (i >= f->ki->nparams || !offset)     /* paramOffset required, paramSize optional */
         return CUDA_ERROR_INVALID_VALUE;
-    if (offset)
-        *offset = f->ki->param_offset[i];
+    *offset = f->ki->param_offset[i];
     if (size)
         *size = f->ki->param_size[i];
     return CUDA_SUCCESS;
@@ -234,6 +235,13 @@ static int blocks_per_sm(const zn_func *f, int bs, size_t dsmem)
     return n;
 }
 
+uint64_t zn_func_coresident_blocks(const zn_func *f, uint64_t threads, size_t dsmem)
+{
+    if (threads == 0 || threads > 1024)
+        return 0;
+    return (uint64_t)blocks_per_sm(f, (int)threads, dsmem) * (uint64_t)zn_drv_dev.sm_count;
+}
+
 CUresult cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(int *n, CUfunction f, int bs,
                                                               size_t dsmem, unsigned int flags)
 {
@@ -297,7 +305,7 @@ CUresult cuOccupancyAvailableDynamicSMemPerBlock(size_t *dsmem, CUfunction f, in
     ZN_CHECK_INIT();
     if (!zn_func_valid(f))
         ZN_RET(CUDA_ERROR_INVALID_HANDLE);
-    if (!dsmem || nblocks <= 0 || bs <= 0)
+    if (!dsmem || nblocks <= 0 || bs <= 0 || bs > func_max_threads(f))
         ZN_RET(CUDA_ERROR_INVALID_VALUE);
     if (blocks_per_sm(f, bs, 0) < nblocks) {
         *dsmem = 0;
@@ -310,4 +318,22 @@ CUresult cuOccupancyAvailableDynamicSMemPerBlock(size_t *dsmem, CUfunction f, in
     size_t st = f->ki->static_shared;
     *dsmem = per_block > st ? per_block - st : 0;
     ZN_RET(CUDA_SUCCESS);
+}
+
+CUresult zn_func_ready(const zn_func *f)
+{
+    if (!f->ki)
+        return CUDA_ERROR_INVALID_VALUE;
+    if (!f->jit)
+        return f->ki->fn ? CUDA_SUCCESS : CUDA_ERROR_INVALID_VALUE;
+    char err[4096];
+    double t0 = zn_prof_on() ? zn_prof_now() : 0;
+    int rc = zn_jit_kernel_ready(f->jit, f->ki, err, sizeof err);
+    if (rc < 0) {
+        zn_log(ZN_LOG_ERROR, "PTX compile error in kernel %s: %s", f->name, err);
+        return CUDA_ERROR_INVALID_PTX;
+    }
+    if (rc > 0 && t0)
+        zn_prof_compile_kernel(f->name, zn_prof_now() - t0);
+    return CUDA_SUCCESS;
 }

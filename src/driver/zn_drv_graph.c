@@ -221,7 +221,7 @@ static CUresult kernel_op(zn_op **op, const CUDA_KERNEL_NODE_PARAMS *p)
     if (!p)
         return CUDA_ERROR_INVALID_VALUE;
     const zn_func *f = p->func ? p->func : p->kern;
-    if (!zn_func_valid(f) || !f->ki || !f->ki->fn)
+    if (!zn_func_valid(f) || !f->ki)
         return CUDA_ERROR_INVALID_VALUE;
     unsigned g[3] = { p->gridDimX, p->gridDimY, p->gridDimZ };
     unsigned b[3] = { p->blockDimX, p->blockDimY, p->blockDimZ };

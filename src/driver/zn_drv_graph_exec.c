@@ -268,7 +268,7 @@ static CUresult exec_kernel(CUgraphExec x, CUgraphNode n, const CUDA_KERNEL_NODE
     CUDA_KERNEL_NODE_PARAMS q = { 0 };
     memcpy(&q, p, v1 ? offsetof(CUDA_KERNEL_NODE_PARAMS, kern) : sizeof q);
     const zn_func *f = q.func ? q.func : q.kern;
-    if (!zn_func_valid(f) || !f->ki || !f->ki->fn)
+    if (!zn_func_valid(f) || !f->ki)
         return CUDA_ERROR_INVALID_VALUE;
     unsigned g[3] = { q.gridDimX, q.gridDimY, q.gridDimZ };
     unsigned b[3] = { q.blockDimX, q.blockDimY, q.blockDimZ };

@@ -87,7 +87,10 @@ CUresult zn_launch_pack(const zn_kernel_info *ki, void **params, void **extra,
 CUresult zn_op_kernel(zn_op **out, const zn_func *f, const unsigned g[3], const unsigned b[3],
                       unsigned shmem, void **params, void **extra)
 {
-    CUresult r = zn_launch_check(f, g, b, shmem);
+    CUresult r = zn_func_ready(f);
+    if (r != CUDA_SUCCESS)
+        return r;
+    r = zn_launch_check(f, g, b, shmem);
     if (r != CUDA_SUCCESS) {
         zn_log(ZN_LOG_WARN, "launch of %s: invalid configuration grid (%u,%u,%u) block "
                "(%u,%u,%u) dynamic shared %u", f->name, g[0], g[1], g[2], b[0], b[1], b[2],
@@ -114,12 +117,14 @@ CUresult zn_op_kernel(zn_op **out, const zn_func *f, const unsigned g[3], const 
 /* CUDA_LAUNCH_BLOCKING=1: every launch returns when its grid is done. */
 static bool launch_blocking(void)
 {
-    static int v = -1;
-    if (v < 0) {
+    static atomic_int v = -1;   /* launches come from many threads */
+    int x = atomic_load_explicit(&v, memory_order_relaxed);
+    if (x < 0) {
         const char *e = getenv("CUDA_LAUNCH_BLOCKING");
-        v = e && e[0] == '1';
+        x = e && e[0] == '1';
+        atomic_store_explicit(&v, x, memory_order_relaxed);
     }
-    return v;
+    return x;
 }
 
 static CUresult launch(CUfunction f, const unsigned g[3], const unsigned b[3], unsigned shmem,
@@ -132,7 +137,7 @@ static CUresult launch(CUfunction f, const unsigned g[3], const unsigned b[3], u
     zn_stream *s = zn_stream_get(h, pt);
     if (!zn_func_valid(f) || !s)
         return CUDA_ERROR_INVALID_HANDLE;
-    if (!f->ki || !f->ki->fn)
+    if (!f->ki)
         return CUDA_ERROR_INVALID_VALUE;
     zn_op *op;
     r = zn_op_kernel(&op, f, g, b, shmem, params, extra);
@@ -143,6 +148,24 @@ static CUresult launch(CUfunction f, const unsigned g[3], const unsigned b[3], u
     /* a kernel's own fault is sticky, reported by a later call (by this one
      * with CUDA_LAUNCH_BLOCKING=1) */
     return zn_submit(s, op, launch_blocking());
+}
+
+/* A cooperative grid must be co-resident (grid.sync() waits for every
+ * block): CUDA refuses more blocks than SMs x occupancy per SM. Other
+ * configuration errors are left to launch(). */
+static CUresult coop_check(CUfunction f, const unsigned g[3], const unsigned b[3],
+                           unsigned shmem)
+{
+    if (!atomic_load(&zn_drv_inited) || !zn_func_valid(f) || !f->ki)
+        return CUDA_SUCCESS;
+    uint64_t threads = (uint64_t)b[0] * b[1] * b[2];
+    uint64_t blocks = (uint64_t)g[0] * g[1] * g[2];
+    uint64_t max = zn_func_coresident_blocks(f, threads, shmem);
+    if (max == 0 || blocks <= max)
+        return CUDA_SUCCESS;
+    zn_log(ZN_LOG_WARN, "cooperative launch of %s: %llu blocks, at most %llu co-resident",
+           f->name, (unsigned long long)blocks, (unsigned long long)max);
+    return CUDA_ERROR_COOPERATIVE_LAUNCH_TOO_LARGE;
 }
 
 static CUresult launch_ex(const CUlaunchConfig *cfg, CUfunction f, void **params, void **extra,
@@ -176,6 +199,13 @@ static CUresult launch_ex(const CUlaunchConfig *cfg, CUfunction f, void **params
     }
     unsigned g[3] = { cfg->gridDimX, cfg->gridDimY, cfg->gridDimZ };
     unsigned b[3] = { cfg->blockDimX, cfg->blockDimY, cfg->blockDimZ };
+    for (unsigned i = 0; i < cfg->numAttrs; i++) {
+        if (cfg->attrs[i].id == CU_LAUNCH_ATTRIBUTE_COOPERATIVE && cfg->attrs[i].value.cooperative) {
+            CUresult rc = coop_check(f, g, b, cfg->sharedMemBytes);
+            if (rc != CUDA_SUCCESS)
+                return rc;
+        }
+    }
     CUresult r = launch(f, g, b, cfg->sharedMemBytes, cfg->hStream, params, extra, pt);
     for (int i = 0; i < 2 && r == CUDA_SUCCESS; i++)
         if (done[i])
@@ -205,12 +235,18 @@ CUresult cuLaunchKernel_ptsz(LAUNCH_ARGS, void **params, void **extra)
 CUresult cuLaunchCooperativeKernel(LAUNCH_ARGS, void **params)
 {
     DIMS;
+    CUresult r = coop_check(f, g, b, shmem);
+    if (r != CUDA_SUCCESS)
+        ZN_RET(r);
     ZN_RET(launch(f, g, b, shmem, s, params, NULL, false));
 }
 
 CUresult cuLaunchCooperativeKernel_ptsz(LAUNCH_ARGS, void **params)
 {
     DIMS;
+    CUresult r = coop_check(f, g, b, shmem);
+    if (r != CUDA_SUCCESS)
+        ZN_RET(r);
     ZN_RET(launch(f, g, b, shmem, s, params, NULL, true));
 }
 

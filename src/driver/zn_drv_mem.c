@@ -38,6 +38,8 @@ static int host_add(void *p, size_t n, unsigned flags, bool registered)
     }
     hosts[nhosts++] = (host_range){ p, n, flags, registered };
     pthread_mutex_unlock(&host_lock);
+    if (registered)
+        zn_check_host_add((uintptr_t)p, n); /* ZINC_CHECK=memcheck: kernels may touch it */
     return 0;
 }
 
@@ -64,6 +66,8 @@ static bool host_remove(const void *p, bool registered)
     for (size_t i = 0; i < nhosts; i++) {
         if (hosts[i].p == p && hosts[i].registered == registered) {
             hosts[i] = hosts[--nhosts];
+            if (registered)
+                zn_check_host_remove((uintptr_t)p);
             found = true;
             break;
         }
@@ -278,7 +282,9 @@ CUresult cuMemAdvise(CUdeviceptr p, size_t n, int advice, CUdevice dev)
 {
     ZN_ENTER(c);
     (void)c;
-    ZN_RET(p && advice >= 1 && advice <= 6 ? CUDA_SUCCESS : CUDA_ERROR_INVALID_VALUE);
+    /* the range must still be memory the driver knows (not freed) */
+    ZN_RET(advice >= 1 && advice <= 6 && zn_mem_range_ok(p, n) ? CUDA_SUCCESS
+                                                                : CUDA_ERROR_INVALID_VALUE);
 }
 
 CUresult cuMemAdvise_v2(CUdeviceptr p, size_t n, int advice, CUmemLocation loc)

@@ -4,7 +4,11 @@
  * capability (or PTX text handed in directly), parses each image, places
  * every module-scope .global/.const variable in device memory (with its
  * initializer and the addresses its initializer takes), and compiles the
- * image against those addresses. An -rdc program brings one PTX image per
+ * image against those addresses: by default lazily, each kernel on its
+ * first launch (zn_func_ready), as CUDA_MODULE_LOADING=LAZY does on
+ * NVIDIA's driver; CUDA_MODULE_LOADING=EAGER compiles every kernel at load
+ * (in parallel). Either way loading parses and verifies all the PTX, so a
+ * malformed module fails to load. An -rdc program brings one PTX image per
  * translation unit: each is compiled as its own module, .extern variables
  * are bound to the image that defines them, and kernels and variables are
  * looked up across all images. (Calls to .extern functions across images
@@ -12,6 +16,7 @@
  */
 #include "zn_drv.h"
 #include "zn_drv_profile.h"
+#include "zn_drv_link.h"
 #include "../exec/zn_exec.h"
 #include "../fatbin/zn_fatbin.h"
 #include "../util/zn_log.h"
@@ -171,6 +176,7 @@ static CUresult module_collect_funcs(zn_module *m)
             f->magic = ZN_MAGIC_FUNC;
             f->mod = m;
             f->ki = zn_jit_kernel_at(m->imgs[i].jit, k);
+            f->jit = m->imgs[i].jit;
             f->name = f->ki->name;
             f->const_bytes = (uint32_t)cbytes;
             int room = 48 * 1024 - (int)f->ki->static_shared;
@@ -212,12 +218,13 @@ static CUresult module_from_ptx(zn_ctx *ctx, zn_ptx_image *ptx, unsigned nptx,
     }
     if (r == CUDA_SUCCESS)
         r = module_link_data(m);
+    int eager = zn_compile_env_eager();
     for (unsigned i = 0; i < m->nimgs && r == CUDA_SUCCESS; i++) {
         zn_image *im = &m->imgs[i];
-        zn_compile_opts o = { .opt_level = 3, .globals = im->globals,
+        zn_compile_opts o = { .opt_level = zn_compile_env_opt(), .globals = im->globals,
                               .nglobals = im->nglobals };
         double t0 = zn_prof_on() ? zn_prof_now() : 0;
-        im->jit = zn_compile(im->ptx, &o, errbuf, ERRLEN);
+        im->jit = zn_jit_open(im->ptx, &o, eager, errbuf, ERRLEN);
         if (t0)
             zn_prof_compile(im->jit, zn_prof_now() - t0);
         if (!im->jit) {
@@ -231,7 +238,8 @@ static CUresult module_from_ptx(zn_ctx *ctx, zn_ptx_image *ptx, unsigned nptx,
         module_free(m);
         return r;
     }
-    zn_log(ZN_LOG_INFO, "module loaded: %u PTX image(s), %u kernel(s)", m->nimgs, m->nfuncs);
+    zn_log(ZN_LOG_INFO, "module loaded: %u PTX image(s), %u kernel(s), %s", m->nimgs,
+           m->nfuncs, eager ? "compiled (CUDA_MODULE_LOADING=EAGER)" : "compiled on first launch");
     *out = m;
     return CUDA_SUCCESS;
 }
@@ -281,6 +289,12 @@ static CUresult module_load(const void *image, char *errbuf, zn_module **out)
         zn_log(ZN_LOG_WARN, "module: the PTX targets sm_%u, newer than the reported "
                "compute capability %u.%u; compiling it anyway", imgs[0].sm,
                zn_dev_cc() / 10, zn_dev_cc() % 10);
+    /* -rdc: one PTX image per translation unit; link them into one
+     * (zn_drv_link.c) so that calls and symbols resolve across units */
+    if (n > 1 && (r = zn_link_ptx_images(&imgs, &n, errbuf, ERRLEN)) != CUDA_SUCCESS) {
+        zn_ptx_images_free(imgs, n);
+        return r;
+    }
     r = module_from_ptx(ctx, imgs, n, errbuf, out);
     zn_ptx_images_free(imgs, n);
     return r;
@@ -337,9 +351,10 @@ CUresult cuModuleLoadDataEx(CUmodule *mod, const void *image, unsigned int n,
                             CUjit_option *opts, void **vals)
 {
     char err[ERRLEN];
-    CUresult r = module_load(image, err, mod);
-    if (n && (!opts || !vals))
+    CUresult r = zn_jit_options_check(n, opts, vals);
+    if (r != CUDA_SUCCESS)
         ZN_RET(r);
+    r = module_load(image, err, mod);
     char *ebuf = NULL, *ibuf = NULL;
     int esz_i = -1, isz_i = -1;
     for (unsigned i = 0; i < n; i++) {
@@ -433,13 +448,13 @@ CUresult cuModuleGetGlobal_v2(CUdeviceptr *dptr, size_t *bytes, CUmodule mod,
     ZN_RET(global_get(dptr, bytes, mod, name));
 }
 
-/* Modules are compiled when loaded. */
+/* CU_MODULE_LAZY_LOADING (2) unless CUDA_MODULE_LOADING=EAGER. */
 CUresult cuModuleGetLoadingMode(int *mode)
 {
     ZN_CHECK_INIT();
     if (!mode)
         ZN_RET(CUDA_ERROR_INVALID_VALUE);
-    *mode = ZN_CU_MODULE_EAGER_LOADING;
+    *mode = zn_compile_env_eager() ? ZN_CU_MODULE_EAGER_LOADING : 2;
     ZN_RET(CUDA_SUCCESS);
 }
 
@@ -477,7 +492,12 @@ CUresult cuLibraryLoadData(CUlibrary *lib, const void *code, CUjit_option *jopts
     zn_module *m;
     if (!lib)
         ZN_RET(CUDA_ERROR_INVALID_VALUE);
-    CUresult r = module_load(code, err, &m);
+    CUresult r = zn_jit_options_check(njit, jopts, jvals);
+    if (r == CUDA_SUCCESS && nlib && (!lopts || !lvals))
+        r = CUDA_ERROR_INVALID_VALUE;
+    if (r != CUDA_SUCCESS)
+        ZN_RET(r);
+    r = module_load(code, err, &m);
     if (r != CUDA_SUCCESS)
         ZN_RET(r);
     ZN_RET(library_wrap(m, lib));
@@ -571,5 +591,9 @@ CUresult cuLibraryGetManaged(CUdeviceptr *dptr, size_t *bytes, CUlibrary lib,
     ZN_CHECK_INIT();
     if (!library_valid(lib))
         ZN_RET(CUDA_ERROR_INVALID_HANDLE);
+    if (name && !zn_module_var_managed(lib->mod, name)) {
+        zn_log(ZN_LOG_WARN, "cuLibraryGetManaged: %s is not a __managed__ variable", name);
+        ZN_RET(CUDA_ERROR_NOT_FOUND);
+    }
     ZN_RET(global_get(dptr, bytes, lib->mod, name));
 }

@@ -110,6 +110,17 @@ void zn_prof_compile(const zn_jit_module *jm, double sec)
     pthread_mutex_unlock(&prof_lock);
 }
 
+void zn_prof_compile_kernel(const char *name, double sec)
+{
+    if (!zn_prof_on() || !name)
+        return;
+    pthread_mutex_lock(&prof_lock);
+    zn_prof_kernel *k = prof_find(name);
+    if (k)
+        k->compile_s += sec;
+    pthread_mutex_unlock(&prof_lock);
+}
+
 void zn_prof_launch(const char *name, double sec)
 {
     if (!zn_prof_on() || !name)

@@ -13,6 +13,8 @@ int zn_prof_on(void);
 double zn_prof_now(void);
 /* One module compiled in sec: charged to each of its kernels. */
 void zn_prof_compile(const zn_jit_module *jm, double sec);
+/* One kernel compiled on its first launch (lazy loading). */
+void zn_prof_compile_kernel(const char *name, double sec);
 /* One grid of kernel `name` ran for sec. */
 void zn_prof_launch(const char *name, double sec);
 

@@ -41,6 +41,15 @@ bool zn_mem_in_device_range(const void *p);
 /* Bytes in use and the device's total (reported) memory. */
 void zn_mem_info(size_t *used, size_t *total);
 
+/* ---- ZINC_CHECK (zn_exec_check.c, docs/memcheck.md) ---- */
+enum { ZN_CHECK_MEMCHECK = 1, ZN_CHECK_LEAKS = 2 };
+/* The ZINC_CHECK list as bits (memcheck, leaks); read once. */
+unsigned zn_check_mode(void);
+/* Host memory kernels may reach through mapped pointers (registered host
+ * ranges): good addresses for memcheck. No-ops unless memcheck is on. */
+void zn_check_host_add(uintptr_t p, size_t n);
+void zn_check_host_remove(uintptr_t p);
+
 /* ---- virtual memory: reserved ranges and physical allocations mapped
  * into them (cuMemAddressReserve / cuMemCreate / cuMemMap) ---- */
 enum { ZN_VMM_PROT_NONE = 0, ZN_VMM_PROT_READ = 1, ZN_VMM_PROT_READWRITE = 3 };

@@ -30,7 +30,19 @@ typedef struct zn_job {
     _Atomic int32_t status;         /* first error, else ZN_KSTATUS_OK */
 } zn_job;
 
-typedef enum { ZN_WARP_RUNNABLE, ZN_WARP_WAITING, ZN_WARP_DONE } zn_warp_state;
+/* ---- memcheck (zn_exec_check.c) ---- */
+/* zn_rt_ops.memcheck: 0 when every active lane's access is good, else
+ * the first bad one has been reported. info: size | space << 16 | flags << 24. */
+int32_t zn_check_rt(zn_warp_ctx *w, const uint64_t *addr, uint32_t mask, uint32_t info,
+                    const char *where, uint64_t lbase, uint64_t lspan, uint64_t lo,
+                    uint64_t hi);
+/* A live allocation was freed (the freed ring, drops fast-path hits). */
+void zn_check_note_free(const void *p, size_t size);
+/* The live allocation nearest to p (before or after it): 0, or -1 if none. */
+int zn_mem_nearest(const void *p, void **base, size_t *size);
+/* fn for every live allocation, in address order, under the read lock. */
+void zn_mem_walk(void (*fn)(void *ud, const void *base, size_t size, zn_mem_kind kind),
+                 void *ud);
 
 typedef struct zn_worker zn_worker;
 
@@ -38,12 +50,16 @@ typedef struct zn_worker zn_worker;
 typedef struct zn_block_run {
     zn_block_ctx blk;
     zn_warp_ctx warps[ZN_MAX_WARPS];
-    uint8_t state[ZN_MAX_WARPS];    /* zn_warp_state */
-    uint8_t wait_id[ZN_MAX_WARPS];
+    /* Warp states as bit sets (bit i = warp i), so the scheduler's
+     * questions are a mask and a count-trailing-zeros each. */
     uint32_t nwarps;
-    uint32_t ndone;
-    uint32_t done_mask;                  /* bit per finished warp */
-    uint32_t arrived[ZN_MAX_BARRIERS];   /* bit per warp waiting/arrived */
+    uint32_t all_mask;                   /* bits of the block's warps */
+    uint32_t runnable;                   /* may run (running or ready) */
+    uint32_t done_mask;                  /* finished */
+    uint32_t bar_active;                 /* bit per barrier id with arrivals */
+    uint32_t waiting[ZN_MAX_BARRIERS];   /* blocked at barrier id */
+    uint32_t arrived[ZN_MAX_BARRIERS];   /* arrived (waiting or bar.arrive) */
+    uint32_t narrived[ZN_MAX_BARRIERS];  /* bits set in arrived[id] */
     uint32_t bar_count[ZN_MAX_BARRIERS]; /* thread count asked, 0 = all */
     zn_job *job;
     zn_worker *worker;

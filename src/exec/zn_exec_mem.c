@@ -167,6 +167,7 @@ int zn_mem_free(void *p)
     if (k > 0 && mem.v[k - 1].base == a) {
         mem_block b = mem.v[k - 1];
         size_t committed = b.span - mem.page;
+        zn_check_note_free((void *)b.base, b.size); /* memcheck: use after free */
         /* give the pages back (fresh pages read zero) and fault on reuse */
         madvise((void *)a, committed, MADV_DONTNEED);
         mprotect((void *)a, committed, PROT_NONE);
@@ -207,6 +208,40 @@ int zn_mem_lookup(const void *p, void **base, size_t *size, zn_mem_kind *kind)
     }
     pthread_rwlock_unlock(&mem.lock);
     return rc;
+}
+
+int zn_mem_nearest(const void *p, void **base, size_t *size)
+{
+    uintptr_t a = (uintptr_t)p;
+    if (!mem_ready())
+        return -1;
+    int rc = -1;
+    pthread_rwlock_rdlock(&mem.lock);
+    size_t k = mem_upper(a);
+    /* the block before a (ends below or at it) or the one after */
+    const mem_block *before = k > 0 ? &mem.v[k - 1] : NULL;
+    const mem_block *after = k < mem.n ? &mem.v[k] : NULL;
+    const mem_block *pick = before;
+    if (!before || (after && after->base - a < a - (before->base + before->size)))
+        pick = after;
+    if (pick) {
+        *base = (void *)pick->base;
+        *size = pick->size;
+        rc = 0;
+    }
+    pthread_rwlock_unlock(&mem.lock);
+    return rc;
+}
+
+void zn_mem_walk(void (*fn)(void *ud, const void *base, size_t size, zn_mem_kind kind),
+                 void *ud)
+{
+    if (!mem_ready())
+        return;
+    pthread_rwlock_rdlock(&mem.lock);
+    for (size_t i = 0; i < mem.n; i++)
+        fn(ud, (void *)mem.v[i].base, mem.v[i].size, mem.v[i].kind);
+    pthread_rwlock_unlock(&mem.lock);
 }
 
 bool zn_mem_in_device_range(const void *p)

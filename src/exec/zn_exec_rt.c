@@ -67,11 +67,14 @@ static int32_t rt_vprintf(zn_warp_ctx *w, const char *fmt, const void *args, uin
 
 static void *rt_malloc(zn_warp_ctx *w, uint64_t size)
 {
-    return malloc(size);
+    void *p = malloc(size);
+    zn_check_host_add((uintptr_t)p, size); /* the device heap is good memory for memcheck */
+    return p;
 }
 
 static void rt_free(zn_warp_ctx *w, void *p)
 {
+    zn_check_host_remove((uintptr_t)p);
     free(p);
 }
 
@@ -83,4 +86,5 @@ const zn_rt_ops zn_exec_rt_ops = {
     .globaltimer = rt_globaltimer,
     .malloc = rt_malloc,
     .free = rt_free,
+    .memcheck = zn_check_rt,
 };

@@ -136,6 +136,7 @@ int zn_vmm_unmap(void *p, size_t size)
         memmove(&vmm.v[first], &vmm.v[end], (vmm.n - end) * sizeof *vmm.v);
         vmm.n -= end - first;
         rc = 0;
+        zn_check_note_free(p, size); /* memcheck: unmapped is freed */
     }
     pthread_mutex_unlock(&vmm.lock);
     return rc;

@@ -9,6 +9,11 @@
  * at barriers nobody else will reach), which is reported and broken by
  * releasing everyone rather than hanging the process.
  *
+ * The barrier is the hot path of every kernel with __syncthreads (one call
+ * per warp per barrier), so warp states are bit sets in zn_block_run and
+ * each decision is a mask test: no loops over warps, no divisions, no
+ * popcount (a library call on baseline x86-64).
+ *
  * Each fiber loops forever, running whichever warp of whichever block it
  * is given, so a fiber is created once per worker and reused.
  */
@@ -20,14 +25,14 @@ static zn_fiber *warp_fiber(zn_block_run *run, uint32_t i)
     return &run->worker->fibers[i];
 }
 
-static int warps_next_runnable(const zn_block_run *run, uint32_t from)
+/* The first runnable warp after i in round-robin order, or -1. */
+static int warps_next_runnable(const zn_block_run *run, uint32_t i)
 {
-    for (uint32_t k = 1; k <= run->nwarps; k++) {
-        uint32_t j = (from + k) % run->nwarps;
-        if (run->state[j] == ZN_WARP_RUNNABLE)
-            return (int)j;
-    }
-    return -1;
+    uint32_t r = run->runnable;
+    if (r == 0)
+        return -1;
+    uint32_t after = i >= 31 ? 0 : r & ~((2u << i) - 1);
+    return __builtin_ctz(after ? after : r);
 }
 
 /* Suspends warp i (waiting or done) in favour of the next runnable warp,
@@ -46,17 +51,17 @@ static int warps_barrier_complete(const zn_block_run *run, uint32_t id)
 {
     uint32_t count = run->bar_count[id];
     if (count == 0 || count >= run->blk.nthreads)
-        return (uint32_t)__builtin_popcount(run->arrived[id] | run->done_mask) >= run->nwarps;
-    return (uint32_t)__builtin_popcount(run->arrived[id]) >=
-           (count + ZN_WARP_SIZE - 1) / ZN_WARP_SIZE;
+        return (run->arrived[id] | run->done_mask) == run->all_mask;
+    return run->narrived[id] >= (count + ZN_WARP_SIZE - 1) / ZN_WARP_SIZE;
 }
 
 static void warps_release(zn_block_run *run, uint32_t id)
 {
-    for (uint32_t j = 0; j < run->nwarps; j++)
-        if (run->state[j] == ZN_WARP_WAITING && run->wait_id[j] == id)
-            run->state[j] = ZN_WARP_RUNNABLE;
+    run->runnable |= run->waiting[id];
+    run->waiting[id] = 0;
     run->arrived[id] = 0;
+    run->narrived[id] = 0;
+    run->bar_active &= ~(1u << id);
 }
 
 void zn_warp_fiber_main(void *arg)
@@ -67,29 +72,32 @@ void zn_warp_fiber_main(void *arg)
         int32_t st = run->job->l->fn(w);
         if (st != ZN_KSTATUS_OK)
             zn_job_fail(run->job, st);
-        run->state[w->warpid] = ZN_WARP_DONE;
-        run->done_mask |= 1u << w->warpid;
-        run->ndone++;
-        for (uint32_t id = 0; id < ZN_MAX_BARRIERS; id++)
-            if (run->arrived[id] && warps_barrier_complete(run, id))
+        uint32_t bit = 1u << w->warpid;
+        run->runnable &= ~bit;
+        run->done_mask |= bit;
+        /* only barriers with arrivals can be completed by this exit */
+        for (uint32_t act = run->bar_active; act; act &= act - 1) {
+            uint32_t id = (uint32_t)__builtin_ctz(act);
+            if (warps_barrier_complete(run, id))
                 warps_release(run, id);
+        }
         warps_yield(run, w->warpid);
     }
 }
 
 void zn_warps_run_on_fibers(zn_block_run *run)
 {
-    for (uint32_t i = 0; i < run->nwarps; i++)
-        run->state[i] = ZN_WARP_RUNNABLE;
-    for (uint32_t id = 0; id < ZN_MAX_BARRIERS; id++)
-        run->arrived[id] = run->bar_count[id] = 0;
-    run->ndone = 0;
+    run->all_mask = run->nwarps >= 32 ? 0xffffffffu : (1u << run->nwarps) - 1;
+    run->runnable = run->all_mask;
     run->done_mask = 0;
+    run->bar_active = 0;
+    for (uint32_t id = 0; id < ZN_MAX_BARRIERS; id++)
+        run->waiting[id] = run->arrived[id] = run->narrived[id] = run->bar_count[id] = 0;
     zn_fiber_switch(&run->worker->native, warp_fiber(run, 0));
-    while (run->ndone < run->nwarps) {
+    while (run->done_mask != run->all_mask) {
         zn_log(ZN_LOG_WARN, "block (%u,%u,%u): barrier deadlock, releasing %u waiting warps",
                run->blk.ctaid[0], run->blk.ctaid[1], run->blk.ctaid[2],
-               run->nwarps - run->ndone);
+               (unsigned)__builtin_popcount(run->all_mask & ~run->done_mask));
         for (uint32_t id = 0; id < ZN_MAX_BARRIERS; id++)
             warps_release(run, id);
         int j = warps_next_runnable(run, run->nwarps - 1);
@@ -114,15 +122,28 @@ void zn_warps_barrier(zn_warp_ctx *w, uint32_t id, uint32_t count, uint32_t mode
     if (atomic_load_explicit(&run->job->status, memory_order_relaxed) != ZN_KSTATUS_OK)
         return;
     id %= ZN_MAX_BARRIERS;
-    run->arrived[id] |= 1u << w->warpid;
+    uint32_t bit = 1u << w->warpid;
+    if (!(run->arrived[id] & bit)) {
+        run->arrived[id] |= bit;
+        run->narrived[id]++;
+        run->bar_active |= 1u << id;
+    }
     run->bar_count[id] = count;
     if (warps_barrier_complete(run, id)) {
         warps_release(run, id);
+        /* Leave the barrier in warp order (warp 0 first), as at the start of
+         * the block: code with a benign race after a barrier (llm.c's fp32
+         * classifier: thread 0 reads a value that other warps overwrite
+         * after the barrier) then sees what a GPU, whose warps leave
+         * together, sees. */
+        int first = warps_next_runnable(run, run->nwarps - 1);
+        if (mode != 1 && first >= 0 && (uint32_t)first < w->warpid)
+            zn_fiber_switch(warp_fiber(run, w->warpid), warp_fiber(run, (uint32_t)first));
         return;
     }
     if (mode == 1)      /* bar.arrive: counted, does not wait */
         return;
-    run->state[w->warpid] = ZN_WARP_WAITING;
-    run->wait_id[w->warpid] = (uint8_t)id;
+    run->runnable &= ~bit;
+    run->waiting[id] |= bit;
     warps_yield(run, w->warpid);
 }

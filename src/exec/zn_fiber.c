@@ -2,6 +2,7 @@
 #include "zn_fiber.h"
 #include "util/zn_log.h"
 
+#include <stdatomic.h>
 #include <stdint.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -17,6 +18,18 @@
 #ifdef ZN_ASAN
 #include <sanitizer/asan_interface.h>
 #include <sanitizer/common_interface_defs.h>
+#endif
+#if defined(__SANITIZE_THREAD__)
+#define ZN_TSAN 1
+#elif defined(__has_feature)
+#if __has_feature(thread_sanitizer)
+#define ZN_TSAN 1
+#endif
+#endif
+#ifdef ZN_TSAN
+/* TSan keeps a shadow call stack and clock per thread: a stack switch it
+ * is not told about corrupts them, so each fiber is a TSan fiber too. */
+#include <sanitizer/tsan_interface.h>
 #endif
 
 /* zn_fiber_<arch>.S */
@@ -82,9 +95,22 @@ static void *fiber_initial_frame(uint8_t *top, zn_fiber *f)
  * frame bigger than a page still lands in it when the stack overflows. */
 #define ZN_FIBER_GUARD ((size_t)64 << 10)
 
+/* Stack colouring: every stack top is page aligned, so without an offset
+ * the hot frames of all fibers (the warp function's spill slots, the
+ * switch frame) sit at the same page offsets and compete for the same L1
+ * sets; with 8-32 warps per block that evicts each other on every switch.
+ * Successive fibers start ZN_FIBER_COLOUR bytes apart, cycling through a
+ * page. */
+#define ZN_FIBER_COLOUR 320u
+#define ZN_FIBER_COLOURS 12u
+static _Atomic unsigned fiber_colour_next;
+
 int zn_fiber_create(zn_fiber *f, size_t stack_bytes, zn_fiber_fn fn, void *arg)
 {
     size_t page = (size_t)sysconf(_SC_PAGESIZE);
+    size_t colour = (size_t)(atomic_fetch_add_explicit(&fiber_colour_next, 1, memory_order_relaxed) %
+                             ZN_FIBER_COLOURS) * ZN_FIBER_COLOUR;
+    stack_bytes += colour;
     size_t usable = (stack_bytes + page - 1) / page * page;
     if (usable < 4 * page)
         usable = 4 * page;
@@ -104,7 +130,10 @@ int zn_fiber_create(zn_fiber *f, size_t stack_bytes, zn_fiber_fn fn, void *arg)
     f->arg = arg;
     f->stack_lo = (uint8_t *)map + guard;
     f->stack_size = usable;
-    f->sp = fiber_initial_frame((uint8_t *)map + f->map_size, f);
+    f->sp = fiber_initial_frame((uint8_t *)map + f->map_size - colour, f);
+#ifdef ZN_TSAN
+    f->tsan = __tsan_create_fiber(0);
+#endif
     return 0;
 }
 
@@ -115,6 +144,10 @@ void zn_fiber_destroy(zn_fiber *f)
      * fire falsely on whatever is mapped here next */
     if (f->map)
         ASAN_UNPOISON_MEMORY_REGION(f->stack_lo, f->stack_size);
+#endif
+#ifdef ZN_TSAN
+    if (f->map && f->tsan)
+        __tsan_destroy_fiber(f->tsan);
 #endif
     if (f->map)
         munmap(f->map, f->map_size);
@@ -127,6 +160,13 @@ void zn_fiber_switch(zn_fiber *from, zn_fiber *to)
     void *fake = NULL;
 #ifdef ZN_ASAN
     __sanitizer_start_switch_fiber(&fake, to->stack_lo, to->stack_size);
+#endif
+#ifdef ZN_TSAN
+    /* a native fiber is whichever thread runs it (worker 0 is the caller's
+     * thread): it learns its TSan fiber each time it is left */
+    if (!from->map)
+        from->tsan = __tsan_get_current_fiber();
+    __tsan_switch_to_fiber(to->tsan, 0);
 #endif
     zn_fiber_swap(&from->sp, to->sp);
     fiber_finish_switch(from, fake);

@@ -30,6 +30,8 @@ struct zn_fiber {
     const void *stack_lo;
     size_t stack_size;
     zn_fiber *resumed_from;
+    /* ThreadSanitizer's fiber (__tsan_create_fiber); NULL without TSan */
+    void *tsan;
 };
 
 /* A fiber for the calling thread's own stack; it is only ever switched

@@ -3,7 +3,11 @@
  * void zn_fiber_swap(void **save_sp, void *new_sp)
  * Pushes the callee-saved registers (rbp rbx r12-r15) and an 8-byte slot
  * holding mxcsr and the x87 control word, stores rsp in *save_sp, loads
- * new_sp and pops the same frame from it. A new fiber's stack is prepared
+ * new_sp and pops the same frame from it. The control words are only
+ * reloaded when they differ from the running ones: ldmxcsr and fldcw are
+ * serialising and made up most of a switch's cost, while the warps of a
+ * block almost always run with the same (default) settings. A new fiber's
+ * stack is prepared
  * by zn_fiber_create in this layout with zn_fiber_start as the return
  * address, r12 = the C entry function and r13 = its argument.
  */
@@ -24,10 +28,16 @@ zn_fiber_swap:
     stmxcsr (%rsp)
     fnstcw 4(%rsp)
     movq %rsp, (%rdi)
+    movl (%rsp), %eax
+    movzwl 4(%rsp), %ecx
     movq %rsi, %rsp
+    cmpl (%rsp), %eax
+    je 1f
     ldmxcsr (%rsp)
+1:  cmpw 4(%rsp), %cx
+    je 2f
     fldcw 4(%rsp)
-    addq $8, %rsp
+2:  addq $8, %rsp
     popq %r15
     popq %r14
     popq %r13

@@ -77,6 +77,15 @@ typedef struct zn_rt_ops {
     /* malloc/free (device heap) */
     void *(*malloc)(zn_warp_ctx *w, uint64_t size);
     void (*free)(zn_warp_ctx *w, void *p);
+    /* ZINC_CHECK=memcheck code only: checks the active lanes' accesses
+     * (addr: 32 host addresses; info: size | PTX space << 16 | 1 write,
+     * 2 atomic << 24; where: the instruction; lbase/lspan: the per-lane
+     * .local depot, lane l at lbase + l * lspan, 0 if unknown; lo/hi: the
+     * active lanes' lowest and highest address, lo > hi if not computed).
+     * Nonzero: a bad access was reported and the warp must stop. */
+    int32_t (*memcheck)(zn_warp_ctx *w, const uint64_t *addr, uint32_t mask, uint32_t info,
+                        const char *where, uint64_t lbase, uint64_t lspan, uint64_t lo,
+                        uint64_t hi);
 } zn_rt_ops;
 
 /* Per-warp state. */

@@ -263,6 +263,7 @@ struct ptx_var {
     ptx_reloc *relocs;
     uint32_t nrelocs;
     uint32_t line;
+    bool managed;       /* .attribute(.managed): a __managed__ variable */
     bool ptr_attrs;     /* .param .u64 .ptr .global ... on kernel params */
     ptx_space ptr_space;
     uint32_t ptr_align;
@@ -341,6 +342,17 @@ int ptx_verify(const ptx_module *m, char *err, size_t errlen);
 /* Writes the module back as PTX text that ptxas accepts. Returns a malloc'd
  * NUL-terminated string (caller frees). */
 char *ptx_print(const ptx_module *m);
+
+/* Links several modules into one (cuLink*, the translation units of an nvcc
+ * -rdc program): .extern symbols resolve to the other images' definitions,
+ * .weak definitions yield to strong ones, .common variables merge (largest),
+ * private symbols that clash are renamed; .version/.target are the highest.
+ * names[i] labels image i in messages. Returns a new module (the inputs are
+ * not changed), and in *text (if not NULL) its PTX text, malloc'd; NULL and
+ * a message in err on a duplicate strong definition (both images named), an
+ * unresolved .extern (the symbol named) or conflicting kinds (ptx_link.c). */
+ptx_module *ptx_link(const ptx_module *const *mods, const char *const *names, unsigned n,
+                     char **text, char *err, size_t errlen);
 
 /* Lookups; NULL when absent. */
 const ptx_func *ptx_find_func(const ptx_module *m, const char *name);

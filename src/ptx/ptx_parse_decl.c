@@ -272,6 +272,18 @@ void ptx_parse_var_decl(ptx_parser *p, ptx_decl_ctx ctx, ptx_vec *out,
         } else if (ptx_tok_is(t, ".v2") || ptx_tok_is(t, ".v4") || ptx_tok_is(t, ".v8")) {
             proto.vec = (uint8_t)(t->s[2] - '0');
             ptx_next(p);
+        } else if (ptx_tok_is(t, ".attribute")) {
+            /* .global .attribute(.managed): a __managed__ variable */
+            ptx_next(p);
+            ptx_expect_punct(p, '(');
+            const ptx_tok *a = ptx_peek(p, 0);
+            if (!ptx_tok_is(a, ".managed"))
+                ptx_error_at(p, a, "unknown variable attribute '%.*s'",
+                             (int)(a->len > 40 ? 40 : a->len), a->s);
+            else
+                proto.managed = true;
+            ptx_next(p);
+            ptx_expect_punct(p, ')');
         } else if (ptx_tok_is(t, ".ptr")) {
             seen_ptr = proto.ptr_attrs = true;
             ptx_next(p);

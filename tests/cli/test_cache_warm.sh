@@ -1,7 +1,8 @@
 #!/bin/sh
 # test_cache_warm.sh ZINC PROG: `zinc cache warm PROG` fills an empty cache
 # so that the next run of PROG only hits it (the log lines of
-# src/compile/zn_jit_cache.c's loader: "kernel cache: hit/miss").
+# src/compile/zn_jit.c's loader: "kernel cache: hit/miss"). The program
+# has two kernels: one cache entry (compiled unit) each.
 zinc=$1 prog=$2
 fail=0
 dir=$(mktemp -d "${TMPDIR:-/tmp}/zinc-warm-test.XXXXXX") || exit 1
@@ -10,10 +11,10 @@ export CUDA_CACHE_PATH=$dir
 unset CUDA_CACHE_DISABLE ZINC_DUMP_IR
 
 out=$("$zinc" cache warm "$prog") || { echo "FAIL warm status: $out"; fail=1; }
-echo "$out" | grep -q "^warmed 1 module (1 compiled and stored, 0 already cached)" ||
+echo "$out" | grep -q "^warmed 1 module (2 compiled and stored, 0 already cached)" ||
     { echo "FAIL warm output: '$out'"; fail=1; }
 entries=$("$zinc" cache info | sed -n 's/^entries: *//p')
-[ "$entries" = 1 ] || { echo "FAIL cache entries after warm: '$entries', want 1"; fail=1; }
+[ "$entries" = 2 ] || { echo "FAIL cache entries after warm: '$entries', want 2"; fail=1; }
 
 log=$(ZINC_LOG=2 "$zinc" run "$prog" 2>&1) || { echo "FAIL run after warm: $log"; fail=1; }
 echo "$log" | grep -q "PASS prof_two_kernels" || { echo "FAIL program output"; fail=1; }
@@ -24,7 +25,7 @@ misses=$(echo "$log" | grep -c "kernel cache: miss ")
 
 # Warming again finds everything cached; nonsense input fails.
 out=$("$zinc" cache warm "$prog")
-echo "$out" | grep -q "0 compiled and stored, 1 already cached" || { echo "FAIL rewarm: '$out'"; fail=1; }
+echo "$out" | grep -q "0 compiled and stored, 2 already cached" || { echo "FAIL rewarm: '$out'"; fail=1; }
 "$zinc" cache warm /nonexistent/app >/dev/null 2>&1 && { echo "FAIL warm of a missing file succeeded"; fail=1; }
 "$zinc" cache warm 2>/dev/null; [ $? = 2 ] || { echo "FAIL warm without APP: want status 2"; fail=1; }
 

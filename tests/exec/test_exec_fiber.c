@@ -76,7 +76,17 @@ int main(void)
         CHECK_EQ(deep_mode, round == 0 ? FE_TONEAREST : FE_DOWNWARD);
         CHECK_EQ(deep_sum, 3u * ((768 << 10) / 4096));
     }
+    /* both sides in the same non-default mode: the switch skips reloading
+     * the control words (zn_fiber_x86_64.S) and each side still keeps it */
+    fesetround(FE_DOWNWARD);
+    zn_fiber_switch(&native, &deep);
+    CHECK_EQ(fegetround(), FE_DOWNWARD);
+    CHECK_EQ(deep_mode, FE_DOWNWARD);
+    /* and a thread back in the default mode after that */
     fesetround(FE_TONEAREST);
+    zn_fiber_switch(&native, &deep);
+    CHECK_EQ(fegetround(), FE_TONEAREST);
+    CHECK_EQ(deep_mode, FE_DOWNWARD);
 
     /* many fibers created and destroyed: no leak of mappings */
     for (int i = 0; i < 2000; i++) {

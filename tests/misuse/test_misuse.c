@@ -138,17 +138,6 @@ static const misuse_row rows[] = {
 
 /* Rows that fail on Zinc today, each with its bug (also in the report). */
 static const struct { const char *name, *why; } known_bugs[] = {
-    { "proc_address_bad_flags", "cuGetProcAddress accepts undefined flag bits "
-      "(src/driver/zn_drv_entry.c get_proc)" },
-    { "module_load_ex_options_null", "cuModuleLoadDataEx ignores numOptions > 0 with NULL "
-      "option arrays" },
-    { "library_managed_not_managed", "cuLibraryGetManaged returns a non-managed variable" },
-    { "func_param_info_null", "cuFuncGetParamInfo accepts a NULL paramOffset" },
-    { "launch_cooperative_too_many_blocks", "cuLaunchCooperativeKernel runs grids larger than "
-      "can be co-resident (CUDA: 720); here 2^30 blocks, slow" },
-    { "occupancy_dyn_smem_big_block", "cuOccupancyAvailableDynamicSMemPerBlock accepts "
-      "blockSize 4096" },
-    { "advise_dead", "cuMemAdvise accepts a freed device pointer" },
     { NULL, NULL }
 };
 

@@ -8,7 +8,12 @@
  *   p pred            i 32-bit integer   s small 32-bit (shift, position)
  *   w 16-bit integer  b 8-bit in a 16-bit register    l 64-bit integer
  *   f f32  d f64  H f16  B bf16 (16-bit registers)  X f16x2  Y bf16x2 (32)
+ *   E f32 with edge values at the fp8 and tf32 rounding points
+ *   Q two fp8 codes in a 16-bit register, all 2^16 of them
+ *   Z f16x2 whose halves each take all 2^16 values (exhaustive letters: the
+ *     form's lanes are every edge value, not a sample)
  *   m a warp member mask (warp rows only: the same value in every lane)
+ *   M the full member mask (warp rows of .aligned instructions: mma)
  *   atomic rows: a k small positive 32/64-bit, F D small integral f32/f64
  * Every value travels as one 64-bit slot: 4 input and 2 output slots per
  * lane. */
@@ -71,6 +76,11 @@ uint64_t sw_random(sw_rng *r, char letter);
  * edge values (capped), then random ones. Returns the lane count used. */
 size_t sw_gen_inputs(const sw_form *f, uint64_t *in, size_t cap, size_t nrandom,
                      sw_rng *r);
+/* the size of the cross product of the form's edge values (saturating) */
+size_t sw_edge_count(const sw_form *f);
+/* the largest cross product a form with an exhaustive letter (Q, Z)
+ * enumerates whole */
+#define SW_MAX_EDGES 65536
 
 /* ---- PTX text (sweep_ptx.c) ---- */
 /* Appends the .entry of form f, named sw_<name>, to buf (malloc'd, grown). */

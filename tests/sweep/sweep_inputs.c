@@ -43,6 +43,19 @@ static const uint64_t e_f32[] = {
     0x33800000, 0x33000000, 0x38800000, 0x40490fdb, 0xc0490fdb, 0x3effffff,
     0x00400000, 0x1f800000, 0x5e800000, 0x3f7ffffe, 0x4ac00001, 0xbeaaaaab, 3,
 };
+/* E: f32 around the fp8 and tf32 rounding points (largest finite values
+ * and the halfway points above them, smallest subnormals and half of
+ * them, ties between codes) and the usual specials */
+static const uint64_t e_f8[] = {
+    0x00000000, 0x80000000, 0x3f800000, 0xbf800000, 0x7f800000, 0xff800000,
+    0x7fc00000, 0xffc12345, 0x00000001, 0x7f7fffff, 0x43e00000, 0xc3e00000,
+    0x43e80000, 0x43e7ffff, 0x43e80001, 0x43f00000, 0x47600000, 0xc7600000,
+    0x47700000, 0x476fffff, 0x47700001, 0x3b000000, 0x3a800000, 0x3a800001,
+    0xba800000, 0x3ac00000, 0x37800000, 0x37000000, 0x37000001, 0x37400000,
+    0x3c800000, 0x38800000, 0x3f880000, 0x3f980000, 0x3f900000, 0x3fb00000,
+    0xbf880000, 0x3f801000, 0x3f803000, 0x3f800fff, 0x7f7ff000, 0x7f7fefff,
+    0xff7ff000, 0x00001000, 0x00000fff, 0x00003000, 0x3c7fffff, 0x387fffff,
+};
 static const uint64_t e_f64[] = {
     0, 0x8000000000000000ull, 0x3ff0000000000000ull, 0xbff0000000000000ull,
     0x7ff0000000000000ull, 0xfff0000000000000ull, 0x7ff8000000000000ull,
@@ -77,6 +90,9 @@ static const uint64_t e_none[] = {0};
 
 static uint64_t e_x2[N(e_f16) * N(e_f16)];
 static uint64_t e_y2[N(e_bf16) * N(e_bf16)];
+/* exhaustive letters: Q every 16-bit pair of fp8 codes; Z f16x2 where each
+ * half takes all 2^16 values (low i, high a bijection of i) */
+static uint64_t e_q[1 << 16], e_z[1 << 16];
 
 static void pairs(uint64_t *out, const uint64_t *e, size_t n)
 {
@@ -97,6 +113,7 @@ const uint64_t *sw_edges(char c, size_t *n)
     case 'f': *n = N(e_f32); return e_f32;
     case 'd': *n = N(e_f64); return e_f64;
     case 'H': *n = N(e_f16); return e_f16;
+    case 'E': *n = N(e_f8); return e_f8;
     case 'B': *n = N(e_bf16); return e_bf16;
     case 'X':
         if (!e_x2[1])
@@ -108,6 +125,14 @@ const uint64_t *sw_edges(char c, size_t *n)
             pairs(e_y2, e_bf16, N(e_bf16));
         *n = N(e_y2);
         return e_y2;
+    case 'Q': case 'Z':
+        if (!e_q[1])
+            for (uint64_t i = 0; i < N(e_q); i++) {
+                e_q[i] = i;
+                e_z[i] = ((i * 40503u + 12345u) & 0xffff) << 16 | i;
+            }
+        *n = N(e_q);
+        return c == 'Q' ? e_q : e_z;
     default: *n = N(e_none); return e_none;
     }
 }
@@ -167,7 +192,7 @@ uint64_t sw_random(sw_rng *r, char c)
         }
     case 'w': return (x & 3) ? (uint16_t)sw_rand(r) : (uint16_t)pick(r, c);
     case 'b': return (uint16_t)sw_rand(r);
-    case 'f': return rand_float(r, c, 23, 8);
+    case 'f': case 'E': return rand_float(r, c, 23, 8);
     case 'd': return rand_float(r, c, 52, 11);
     case 'H': return rand_float(r, c, 10, 5);
     case 'B': return rand_float(r, c, 7, 8);
@@ -177,6 +202,8 @@ uint64_t sw_random(sw_rng *r, char c)
     case 'D': return sw_db((double)(1 + sw_rand(r) % 1000));
     case 'X': return rand_float(r, 'H', 10, 5) << 16 | rand_float(r, 'H', 10, 5);
     case 'Y': return rand_float(r, 'B', 7, 8) << 16 | rand_float(r, 'B', 7, 8);
+    case 'Q': return (uint16_t)x;
+    case 'Z': return rand_float(r, 'H', 10, 5) << 16 | rand_float(r, 'H', 10, 5);
     default: return 0;
     }
 }
@@ -223,6 +250,7 @@ static void gen_warp(const sw_form *f, uint64_t *in, sw_rng *r)
             uint64_t *v = &in[lane * SW_NIN + k];
             switch (c) {
             case 'm': *v = m; break;
+            case 'M': *v = 0xffffffffu; break; /* mma: the whole warp */
             case 'C': *v = cl; break;
             case 'L': *v = uniform ? u % 40 : sw_rand(r) % ((sw_rand(r) & 3) ? 32 : 256); break;
             case 'V': case 'U': *v = uniform ? few[0] : few[sw_rand(r) % 3]; break;
@@ -232,6 +260,16 @@ static void gen_warp(const sw_form *f, uint64_t *in, sw_rng *r)
             }
         }
     }
+}
+
+size_t sw_edge_count(const sw_form *f)
+{
+    size_t total = 1, cnt;
+    for (size_t k = 0; f->src[k]; k++) {
+        sw_edges(f->src[k], &cnt);
+        total = total > (1u << 24) ? total : total * cnt;
+    }
+    return total;
 }
 
 size_t sw_gen_inputs(const sw_form *f, uint64_t *in, size_t cap, size_t nrandom, sw_rng *r)

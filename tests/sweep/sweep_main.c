@@ -3,7 +3,11 @@
  * any mismatch that known_failures.txt does not list.
  *
  *   sweep [--lib libcuda.so.1] [--ptxas path|none] [--known file] [--n N]
- *         [--seed S] [--only substr] [--batch K] [--selftest] [--verbose]
+ *         [--seed S] [--only substr[,substr...]] [--batch K] [--selftest] [--verbose]
+ *         [--full | --full-count N]
+ * --full runs every 32-bit value of the first operand of the selected
+ * one- and two-operand 32-bit forms (2^32 lanes each; the nightly
+ * sweep.full), --full-count N only the first N.
  * Environment: ZINC_SWEEP_N (random lanes per form, default 256),
  * ZINC_SWEEP_SEED, ZINC_SWEEP_LIB, ZINC_SWEEP_PTXAS. */
 #include <stdio.h>
@@ -35,6 +39,7 @@ typedef struct result {
 static struct {
     const char *lib, *ptxas, *known, *only;
     size_t nrand, batch;
+    uint64_t full;               /* --full: lanes per form (2^32: all) */
     uint64_t seed;
     int selftest, verbose;
 } opt;
@@ -189,16 +194,13 @@ static void run_atom(const sw_form *f, void *mod, result *res, sw_rng *rng)
     free(out);
 }
 
-static void run_form(const sw_form *f, void *mod, result *res, sw_rng *rng)
+/* runs n lanes of inputs on Zinc and on the reference and compares them;
+ * adds to res */
+static void check_lanes(const sw_form *f, void *mod, const uint64_t *in, size_t n, result *res)
 {
-    if (f->kind == SW_ATOM) {
-        run_atom(f, mod, res, rng);
-        return;
-    }
-    size_t cap = 4096 + opt.nrand;
-    uint64_t *in = malloc(cap * SW_NIN * 8), *got = malloc(cap * SW_NOUT * 8);
-    uint64_t *want = malloc(cap * SW_NOUT * 8);
-    size_t n = sw_gen_inputs(f, in, cap, opt.nrand, rng);
+    uint64_t *got = malloc(n * SW_NOUT * 8), *want = malloc(n * SW_NOUT * 8);
+    if (!got || !want)
+        abort();
     for (size_t i = 0; i < n * SW_NOUT; i++)
         got[i] = want[i] = SW_UNTOUCHED;
     char name[128], err[512];
@@ -259,10 +261,57 @@ static void run_form(const sw_form *f, void *mod, result *res, sw_rng *rng)
         }
     }
 out:
-    res->tested = n;
-    free(in);
+    res->tested += n;
     free(got);
     free(want);
+}
+
+/* --full: every 32-bit value of the first operand (a second one takes a
+ * bijection of it), in chunks; forms with other operands are skipped */
+static void run_full(const sw_form *f, void *mod, result *res)
+{
+    if (f->kind != SW_SCALAR || sw_width(f->src[0]) != 32 ||
+        (f->src[1] && (sw_width(f->src[1]) != 32 || f->src[2]))) {
+        snprintf(res->note, sizeof res->note, "not a 32-bit unary/binary form: skipped by --full");
+        return;
+    }
+    const size_t chunk = (size_t)1 << 22;
+    uint64_t *in = calloc(chunk * SW_NIN, 8);
+    if (!in)
+        abort();
+    for (uint64_t base = 0; base < opt.full && !res->fatal; base += chunk) {
+        size_t n = opt.full - base < chunk ? (size_t)(opt.full - base) : chunk;
+        for (size_t i = 0; i < n; i++) {
+            uint32_t x = (uint32_t)(base + i);
+            in[i * SW_NIN] = x;
+            in[i * SW_NIN + 1] = (uint32_t)(x * 2654435761u + 0x9e3779b9u);
+        }
+        check_lanes(f, mod, in, n, res);
+    }
+    free(in);
+}
+
+static void run_form(const sw_form *f, void *mod, result *res, sw_rng *rng)
+{
+    if (f->kind == SW_ATOM) {
+        run_atom(f, mod, res, rng);
+        return;
+    }
+    if (opt.full) {
+        run_full(f, mod, res);
+        return;
+    }
+    /* a form with an exhaustive letter (Q, Z): every edge value, then the
+     * random ones; others: at most 4096 lanes of edge values */
+    size_t ne = sw_edge_count(f);
+    int exh = strpbrk(f->src, "QZ") && ne <= SW_MAX_EDGES;
+    size_t cap = (exh && ne > 4096 ? ne : 4096) + opt.nrand;
+    uint64_t *in = malloc(cap * SW_NIN * 8);
+    if (!in)
+        abort();
+    size_t n = sw_gen_inputs(f, in, cap, opt.nrand, rng);
+    check_lanes(f, mod, in, n, res);
+    free(in);
 }
 
 /* loads a batch; on failure, each form alone so that the failure is named */
@@ -306,10 +355,28 @@ static void run_batch(const sw_form *const *fs, size_t n, result *res, sw_rng *r
     sw_cuda_unload(mod);
 }
 
+/* --only: a comma-separated list of substrings ("=name": exactly that
+ * name); a form matches any */
+static int only_match(const char *name, const char *only)
+{
+    char part[128];
+    while (*only) {
+        size_t n = strcspn(only, ",");
+        if (n && n < sizeof part) {
+            memcpy(part, only, n);
+            part[n] = 0;
+            if (part[0] == '=' ? !strcmp(name, part + 1) : strstr(name, part) != NULL)
+                return 1;
+        }
+        only += n + (only[n] == ',');
+    }
+    return 0;
+}
+
 static void usage(void)
 {
     fprintf(stderr, "usage: sweep [--lib libcuda.so.1] [--ptxas path|none] [--known file] "
-            "[--n N] [--seed S] [--only substr] [--batch K] [--selftest] [--verbose]\n");
+            "[--n N] [--seed S] [--only a,b,..] [--batch K] [--full | --full-count N] [--selftest] [--verbose]\n");
     exit(2);
 }
 
@@ -330,6 +397,7 @@ int main(int argc, char **argv)
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
         if (!strcmp(a, "--selftest")) { opt.selftest = 1; continue; }
         if (!strcmp(a, "--verbose")) { opt.verbose = 1; continue; }
+        if (!strcmp(a, "--full")) { opt.full = (uint64_t)1 << 32; continue; }
         if (!v)
             usage();
         i++;
@@ -340,6 +408,7 @@ int main(int argc, char **argv)
         else if (!strcmp(a, "--seed")) opt.seed = strtoull(v, NULL, 0);
         else if (!strcmp(a, "--only")) opt.only = v;
         else if (!strcmp(a, "--batch")) opt.batch = strtoull(v, NULL, 0);
+        else if (!strcmp(a, "--full-count")) opt.full = strtoull(v, NULL, 0);
         else usage();
     }
     if (opt.batch == 0)
@@ -358,7 +427,7 @@ int main(int argc, char **argv)
     for (size_t i = 0; i < sw_nforms; i++) {
         const char *only = opt.only;
         if (opt.selftest ? !strcmp(sw_forms[i].name, "add_s32") || !strcmp(sw_forms[i].name, "shfl_idx_b32")
-                         : (!only || strstr(sw_forms[i].name, only)))
+                         : (!only || only_match(sw_forms[i].name, only)))
             sel[nsel++] = &sw_forms[i];
     }
     result *res = calloc(nsel ? nsel : 1, sizeof *res);

@@ -18,8 +18,8 @@ static rclass class_of(char c)
 {
     switch (c) {
     case 'p': return (rclass){"%p", "u32"};
-    case 'w': case 'b': case 'H': case 'B': return (rclass){"%rs", "u16"};
-    case 'f': case 'F': return (rclass){"%f", "f32"};
+    case 'w': case 'b': case 'H': case 'B': case 'Q': return (rclass){"%rs", "u16"};
+    case 'f': case 'F': case 'E': return (rclass){"%f", "f32"};
     case 'l': case 'U': case 'K': return (rclass){"%rd", "u64"};
     case 'd': case 'D': return (rclass){"%fd", "f64"};
     default: return (rclass){"%r", "u32"};
@@ -31,7 +31,7 @@ size_t sw_width(char c)
     switch (c) {
     case 'p': return 1;
     case 'b': return 8;
-    case 'w': case 'H': case 'B': return 16;
+    case 'w': case 'H': case 'B': case 'Q': return 16;
     case 'l': case 'U': case 'd': case 'K': case 'D': return 64;
     default: return 32;
     }

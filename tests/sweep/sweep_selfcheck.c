@@ -49,6 +49,23 @@ static const kat kats[] = {
     {"min_f32", {0x7fc00000, 0x3f800000}, 0x3f800000},
     {"mul_hi_s32", {0xffffffff, 0xffffffff}, 0},
     {"shf_l_wrap", {0x80000000, 0x1, 33}, 0x3},
+    /* fp8 (a -> high byte): largest finite, satfinite, ties to the even
+     * code, subnormals, NaN; back to f16 exactly; tf32 ties */
+    {"cvt_rn_satfinite_e4m3x2_f32", {0x43e00000, 0x3f800000}, 0x7e38},
+    {"cvt_rn_satfinite_e4m3x2_f32", {0x43e80000, 0x3a800000}, 0x7e00},
+    {"cvt_rn_satfinite_e4m3x2_f32", {0xff800000, 0x3ac00000}, 0xfe01},
+    {"cvt_rn_satfinite_e5m2x2_f32", {0x3f800000, 0x7fc00000}, 0x3c7f},
+    {"cvt_rn_satfinite_e5m2x2_f32", {0x47700000, 0x3fb00000}, 0x7b3e},
+    {"cvt_rn_satfinite_relu_e4m3x2_f32", {0xbf800000, 0x80000000}, 0x0000},
+    {"cvt_rn_satfinite_e4m3x2_f16x2", {0x3c00fc00}, 0x38fe},
+    {"cvt_rn_f16x2_e4m3x2", {0x0138}, 0x18003c00},
+    {"cvt_rn_f16x2_e4m3x2", {0xff7f}, 0x7fff7fff},
+    {"cvt_rn_f16x2_e5m2x2", {0x7cfc}, 0x7c00fc00},
+    {"cvt_rna_tf32_f32", {0x3f801000}, 0x3f802000},
+    {"cvt_rn_tf32_f32", {0x3f801000}, 0x3f800000},
+    {"cvt_rn_tf32_f32", {0x3f803000}, 0x3f804000},
+    {"cvt_rna_tf32_f32", {0x7f7ff000}, 0x7f800000},
+    {"cvt_rna_satfinite_tf32_f32", {0x7f7ff000}, 0x7f7fe000},
 };
 
 int sw_ref_selfcheck(void)

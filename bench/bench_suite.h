@@ -1,0 +1,82 @@
+/* bench_suite.h: what every implementation of a suite benchmark shares (the
+ * CUDA program run by Zinc, the C/OpenMP reference, the OpenCL kernel on
+ * PoCL): problem sizes, the input pattern and the reference functions, so
+ * all of them compute the same thing on the same data. */
+#ifndef BENCH_SUITE_H
+#define BENCH_SUITE_H
+
+#include <stdint.h>
+#include "bench_common.h"
+
+/* Sizes: full run, then ZINC_BENCH_TINY=1 (odd sizes on purpose: the
+ * bounds checks of every kernel are exercised). */
+#define SZ_SAXPY      bench_size(1L << 24, 4099)
+#define SZ_TRIAD      bench_size(1L << 24, 4099)
+#define SZ_REDUCE     bench_size(1L << 24, 4099)
+#define SZ_GEMM       ((int)bench_size(512, 48))
+#define SZ_STENCIL_W  ((int)bench_size(4096, 70))
+#define SZ_STENCIL_H  ((int)bench_size(4096, 37))
+#define SZ_HIST       bench_size(1L << 26, 100003)
+#define SZ_SOFTMAX_R  ((int)bench_size(4096, 7))
+#define SZ_SOFTMAX_C  ((int)bench_size(1024, 300))
+#define SZ_SCAN       bench_size(1L << 24, 5001)
+#define SZ_TRANS_W    ((int)bench_size(4096, 96))
+#define SZ_TRANS_H    ((int)bench_size(4096, 41))
+#define SZ_NBODY      ((int)bench_size(4096, 100))
+#define SZ_LAUNCHES   ((int)bench_size(20000, 200))
+
+#define HIST_BINS 256
+#define HIST_BLOCKS 128          /* grid of the histogram kernel (grid-stride) */
+#define GEMM_TILE 16
+#define TRANS_TILE 32
+#define NBODY_EPS2 0.01f
+#define NBODY_DT 0.01f
+#define NBODY_FLOPS 20.0         /* per interaction, the usual count */
+#define SAXPY_A 0.5f
+#define TRIAD_S 3.0f
+
+/* The input pattern: a hash of the index, so any size is reproducible. */
+static inline uint32_t bench_hash(uint32_t x)
+{
+    x ^= x >> 16;
+    x *= 0x7feb352dU;
+    x ^= x >> 15;
+    x *= 0x846ca68bU;
+    x ^= x >> 16;
+    return x;
+}
+
+/* uniform in [-1, 1) */
+static inline float bench_unit(uint32_t i, uint32_t seed)
+{
+    return (float)(bench_hash(i * 2654435761U + seed) >> 8) * (2.0f / 16777216.0f) - 1.0f;
+}
+
+static inline void bench_fill(float *x, long n, uint32_t seed)
+{
+    for (long i = 0; i < n; i++)
+        x[i] = bench_unit((uint32_t)i, seed);
+}
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+/* ref_suite.c: the same algorithms in plain C with OpenMP. */
+void ref_saxpy(long n, float a, const float *x, float *y);
+void ref_triad(long n, float s, const float *b, const float *c, float *a);
+void ref_block_sum(long n, const float *in, float *partial);   /* BENCH_THREADS per block */
+void ref_sgemm(int n, const float *A, const float *B, float *C);   /* row-major C = A B */
+void ref_stencil(int w, int h, const float *in, float *out);
+void ref_histogram(long n, const unsigned char *in, unsigned *hist);
+void ref_softmax(int rows, int cols, const float *in, float *out);
+void ref_scan_excl(long n, const int *in, int *out);
+void ref_transpose(int w, int h, const float *in, float *out);   /* in h x w, out w x h */
+void ref_nbody(int n, const float *pos, const float *vel, float *pos_out, float *vel_out);
+/* The memory-bandwidth reference: fastest time of a parallel memcpy that
+ * moves `bytes` in all (bytes / 2 read, bytes / 2 written). */
+double ref_memcpy_ms(double bytes);
+#ifdef __cplusplus
+}
+#endif
+
+#endif
