@@ -41,7 +41,8 @@ static void init_types(zn_lmod *m)
 static int lower_module(zn_lmod *m, const bool *want)
 {
     const ptx_module *pm = m->pm;
-    zn_shared_layout(m);
+    if (zn_shared_layout(m, want) != 0)
+        return -1;
     m->fns = calloc(pm->nfuncs + 1, sizeof *m->fns);
     for (uint32_t i = 0; i < pm->nfuncs; i++) {
         const ptx_func *f = &pm->funcs[i];
@@ -144,8 +145,22 @@ uint32_t zn_module_static_shared(const ptx_module *pm)
 {
     zn_lmod m = {0};
     m.pm = pm;
-    zn_shared_layout(&m);
+    zn_shared_layout(&m, NULL);
     free(m.shared);
+    return m.static_shared;
+}
+
+uint32_t zn_unit_static_shared(const ptx_module *pm, uint32_t entry)
+{
+    bool *want = calloc(pm->nfuncs + 1, sizeof *want);
+    if (!want)
+        return zn_module_static_shared(pm);
+    zn_jit_closure(pm, entry, want);
+    zn_lmod m = {0};
+    m.pm = pm;
+    zn_shared_layout(&m, want);
+    free(m.shared);
+    free(want);
     return m.static_shared;
 }
 

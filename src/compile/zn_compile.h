@@ -35,8 +35,8 @@ typedef struct zn_compile_opts {
                                  * sets it when ZINC_CHECK names memcheck */
 } zn_compile_opts;
 
-/* 1 when the ZINC_CHECK list names memcheck (zn_lower_check.c); the JIT
- * then compiles with opts.check set. */
+/* 1 when the ZINC_CHECK list names memcheck or racecheck (zn_lower_check.c;
+ * both use the same checked code); the JIT then compiles with opts.check set. */
 int zn_check_env(void);
 
 /* What the driver and executor need to know of one kernel. */

@@ -402,7 +402,9 @@ zn_jit_module *zn_jit_open(const ptx_module *pm, const zn_compile_opts *o, int e
         if (!f->is_entry || f->is_decl)
             continue;
         jm->kfunc[jm->nkernels] = i;
-        zn_kernel_facts_shared(pm, f, ss, &jm->kernels[jm->nkernels++]);
+        /* a unit of its own lays out only its shared variables */
+        zn_kernel_facts_shared(pm, f, jm->whole ? ss : zn_unit_static_shared(pm, i),
+                               &jm->kernels[jm->nkernels++]);
     }
     if (!failed)
         failed = apply_relocs(jm, false, err, errlen);

@@ -2,8 +2,9 @@
  * compiled (and cached) as a unit of its own: the kernel, every .func it
  * can call or take the address of, transitively. Variables are not split:
  * compiled code reaches every module variable as an external symbol bound
- * at load time, and the shared-memory layout stays module-wide, so a unit
- * sees the same addresses and offsets as a whole-module compile. */
+ * at load time, so a unit sees the same addresses as a whole-module
+ * compile. Shared memory is laid out per unit (the variables its functions
+ * use; zn_shared_layout), as the unit's kernel facts report it. */
 #include "zn_pipeline.h"
 
 #include <stdlib.h>

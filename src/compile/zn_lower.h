@@ -72,6 +72,7 @@ typedef struct zn_lfn {
     LLVMValueRef *regs;         /* alloca per PTX register */
     LLVMTypeRef *reg_ty;        /* vector type of each */
     bool *reg_inv;              /* written without a mask (zn_lower_invariant.c) */
+    int32_t *reg_def;           /* the one defining instruction, or -1 */
     bool *reg_uni;              /* one value in all live lanes: scalar storage */
     bool *blk_conv;             /* block always runs with all live lanes */
     LLVMValueRef *local_slot;   /* per f->locals[i]: alloca of 32*size, or NULL */
@@ -157,7 +158,8 @@ LLVMValueRef ll_load_field(zn_lfn *l, LLVMTypeRef st, LLVMValueRef p,
 
 void zn_abi_types(zn_lmod *m);
 enum { ZN_RT_BARRIER, ZN_RT_ASSERTFAIL, ZN_RT_VPRINTF, ZN_RT_CLOCK64,
-       ZN_RT_GLOBALTIMER, ZN_RT_MALLOC, ZN_RT_FREE, ZN_RT_MEMCHECK, ZN_RT_NFIELDS };
+       ZN_RT_GLOBALTIMER, ZN_RT_MALLOC, ZN_RT_FREE, ZN_RT_MEMCHECK, ZN_RT_TEX,
+       ZN_RT_NFIELDS };
 
 /* ---- types and operands (zn_lower_operand.c) ----------------------------- */
 
@@ -268,6 +270,8 @@ void zn_reg_params_divergent(zn_lfn *l);
 void zn_reg_params_in(zn_lfn *l);
 void zn_reg_params_out(zn_lfn *l);
 void zn_lower_brx(zn_lfn *l, const ptx_ins *ins);
+/* tex, tld4, txq, suld, sust: one zn_rt_ops.tex call per warp (zn_lower_tex.c) */
+void zn_lower_tex(zn_lfn *l, const ptx_ins *ins);
 
 /* ex2/lg2/sin/cos/tanh of an <32 x float> as vector code, NULL for other
  * ops (zn_lower_approx.c). */
@@ -300,6 +304,11 @@ void zn_uniform_analysis(zn_lfn *l);
  * (div: the analysis' divergent set, NULL: after it, from l->reg_uni):
  * lowered as one scalar access. */
 bool zn_uniform_access(zn_lfn *l, const ptx_ins *ins, const bool *div);
+/* The ld/ldu/st being lowered (l->ins) has, by the affine-address analysis
+ * (zn_lower_affine.c), lane addresses *base + l * stride whenever *cond (an
+ * i1 built at the current position; NULL: always) holds at run time;
+ * *base is lane 0's i64 host address, computed as a scalar. */
+bool zn_affine_contig(zn_lfn *l, uint64_t stride, LLVMValueRef *cond, LLVMValueRef *base);
 /* Shared by both (zn_lower_invariant.c): ops without side effects whose
  * result depends on their operands only; ld.param of a kernel parameter;
  * f(reg) for every register an operand names. */
@@ -315,7 +324,7 @@ void zn_each_def(const ptx_opnd *o, void (*f)(int32_t, void *), void *ud);
 bool zn_func_is_runtime(const ptx_func *f); /* vprintf, __assertfail, ... */
 LLVMValueRef zn_declare_func(zn_lmod *m, const ptx_func *f);
 void zn_lower_func(zn_lmod *m, const ptx_func *f, LLVMValueRef fn);
-int zn_shared_layout(zn_lmod *m);
+int zn_shared_layout(zn_lmod *m, const bool *want);
 bool zn_func_uses_barrier(const ptx_module *pm, const ptx_func *f);
 uint32_t zn_func_local_bytes(const ptx_func *f);
 bool zn_func_address_taken(const ptx_module *pm, const ptx_func *f);

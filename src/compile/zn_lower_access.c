@@ -18,7 +18,12 @@
  * base + i * n * size; it is then one load/store of 16 * n elements with
  * the mask widened and the elements (de)interleaved by shuffles. Inactive
  * lanes load zero, never poison: a block that all live lanes run writes
- * loads to every lane. */
+ * loads to every lane.
+ *
+ * Where the affine-address analysis (zn_lower_affine.c) proves the lanes
+ * contiguous at compile time, the access is one vector access at a scalar
+ * base under a scalar run-time fact, and the test above is only the
+ * fall-back when that fact fails. */
 #include "zn_lower.h"
 
 #define ZN_PART 16                       /* lanes per shape test */
@@ -268,7 +273,7 @@ static void load_part(zn_lfn *l, const zn_part *p, LLVMTypeRef et, unsigned n,
 
 /* The whole warp contiguous (one test, one access); otherwise each half
  * on its own. */
-void zn_access_load(zn_lfn *l, LLVMValueRef a, LLVMTypeRef et, unsigned n,
+static void load_rt(zn_lfn *l, LLVMValueRef a, LLVMTypeRef et, unsigned n,
                     LLVMValueRef *out)
 {
     unsigned size = ll_bits(et) / 8;
@@ -420,14 +425,9 @@ static void store_part(zn_lfn *l, const zn_part *p, LLVMValueRef *v, unsigned n,
     LLVMPositionBuilderAtEnd(l->b, bb_join);
 }
 
-void zn_access_store(zn_lfn *l, LLVMValueRef a, LLVMValueRef *v, unsigned n,
+static void store_rt(zn_lfn *l, LLVMValueRef a, LLVMValueRef *v, unsigned n,
                      unsigned size)
 {
-    bool any = false;
-    for (unsigned i = 0; i < n; i++)
-        any |= v[i] != NULL;
-    if (!any)
-        return;
     zn_part whole = {.a = a, .m = l->emask, .w = ZN_LANES};
     if (!pow2_small(n)) {
         store_scatter(l, &whole, v, n, size);
@@ -453,6 +453,81 @@ void zn_access_store(zn_lfn *l, LLVMValueRef a, LLVMValueRef *v, unsigned n,
             pv[i] = v[i] ? lanes_of(l, v[i], h * ZN_PART) : NULL;
         store_part(l, &parts[h], pv, n, size);
     }
+    LLVMBuildBr(l->b, bb_join);
+    LLVMPositionBuilderAtEnd(l->b, bb_join);
+}
+
+/* ---- compile-time shapes (zn_lower_affine.c) ------------------------------- */
+
+/* The access is contiguous when *cond holds (NULL: always): one vector
+ * access at lane 0's address, no per-lane test; else the run-time test. */
+static bool affine_contig(zn_lfn *l, unsigned n, unsigned size, LLVMValueRef *cond,
+                          LLVMValueRef *base)
+{
+    return pow2_small(n) && zn_affine_contig(l, (uint64_t)n * size, cond, base);
+}
+
+void zn_access_load(zn_lfn *l, LLVMValueRef a, LLVMTypeRef et, unsigned n,
+                    LLVMValueRef *out)
+{
+    unsigned size = ll_bits(et) / 8;
+    zn_part whole = {.a = a, .m = l->emask, .w = ZN_LANES};
+    LLVMValueRef cond, base;
+    if (!affine_contig(l, n, size, &cond, &base)) {
+        load_rt(l, a, et, n, out);
+        return;
+    }
+    if (!cond) {
+        load_contig(l, &whole, base, et, n, size, out);
+        return;
+    }
+    LLVMBasicBlockRef bb_aff = new_bb(l, "ld.affine"), bb_rt = new_bb(l, "ld.rt"),
+        bb_join = new_bb(l, "ld.aff.done");
+    LLVMBuildCondBr(l->b, cond, bb_aff, bb_rt);
+    LLVMValueRef va[8], vr[8];
+    LLVMPositionBuilderAtEnd(l->b, bb_aff);
+    load_contig(l, &whole, base, et, n, size, va);
+    LLVMBasicBlockRef end_aff = LLVMGetInsertBlock(l->b);
+    LLVMBuildBr(l->b, bb_join);
+    LLVMPositionBuilderAtEnd(l->b, bb_rt);
+    load_rt(l, a, et, n, vr);
+    LLVMBasicBlockRef end_rt = LLVMGetInsertBlock(l->b);
+    LLVMBuildBr(l->b, bb_join);
+    LLVMPositionBuilderAtEnd(l->b, bb_join);
+    for (unsigned i = 0; i < n; i++) {
+        out[i] = LLVMBuildPhi(l->b, ll_vec(et), "ld");
+        LLVMValueRef in_v[2] = {va[i], vr[i]};
+        LLVMBasicBlockRef in_b[2] = {end_aff, end_rt};
+        LLVMAddIncoming(out[i], in_v, in_b, 2);
+    }
+}
+
+void zn_access_store(zn_lfn *l, LLVMValueRef a, LLVMValueRef *v, unsigned n,
+                     unsigned size)
+{
+    bool any = false;
+    for (unsigned i = 0; i < n; i++)
+        any |= v[i] != NULL;
+    if (!any)
+        return;
+    zn_part whole = {.a = a, .m = l->emask, .w = ZN_LANES};
+    LLVMValueRef cond, base;
+    if (!affine_contig(l, n, size, &cond, &base)) {
+        store_rt(l, a, v, n, size);
+        return;
+    }
+    if (!cond) {
+        store_contig(l, &whole, base, v, n, size);
+        return;
+    }
+    LLVMBasicBlockRef bb_aff = new_bb(l, "st.affine"), bb_rt = new_bb(l, "st.rt"),
+        bb_join = new_bb(l, "st.aff.done");
+    LLVMBuildCondBr(l->b, cond, bb_aff, bb_rt);
+    LLVMPositionBuilderAtEnd(l->b, bb_aff);
+    store_contig(l, &whole, base, v, n, size);
+    LLVMBuildBr(l->b, bb_join);
+    LLVMPositionBuilderAtEnd(l->b, bb_rt);
+    store_rt(l, a, v, n, size);
     LLVMBuildBr(l->b, bb_join);
     LLVMPositionBuilderAtEnd(l->b, bb_join);
 }

@@ -138,8 +138,9 @@ static void lower_ldst_matrix(zn_lfn *l, const ptx_ins *ins)
         zn_lerr_unsupported(l);
         return;
     }
-    ptx_space sp = ins->space == PTX_SPACE_GENERIC ? PTX_SPACE_SHARED : ins->space;
-    LLVMValueRef rows = addrs(l, addr, sp);
+    /* without .shared the row addresses are generic (llama.cpp's mma.cuh
+     * passes a 64-bit pointer into shared memory), not shared offsets */
+    LLVMValueRef rows = addrs(l, addr, ins->space);
     LLVMTypeRef v32 = ll_vec(m->t_i32), v16 = ll_vec(m->t_i16);
     for (int j = 0; j < n; j++) {
         const ptx_opnd *r = frag->kind == PTX_OPND_VEC ? &frag->elems[j] : frag;

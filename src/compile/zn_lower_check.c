@@ -1,4 +1,4 @@
-/* zn_lower_check.c: ZINC_CHECK=memcheck code (zn_compile_opts.check).
+/* zn_lower_check.c: ZINC_CHECK=memcheck/racecheck code (zn_compile_opts.check).
  *
  * Before a checked memory instruction runs, the active lanes' host
  * addresses go to the runtime's memcheck service (zn_rt_ops.memcheck,
@@ -7,7 +7,9 @@
  * nonzero answer means the runtime has reported a bad access: the warp
  * returns ZN_KSTATUS_ILLEGAL_ADDRESS before touching memory, as a GPU
  * fault ends the grid. Off (no code at all) unless the module is compiled
- * in check mode; the mode is part of the kernel cache key. */
+ * in check mode; the mode is part of the kernel cache key. racecheck
+ * (src/exec/zn_exec_race.c) uses the same calls: the runtime records the
+ * shared accesses and never answers nonzero for a race. */
 #include "zn_lower.h"
 #include <stdio.h>
 #include <stdlib.h>
@@ -18,11 +20,16 @@ int zn_check_env(void)
     const char *s = getenv("ZINC_CHECK");
     if (!s)
         return 0;
-    /* a comma-separated list; only "memcheck" changes the generated code */
-    size_t n = strlen("memcheck");
-    for (const char *p = s; (p = strstr(p, "memcheck")) != NULL; p += n)
-        if ((p == s || p[-1] == ',') && (p[n] == 0 || p[n] == ','))
-            return 1;
+    /* a comma-separated list; "memcheck" and "racecheck" both need the
+     * checked code (the same code: the runtime decides what each call
+     * does), "leaks" needs none */
+    static const char *const modes[] = {"memcheck", "racecheck"};
+    for (unsigned i = 0; i < 2; i++) {
+        size_t n = strlen(modes[i]);
+        for (const char *p = s; (p = strstr(p, modes[i])) != NULL; p += n)
+            if ((p == s || p[-1] == ',') && (p[n] == 0 || p[n] == ','))
+                return 1;
+    }
     return 0;
 }
 

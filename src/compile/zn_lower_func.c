@@ -397,6 +397,7 @@ void zn_lower_func(zn_lmod *m, const ptx_func *f, LLVMValueRef fn)
     free(l->bbs);
     free(l->goto_target);
     free(l->reg_inv);
+    free(l->reg_def);
     free(l->reg_uni);
     free(l->blk_conv);
 }

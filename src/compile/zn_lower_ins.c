@@ -65,6 +65,9 @@ void zn_lower_ins(zn_lfn *l, const ptx_ins *ins)
     case PTX_OP_call:
         zn_lower_call(l, ins);
         return;
+    case PTX_OP_tex: case PTX_OP_tld4: case PTX_OP_txq: case PTX_OP_suld: case PTX_OP_sust:
+        zn_lower_tex(l, ins); /* zn_lower_tex.c */
+        return;
     case PTX_OP_brx:
         zn_lower_brx(l, ins); /* zn_lower_brx.c */
         return;

@@ -169,7 +169,10 @@ void zn_invariant_regs(zn_lfn *l)
             }
     }
     free(cand);
+    for (uint32_t r = 0; r < f->nregs; r++)
+        if (s.ndefs[r] != 1)
+            s.def[r] = -1;
     free(s.ndefs);
-    free(s.def);
+    l->reg_def = s.def; /* for the affine-address analysis */
     l->reg_inv = s.inv;
 }

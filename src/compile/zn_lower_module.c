@@ -75,27 +75,65 @@ static void place(zn_lmod *m, const ptx_var *v, uint32_t *off)
     *off += (uint32_t)v->size;
 }
 
-int zn_shared_layout(zn_lmod *m)
+/* Marks the module-scope variables an operand names (by pointer, or by
+ * name when it was reached through another pointer). */
+static void mark_vars(const ptx_module *pm, const ptx_opnd *o, bool *used)
+{
+    if ((o->kind == PTX_OPND_SYM || o->kind == PTX_OPND_ADDR) && o->var) {
+        const ptx_var *v = o->var;
+        if (v >= pm->vars && v < pm->vars + pm->nvars)
+            used[v - pm->vars] = true;
+        else
+            for (uint32_t i = 0; i < pm->nvars; i++)
+                if (!strcmp(pm->vars[i].name, v->name))
+                    used[i] = true;
+    }
+    for (uint32_t e = 0; e < o->nelems; e++)
+        mark_vars(pm, &o->elems[e], used);
+}
+
+/* The layout of the shared variables the functions in want[] use (all when
+ * want is NULL). A lazily compiled unit (a kernel and the .funcs it reaches,
+ * zn_jit_closure) lays out only its own variables, so a module with many
+ * kernels (llama.cpp's mmvq: 265 KB of static shared over 80 kernels) does
+ * not give every kernel the sum, which is past the device limit. */
+int zn_shared_layout(zn_lmod *m, const bool *want)
 {
     const ptx_module *pm = m->pm;
     uint32_t n = 0;
     bool red = false;
+    bool *used = calloc(pm->nvars + 1, sizeof *used);
+    if (!used)
+        return -1;
     for (uint32_t i = 0; i < pm->nvars; i++)
         n += pm->vars[i].space == PTX_SPACE_SHARED;
     for (uint32_t f = 0; f < pm->nfuncs; f++) {
         const ptx_func *fn = &pm->funcs[f];
         for (uint32_t i = 0; i < fn->nlocals; i++)
             n += fn->locals[i].space == PTX_SPACE_SHARED;
-        for (uint32_t i = 0; i < fn->nins; i++)
+        if (want && !want[f])
+            continue;
+        for (uint32_t i = 0; i < fn->nins; i++) {
             red |= is_bar_red(&fn->ins[i]);
+            if (want)
+                for (uint32_t o = 0; o < fn->ins[i].nopnds; o++)
+                    mark_vars(pm, &fn->ins[i].opnds[o], used);
+        }
     }
     m->shared = calloc(n + 1, sizeof *m->shared);
+    if (!m->shared) {
+        free(used);
+        return -1;
+    }
     uint32_t off = 0;
     for (uint32_t i = 0; i < pm->nvars; i++)
-        if (pm->vars[i].space == PTX_SPACE_SHARED)
+        if (pm->vars[i].space == PTX_SPACE_SHARED && (!want || used[i]))
             place(m, &pm->vars[i], &off);
+    free(used);
     for (uint32_t f = 0; f < pm->nfuncs; f++) {
         const ptx_func *fn = &pm->funcs[f];
+        if (want && !want[f])
+            continue;
         for (uint32_t i = 0; i < fn->nlocals; i++)
             if (fn->locals[i].space == PTX_SPACE_SHARED)
                 place(m, &fn->locals[i], &off);

@@ -8,8 +8,8 @@ static LLVMValueRef cvec(zn_lfn *l, uint64_t v)
     return ll_const_vec(l->m->t_i32, v);
 }
 
-/* d[lane] = src[idx[lane]] for a <32 x T> src and <32 x i32> idx in [0, 31] */
-static LLVMValueRef permute(zn_lfn *l, LLVMValueRef src, LLVMValueRef idx)
+/* d[lane] = src[idx[lane]] through a stack slot and a gather: any idx. */
+static LLVMValueRef permute_gather(zn_lfn *l, LLVMValueRef src, LLVMValueRef idx)
 {
     zn_lmod *m = l->m;
     LLVMTypeRef vt = LLVMTypeOf(src);
@@ -21,6 +21,59 @@ static LLVMValueRef permute(zn_lfn *l, LLVMValueRef src, LLVMValueRef idx)
     LLVMValueRef args[4] = {ptrs, LLVMConstInt(m->t_i32, 4, 0), ll_all_ones(l),
                             LLVMGetPoison(vt)};
     return ll_intrin(l, "llvm.masked.gather", over, 2, args, 4);
+}
+
+/* i1: every lane of the <32 x i32> a equals b */
+static LLVMValueRef all_eq(zn_lfn *l, LLVMValueRef a, LLVMValueRef b)
+{
+    LLVMValueRef eq = ll_mask_to_i32(l, LLVMBuildICmp(l->b, LLVMIntEQ, a, b, ""));
+    return LLVMBuildICmp(l->b, LLVMIntEQ, eq, LLVMConstInt(l->m->t_i32, 0xffffffffu, 0), "");
+}
+
+/* The source lane of `lane` for a whole-warp shfl of the given kind by k
+ * (clamp 31, no segments), as PTX defines it: out-of-range lanes keep
+ * their own value. */
+static unsigned shfl_src_lane(unsigned sub, unsigned lane, unsigned k)
+{
+    switch (sub) {
+    case PTX_SUB_DOWN: return lane + k <= 31 ? lane + k : lane;
+    case PTX_SUB_UP: return lane >= k ? lane - k : lane;
+    default: return lane ^ k; /* PTX_SUB_BFLY */
+    }
+}
+
+/* d[lane] = src[idx[lane]] for a <32 x T> src and <32 x i32> idx in [0, 31].
+ *
+ * The gather costs about 20x a register permute and was a large share of
+ * warp-shuffle reductions (issue #9). The offsets nvcc uses (down/up/bfly
+ * by 16, 8, 4, 2, 1 over the whole warp; idx broadcasts) are usually
+ * constants, but they arrive in PTX registers, so idx only becomes a
+ * constant after mem2reg. So idx is compared against each such pattern
+ * and a select picks the matching shufflevector (a vpermt2d on AVX-512):
+ * once idx is constant the comparisons fold, the gather is dead and only
+ * the shuffle is left; with a run-time idx the gather stays, plus a few
+ * vector compares. A uniform idx (shfl.idx of one lane, at run time too)
+ * is a broadcast of that lane. */
+static LLVMValueRef permute(zn_lfn *l, unsigned sub, LLVMValueRef src, LLVMValueRef idx)
+{
+    zn_lmod *m = l->m;
+    LLVMBuilderRef b = l->b;
+    LLVMTypeRef vt = LLVMTypeOf(src);
+    LLVMValueRef r = permute_gather(l, src, idx);
+    if (sub == PTX_SUB_IDX) {
+        LLVMValueRef j0 = LLVMBuildExtractElement(b, idx, LLVMConstInt(m->t_i32, 0, 0), "");
+        LLVMValueRef bc = ll_splat(l, LLVMBuildExtractElement(b, src, j0, ""));
+        return LLVMBuildSelect(b, all_eq(l, idx, ll_splat(l, j0)), bc, r, "shfl.bcast");
+    }
+    for (unsigned k = 1; k <= 16; k <<= 1) {
+        LLVMValueRef e[ZN_LANES];
+        for (unsigned i = 0; i < ZN_LANES; i++)
+            e[i] = LLVMConstInt(m->t_i32, shfl_src_lane(sub, i, k), 0);
+        LLVMValueRef pat = LLVMConstVector(e, ZN_LANES);
+        LLVMValueRef sh = LLVMBuildShuffleVector(b, src, LLVMGetPoison(vt), pat, "shfl.perm");
+        r = LLVMBuildSelect(b, all_eq(l, idx, pat), sh, r, "");
+    }
+    return r;
 }
 
 static void shfl(zn_lfn *l, const ptx_ins *ins)
@@ -59,7 +112,7 @@ static void shfl(zn_lfn *l, const ptx_ins *ins)
         return;
     }
     j = LLVMBuildSelect(b, ok, j, lane, "");
-    zn_dst(l, &o[0], PTX_T_B32, permute(l, a, j));
+    zn_dst(l, &o[0], PTX_T_B32, permute(l, ins->subop, a, j));
     if (o[0].pair && o[0].reg2 >= 0)
         zn_dst_reg(l, o[0].reg2, PTX_T_PRED, ok);
 }

@@ -48,6 +48,9 @@ int zn_emit(LLVMModuleRef mod, const zn_target *t, LLVMCodeGenFileType kind,
  * static_shared is the module's shared layout size. */
 void zn_kernel_facts(const ptx_module *pm, const ptx_func *f, zn_kernel_info *k);
 uint32_t zn_module_static_shared(const ptx_module *pm);
+/* the static shared size of the unit of kernel pm->funcs[entry] (its own
+ * variables only; zn_shared_layout) */
+uint32_t zn_unit_static_shared(const ptx_module *pm, uint32_t entry);
 /* zn_kernel_facts with the module's shared size already computed. */
 void zn_kernel_facts_shared(const ptx_module *pm, const ptx_func *f, uint32_t static_shared,
                             zn_kernel_info *k);

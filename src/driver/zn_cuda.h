@@ -766,4 +766,103 @@ ZN_API CUresult cuMemGetAllocationPropertiesFromHandle(CUmemAllocationProp *prop
                                                        CUmemGenericAllocationHandle h);
 ZN_API CUresult cuMemRetainAllocationHandle(CUmemGenericAllocationHandle *h, void *addr);
 
+/* ---- CUDA arrays, texture and surface objects (zn_drv_array.c, zn_drv_texobj.c) ---- */
+typedef unsigned long long CUtexObject;
+typedef unsigned long long CUsurfObject;
+typedef void *CUmipmappedArray;
+
+typedef enum CUarray_format {
+    CU_AD_FORMAT_UNSIGNED_INT8 = 0x01, CU_AD_FORMAT_UNSIGNED_INT16 = 0x02,
+    CU_AD_FORMAT_UNSIGNED_INT32 = 0x03, CU_AD_FORMAT_SIGNED_INT8 = 0x08,
+    CU_AD_FORMAT_SIGNED_INT16 = 0x09, CU_AD_FORMAT_SIGNED_INT32 = 0x0a,
+    CU_AD_FORMAT_HALF = 0x10, CU_AD_FORMAT_FLOAT = 0x20
+} CUarray_format;
+
+typedef enum CUaddress_mode {
+    CU_TR_ADDRESS_MODE_WRAP = 0, CU_TR_ADDRESS_MODE_CLAMP = 1,
+    CU_TR_ADDRESS_MODE_MIRROR = 2, CU_TR_ADDRESS_MODE_BORDER = 3
+} CUaddress_mode;
+
+typedef enum CUfilter_mode {
+    CU_TR_FILTER_MODE_POINT = 0, CU_TR_FILTER_MODE_LINEAR = 1
+} CUfilter_mode;
+
+typedef enum CUresourcetype {
+    CU_RESOURCE_TYPE_ARRAY = 0, CU_RESOURCE_TYPE_MIPMAPPED_ARRAY = 1,
+    CU_RESOURCE_TYPE_LINEAR = 2, CU_RESOURCE_TYPE_PITCH2D = 3
+} CUresourcetype;
+
+#define CUDA_ARRAY3D_LAYERED 0x01
+#define CUDA_ARRAY3D_SURFACE_LDST 0x02
+#define CUDA_ARRAY3D_CUBEMAP 0x04
+#define CUDA_ARRAY3D_TEXTURE_GATHER 0x08
+#define CU_TRSF_READ_AS_INTEGER 0x01
+#define CU_TRSF_NORMALIZED_COORDINATES 0x02
+#define CU_TRSF_SRGB 0x10
+#define CU_TRSF_DISABLE_TRILINEAR_OPTIMIZATION 0x20
+#define CU_TRSF_SEAMLESS_CUBEMAP 0x40
+
+typedef struct CUDA_ARRAY_DESCRIPTOR {
+    size_t Width, Height;
+    CUarray_format Format;
+    unsigned int NumChannels;
+} CUDA_ARRAY_DESCRIPTOR;
+
+typedef struct CUDA_ARRAY3D_DESCRIPTOR {
+    size_t Width, Height, Depth;
+    CUarray_format Format;
+    unsigned int NumChannels;
+    unsigned int Flags;
+} CUDA_ARRAY3D_DESCRIPTOR;
+
+typedef struct CUDA_RESOURCE_DESC {
+    CUresourcetype resType;
+    union {
+        struct { CUarray hArray; } array;
+        struct { CUmipmappedArray hMipmappedArray; } mipmap;
+        struct {
+            CUdeviceptr devPtr;
+            CUarray_format format;
+            unsigned int numChannels;
+            size_t sizeInBytes;
+        } linear;
+        struct {
+            CUdeviceptr devPtr;
+            CUarray_format format;
+            unsigned int numChannels;
+            size_t width, height, pitchInBytes;
+        } pitch2D;
+        struct { int reserved[32]; } reserved;
+    } res;
+    unsigned int flags;
+} CUDA_RESOURCE_DESC;
+
+typedef struct CUDA_TEXTURE_DESC {
+    CUaddress_mode addressMode[3];
+    CUfilter_mode filterMode;
+    unsigned int flags;
+    unsigned int maxAnisotropy;
+    CUfilter_mode mipmapFilterMode;
+    float mipmapLevelBias, minMipmapLevelClamp, maxMipmapLevelClamp;
+    float borderColor[4];
+    int reserved[12];
+} CUDA_TEXTURE_DESC;
+
+typedef struct CUDA_RESOURCE_VIEW_DESC CUDA_RESOURCE_VIEW_DESC; /* views: not supported */
+
+ZN_API CUresult cuArrayCreate_v2(CUarray *a, const CUDA_ARRAY_DESCRIPTOR *d);
+ZN_API CUresult cuArrayGetDescriptor_v2(CUDA_ARRAY_DESCRIPTOR *d, CUarray a);
+ZN_API CUresult cuArray3DCreate_v2(CUarray *a, const CUDA_ARRAY3D_DESCRIPTOR *d);
+ZN_API CUresult cuArray3DGetDescriptor_v2(CUDA_ARRAY3D_DESCRIPTOR *d, CUarray a);
+ZN_API CUresult cuArrayDestroy(CUarray a);
+ZN_API CUresult cuTexObjectCreate(CUtexObject *t, const CUDA_RESOURCE_DESC *r,
+                                  const CUDA_TEXTURE_DESC *td,
+                                  const CUDA_RESOURCE_VIEW_DESC *view);
+ZN_API CUresult cuTexObjectDestroy(CUtexObject t);
+ZN_API CUresult cuTexObjectGetResourceDesc(CUDA_RESOURCE_DESC *r, CUtexObject t);
+ZN_API CUresult cuTexObjectGetTextureDesc(CUDA_TEXTURE_DESC *td, CUtexObject t);
+ZN_API CUresult cuSurfObjectCreate(CUsurfObject *s, const CUDA_RESOURCE_DESC *r);
+ZN_API CUresult cuSurfObjectDestroy(CUsurfObject s);
+ZN_API CUresult cuSurfObjectGetResourceDesc(CUDA_RESOURCE_DESC *r, CUsurfObject s);
+
 #endif

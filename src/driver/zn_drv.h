@@ -28,7 +28,8 @@ enum {
     ZN_MAGIC_GRAPH = 0x5a677268,    /* "Zgrh" */
     ZN_MAGIC_GNODE = 0x5a676e64,    /* "Zgnd" */
     ZN_MAGIC_GEXEC = 0x5a676578,    /* "Zgex" */
-    ZN_MAGIC_PHYS = 0x5a706879      /* "Zphy" */
+    ZN_MAGIC_PHYS = 0x5a706879,     /* "Zphy" */
+    ZN_MAGIC_ARRAY = 0x5a617272     /* "Zarr" */
 };
 
 /* ---- handle memory (zn_drv_handle.c): blocks are recycled per kind and
@@ -36,7 +37,7 @@ enum {
 typedef enum zn_handle_kind {
     ZN_HANDLE_CTX, ZN_HANDLE_MODULE, ZN_HANDLE_LIBRARY, ZN_HANDLE_STREAM,
     ZN_HANDLE_EVENT, ZN_HANDLE_GRAPH, ZN_HANDLE_GNODE, ZN_HANDLE_GEXEC, ZN_HANDLE_PHYS,
-    ZN_HANDLE_KINDS
+    ZN_HANDLE_ARRAY, ZN_HANDLE_TEXOBJ, ZN_HANDLE_KINDS
 } zn_handle_kind;
 void *zn_handle_new(zn_handle_kind k, size_t size);          /* zeroed */
 void zn_handle_retire(zn_handle_kind k, void *p, size_t size);
@@ -177,6 +178,9 @@ zn_stream *zn_stream_get(CUstream s, bool per_thread);
 /* Enters the current context and resolves h: INVALID_HANDLE if h is not a
  * stream. */
 CUresult zn_stream_enter(CUstream h, bool pt, zn_stream **out);
+/* cuCtxDestroy, once the context's work has run: frees its legacy and user
+ * streams; per-thread streams are unlinked and left to their threads. */
+void zn_stream_ctx_destroy(zn_ctx *c);
 bool zn_event_valid(CUevent e);
 uint64_t zn_event_new_gen(void);
 uint64_t zn_now_ns(void);
@@ -213,6 +217,19 @@ void zn_op_run(zn_op *op);
 /* Kernel op with the parameters packed (kernelParams or extra). */
 CUresult zn_op_kernel(zn_op **out, const zn_func *f, const unsigned g[3], const unsigned b[3],
                       unsigned shmem, void **params, void **extra);
+/* ---- CUDA arrays (zn_drv_array.c): one linear host buffer each, rows of
+ * Width elements packed (pitch = Width * element size), max(Height, 1) rows
+ * a slice, max(Depth, 1) slices (the depth or the layers) ---- */
+typedef struct zn_array {
+    uint32_t magic;                 /* ZN_MAGIC_ARRAY */
+    CUDA_ARRAY3D_DESCRIPTOR desc;   /* as created */
+    uint32_t csize, esize;          /* bytes per channel, per element */
+    size_t pitch, rows, slices;
+    uint8_t *data;
+} zn_array;
+zn_array *zn_array_get(CUarray a);  /* NULL unless a live array */
+/* Bytes per channel of a format, 0 if Zinc does not support it. */
+uint32_t zn_array_format_size(CUarray_format f);
 /* Copy op from a 3D description (checks both sides). */
 CUresult zn_op_copy3d(zn_op **out, const CUDA_MEMCPY3D *p);
 CUresult zn_op_set(zn_op **out, CUdeviceptr dst, size_t pitch, uint32_t v, unsigned elem,

@@ -9,7 +9,8 @@
  * Pageable host memory follows CUDA: a pageable source is staged, a
  * pageable destination makes the copy synchronous. Each operation is one
  * static function; the legacy and per-thread (_ptds/_ptsz) entry points
- * share it.
+ * share it. A CUDA array side (CU_MEMORYTYPE_ARRAY) of a 2D/3D copy is its
+ * packed host buffer (zn_drv_array.c).
  */
 #include "zn_drv.h"
 #include "../exec/zn_exec.h"
@@ -128,12 +129,30 @@ typedef struct side3d {
     size_t x, y, z, pitch, height;
 } side3d;
 
+/* A CUDA array side (zn_drv_array.c): packed rows, so its pitch and
+ * height come from the array; x is in bytes, y in rows, z in slices or
+ * layers, and the whole box must lie inside the array. */
+static CUresult array_base(side3d *sd, size_t w, size_t h, size_t d, char **out)
+{
+    zn_array *a = zn_array_get(sd->array);
+    if (!a)
+        return CUDA_ERROR_INVALID_VALUE;
+    if (sd->x + w > a->pitch || sd->y + h > a->rows || sd->z + d > a->slices)
+        return CUDA_ERROR_INVALID_VALUE;
+    sd->pitch = a->pitch;
+    sd->height = a->rows;
+    *out = (char *)a->data + (sd->z * a->rows + sd->y) * a->pitch + sd->x;
+    return CUDA_SUCCESS;
+}
+
 /* Resolves one side to its first byte and checks its whole extent. */
-static CUresult side_base(const side3d *sd, size_t w, size_t h, size_t d, char **out,
+static CUresult side_base(side3d *sd, size_t w, size_t h, size_t d, char **out,
                           bool *is_pageable)
 {
-    if (sd->type == CU_MEMORYTYPE_ARRAY)
-        return CUDA_ERROR_NOT_SUPPORTED;    /* CUDA arrays are not implemented */
+    if (sd->type == CU_MEMORYTYPE_ARRAY) {
+        *is_pageable = false;   /* Zinc's own memory, like device memory */
+        return array_base(sd, w, h, d, out);
+    }
     if (sd->type != CU_MEMORYTYPE_HOST && sd->type != CU_MEMORYTYPE_DEVICE &&
         sd->type != CU_MEMORYTYPE_UNIFIED)
         return CUDA_ERROR_INVALID_VALUE;
@@ -156,9 +175,11 @@ static CUresult side_base(const side3d *sd, size_t w, size_t h, size_t d, char *
     return CUDA_SUCCESS;
 }
 
-static CUresult op_3d(zn_op **out, const side3d *src, const side3d *dst, size_t w, size_t h,
-                      size_t d)
+static CUresult op_3d(zn_op **out, const side3d *src0, const side3d *dst0, size_t w,
+                      size_t h, size_t d)
 {
+    side3d s = *src0, t = *dst0; /* an array side gets its pitch and height */
+    side3d *src = &s, *dst = &t;
     zn_op *op = zn_op_new(ZN_OP_COPY, 0);
     if (!op)
         return CUDA_ERROR_OUT_OF_MEMORY;

@@ -266,6 +266,7 @@ CUresult cuCtxDestroy_v2(CUcontext ctx)
     ctx_depth = j;
     zn_ctx_wait_all(ctx);
     zn_cls_run_dtors(ctx);
+    zn_stream_ctx_destroy(ctx);
     pthread_mutex_destroy(&ctx->cls_lock);
     zn_handle_retire(ZN_HANDLE_CTX, ctx, sizeof *ctx);
     ZN_RET(CUDA_SUCCESS);

@@ -142,6 +142,27 @@ CUresult zn_stream_enter(CUstream h, bool pt, zn_stream **out)
     return *out ? CUDA_SUCCESS : CUDA_ERROR_INVALID_HANDLE;
 }
 
+/* NVIDIA's driver destroys a context's streams with it. A per-thread
+ * stream stays referenced by its thread (tls_ptds, ptds_key), which gives it
+ * back at exit; unlinked, stream_free then leaves the context's list alone. */
+void zn_stream_ctx_destroy(zn_ctx *c)
+{
+    pthread_mutex_lock(&c->stream_lock);
+    zn_stream *s = c->streams, *legacy = c->legacy;
+    c->streams = NULL;
+    c->legacy = NULL;
+    pthread_mutex_unlock(&c->stream_lock);
+    while (s) {
+        zn_stream *next = s->next;
+        s->next = s->prev = NULL;
+        if (s->kind == ZN_STREAM_USER)
+            stream_free(s);
+        s = next;
+    }
+    if (legacy)
+        stream_free(legacy);
+}
+
 /* ---- creation ---- */
 
 CUresult cuStreamCreateWithPriority(CUstream *ps, unsigned int flags, int priority)

@@ -42,8 +42,8 @@ bool zn_mem_in_device_range(const void *p);
 void zn_mem_info(size_t *used, size_t *total);
 
 /* ---- ZINC_CHECK (zn_exec_check.c, docs/memcheck.md) ---- */
-enum { ZN_CHECK_MEMCHECK = 1, ZN_CHECK_LEAKS = 2 };
-/* The ZINC_CHECK list as bits (memcheck, leaks); read once. */
+enum { ZN_CHECK_MEMCHECK = 1, ZN_CHECK_LEAKS = 2, ZN_CHECK_RACECHECK = 4 };
+/* The ZINC_CHECK list as bits (memcheck, leaks, racecheck); read once. */
 unsigned zn_check_mode(void);
 /* Host memory kernels may reach through mapped pointers (registered host
  * ranges): good addresses for memcheck. No-ops unless memcheck is on. */

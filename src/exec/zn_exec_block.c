@@ -15,11 +15,24 @@
 
 /* The worker's shared-memory buffer, grown to the launch's need and
  * followed by a PROT_NONE guard page. Each launch's window is placed to end
- * at the guard (block_shared_window), so a store past a block's shared
- * memory faults and becomes ILLEGAL_ADDRESS, as on a GPU, instead of
- * landing in the host's heap. CUDA leaves shared memory undefined; a new
- * buffer starts zeroed. wk->shared is the mapping, wk->shared_cap its
- * usable length. */
+ * ZN_SHARED_SLACK bytes before the guard (block_setup), so a store
+ * well past a block's shared memory faults and becomes ILLEGAL_ADDRESS, as
+ * on a GPU, instead of landing in the host's heap.
+ *
+ * Why the slack: compiled code accesses consecutive lanes with one masked
+ * vector load/store spanning all 32 lanes from lane 0's address (128 bytes
+ * for 4-byte elements, 256 for 8-byte ones), whichever lanes are active.
+ * When the masked-off part of that span reaches a protected page the CPU
+ * takes a fault-suppression assist: about 60 ns per access on AVX-512
+ * Xeons (issue #9), and `warp_sums[warp] = v` or `v = warp_sums[lane]` at
+ * the end of a small shared array does it once per warp per block. So up
+ * to ZN_SHARED_SLACK bytes past the end go undetected (ZINC_CHECK=memcheck
+ * reports them); the same slack before the window keeps spans anchored
+ * below a block's first bytes inside the mapping. CUDA leaves shared
+ * memory undefined; a new buffer starts zeroed. wk->shared is the mapping,
+ * wk->shared_cap its usable length (slack included). */
+#define ZN_SHARED_SLACK ((size_t)256)
+
 static size_t shared_window(size_t bytes)
 {
     return (bytes + 15) & ~(size_t)15;
@@ -27,7 +40,7 @@ static size_t shared_window(size_t bytes)
 
 static int block_ensure_shared(zn_worker *wk, size_t bytes)
 {
-    bytes = shared_window(bytes);
+    bytes = shared_window(bytes) + 2 * ZN_SHARED_SLACK;
     if (wk->shared && wk->shared_cap >= bytes)
         return 0;
     size_t page = (size_t)sysconf(_SC_PAGESIZE);
@@ -76,7 +89,7 @@ static void block_setup(zn_job *job, zn_worker *wk)
     memcpy(b->nctaid, l->grid, sizeof b->nctaid);
     memcpy(b->ntid, l->block, sizeof b->ntid);
     b->nthreads = job->nthreads;
-    b->shared = wk->shared + wk->shared_cap -
+    b->shared = wk->shared + wk->shared_cap - ZN_SHARED_SLACK -
                 shared_window((size_t)l->static_shared + l->dyn_shared);
     b->shared_size = l->static_shared + l->dyn_shared;
     b->dyn_shared_size = l->dyn_shared;

@@ -1,4 +1,4 @@
-/* zn_exec_check.c: ZINC_CHECK=memcheck,leaks at run time.
+/* zn_exec_check.c: ZINC_CHECK=memcheck,racecheck,leaks at run time.
  *
  * Code compiled in check mode (src/compile/zn_lower_check.c) calls
  * zn_check_rt (zn_rt_ops.memcheck) with the active lanes' addresses before
@@ -16,9 +16,13 @@
  *
  * The first bad lane of a warp is reported like compute-sanitizer does, the
  * warp returns nonzero and the compiled code ends the grid with
- * ZN_KSTATUS_ILLEGAL_ADDRESS (CUDA_ERROR_ILLEGAL_ADDRESS, sticky). */
-#include "zn_exec_internal.h"
+ * ZN_KSTATUS_ILLEGAL_ADDRESS (CUDA_ERROR_ILLEGAL_ADDRESS, sticky).
+ *
+ * racecheck uses the same compiled calls: zn_check_rt hands each access
+ * that memcheck let through to zn_race_access (zn_exec_race.c). */
+#include "zn_exec_race.h"
 #include <dlfcn.h>
+#include <stdarg.h>
 #include <inttypes.h>
 #include <pthread.h>
 #include <stdlib.h>
@@ -82,6 +86,8 @@ static void at_exit(void)
         fprintf(stderr, "========= LEAK SUMMARY: %zu bytes leaked in %zu allocations\n",
                 tot[0], tot[1]);
     }
+    if (chk.mode & ZN_CHECK_RACECHECK)
+        zn_race_at_exit();
     if (chk.mode & ZN_CHECK_MEMCHECK)
         fprintf(stderr, "========= ERROR SUMMARY: %u error%s\n", atomic_load(&chk.errors),
                 atomic_load(&chk.errors) == 1 ? "" : "s");
@@ -110,6 +116,10 @@ static void check_init(void)
         chk.mode |= ZN_CHECK_MEMCHECK;
     if (word_in(s, "leaks") || word_in(s, "leak-check"))
         chk.mode |= ZN_CHECK_LEAKS;
+    if (word_in(s, "racecheck")) {
+        chk.mode |= ZN_CHECK_RACECHECK;
+        atomic_store(&zn_race_enabled, true);
+    }
     if (chk.mode)
         atexit(at_exit);
 }
@@ -248,7 +258,7 @@ static void global_where(char *buf, size_t len, uintptr_t a, unsigned size)
 
 /* "name (PTX line ...)" with a C++ name demangled when the process has
  * libstdc++'s demangler (nvcc links every app with it). */
-static void demangled_where(char *buf, size_t len, const char *where)
+void zn_check_where(char *buf, size_t len, const char *where)
 {
     typedef char *(*demangle_fn)(const char *, char *, size_t *, int *);
     const char *rest = where ? strstr(where, " (") : NULL;
@@ -274,7 +284,7 @@ static void report(zn_warp_ctx *w, unsigned lane, uintptr_t a, uint32_t info,
     uint32_t t = w->warpid * ZN_WARP_SIZE + lane;
     uint32_t nx = b->ntid[0] ? b->ntid[0] : 1, ny = b->ntid[1] ? b->ntid[1] : 1;
     char at[640];
-    demangled_where(at, sizeof at, where);
+    zn_check_where(at, sizeof at, where);
     atomic_fetch_add(&chk.errors, 1);
     pthread_mutex_lock(&chk.print);
     fprintf(stderr,
@@ -291,14 +301,22 @@ static void report(zn_warp_ctx *w, unsigned lane, uintptr_t a, uint32_t info,
     pthread_mutex_unlock(&chk.print);
 }
 
-int32_t zn_check_rt(zn_warp_ctx *w, const uint64_t *addr, uint32_t mask, uint32_t info,
-                    const char *where, uint64_t lbase, uint64_t lspan, uint64_t lo,
-                    uint64_t hi)
+void zn_check_print(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    pthread_mutex_lock(&chk.print);
+    vfprintf(stderr, fmt, ap);
+    fflush(stderr);
+    pthread_mutex_unlock(&chk.print);
+    va_end(ap);
+}
+
+static int32_t memcheck(zn_warp_ctx *w, const uint64_t *addr, uint32_t mask, uint32_t info,
+                        const char *where, uint64_t lbase, uint64_t lspan, uint64_t lo,
+                        uint64_t hi)
 {
     unsigned size = info & 0xffffu, sp = (info >> 16) & 0xffu;
-    mask &= w->live_mask;
-    if (!mask)
-        return 0;
     uint64_t gen = atomic_load_explicit(&chk.free_gen, memory_order_acquire);
     const zn_block_ctx *b = w->block;
     uintptr_t sh = (uintptr_t)b->shared, shn = b->shared_size;
@@ -364,5 +382,21 @@ int32_t zn_check_rt(zn_warp_ctx *w, const uint64_t *addr, uint32_t mask, uint32_
         report(w, lane, a, (info & ~(0xffu << 16)) | (s << 16), where, line);
         return 1;
     }
+    return 0;
+}
+
+int32_t zn_check_rt(zn_warp_ctx *w, const uint64_t *addr, uint32_t mask, uint32_t info,
+                    const char *where, uint64_t lbase, uint64_t lspan, uint64_t lo,
+                    uint64_t hi)
+{
+    mask &= w->live_mask;
+    if (!mask)
+        return 0;
+    /* read once (pthread_once): the first checked access may come first */
+    if ((zn_check_mode() & ZN_CHECK_MEMCHECK) &&
+        memcheck(w, addr, mask, info, where, lbase, lspan, lo, hi))
+        return 1;
+    if (atomic_load_explicit(&zn_race_enabled, memory_order_relaxed))
+        zn_race_access(w, addr, mask, info, where);
     return 0;
 }

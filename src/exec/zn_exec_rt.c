@@ -1,5 +1,6 @@
 /* zn_exec_rt.c: the services compiled kernels call through w->rt. */
 #include "zn_exec_internal.h"
+#include "zn_exec_tex.h"
 
 #include <stdlib.h>
 #include <time.h>
@@ -87,4 +88,5 @@ const zn_rt_ops zn_exec_rt_ops = {
     .malloc = rt_malloc,
     .free = rt_free,
     .memcheck = zn_check_rt,
+    .tex = zn_exec_tex,
 };

@@ -18,6 +18,7 @@
  * is given, so a fiber is created once per worker and reused.
  */
 #include "zn_exec_internal.h"
+#include "zn_exec_race.h" /* racecheck: barrier epochs (zn_exec_race.c) */
 #include "util/zn_log.h"
 
 static zn_fiber *warp_fiber(zn_block_run *run, uint32_t i)
@@ -57,6 +58,7 @@ static int warps_barrier_complete(const zn_block_run *run, uint32_t id)
 
 static void warps_release(zn_block_run *run, uint32_t id)
 {
+    zn_race_barrier(run); /* racecheck: a new barrier epoch (zn_exec_race.c) */
     run->runnable |= run->waiting[id];
     run->waiting[id] = 0;
     run->arrived[id] = 0;

@@ -86,6 +86,11 @@ typedef struct zn_rt_ops {
     int32_t (*memcheck)(zn_warp_ctx *w, const uint64_t *addr, uint32_t mask, uint32_t info,
                         const char *where, uint64_t lbase, uint64_t lspan, uint64_t lo,
                         uint64_t hi);
+    /* tex, tld4, txq, suld, sust for the lanes in mask (zn_exec_tex.h:
+     * handles are texture/surface objects, io the [8][32] coordinates,
+     * values and results, code what to do). Returns a ZN_KSTATUS. */
+    int32_t (*tex)(zn_warp_ctx *w, uint32_t code, uint32_t mask, const uint64_t *handles,
+                   uint64_t *io);
 } zn_rt_ops;
 
 /* Per-warp state. */

@@ -48,7 +48,7 @@ int main(void)
 #define R(f, F) check_off(td, m.t_rt, ZN_RT_##F, offsetof(zn_rt_ops, f), "rt." #f)
     R(barrier, BARRIER); R(assertfail, ASSERTFAIL); R(vprintf, VPRINTF);
     R(clock64, CLOCK64); R(globaltimer, GLOBALTIMER); R(malloc, MALLOC); R(free, FREE);
-    R(memcheck, MEMCHECK);
+    R(memcheck, MEMCHECK); R(tex, TEX);
 
     if (LLVMABISizeOfType(td, m.t_block) != sizeof(zn_block_ctx) ||
         LLVMABISizeOfType(td, m.t_warp) != sizeof(zn_warp_ctx) ||

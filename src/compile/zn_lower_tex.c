@@ -1,0 +1,265 @@
+/* zn_lower_tex.c: tex, tld4, txq, suld.b and sust.b on texture and surface
+ * objects (unified mode: the handle is a .u64 register).
+ *
+ * Each instruction becomes one call of zn_rt_ops.tex for the whole warp
+ * (src/exec/zn_exec_tex.c): the lanes' handles and coordinates (and sust
+ * values) are stored into a [8 x <32 x i64>] buffer, the runtime samples
+ * or accesses memory for the active lanes and leaves the results in the
+ * same buffer. A nonzero status (a bad handle, a surface access out of
+ * range with .trap) ends the kernel with that status. Texture references
+ * (.texref variables) and independent mode ([tex, sampler, {...}]) are
+ * reported as unsupported, as are mipmap/gradient/offset/compare forms.
+ */
+#include "zn_lower.h"
+#include "../exec/zn_exec_tex.h"
+
+static bool has_mod(const ptx_ins *ins, int mod)
+{
+    for (unsigned i = 0; i < ins->nmods; i++)
+        if (ins->mods[i] == mod)
+            return true;
+    return false;
+}
+
+static unsigned geometry(const ptx_ins *ins)
+{
+    if (has_mod(ins, PTX_MOD_g1d))
+        return ZN_TEX_G_1D;
+    if (has_mod(ins, PTX_MOD_g2d))
+        return ZN_TEX_G_2D;
+    if (has_mod(ins, PTX_MOD_g3d))
+        return ZN_TEX_G_3D;
+    if (has_mod(ins, PTX_MOD_a1d))
+        return ZN_TEX_G_A1D;
+    if (has_mod(ins, PTX_MOD_a2d))
+        return ZN_TEX_G_A2D;
+    return 0;
+}
+
+/* coordinates each geometry reads (layer first in layered ones) */
+static unsigned ncoords(unsigned g)
+{
+    switch (g) {
+    case ZN_TEX_G_1D: return 1;
+    case ZN_TEX_G_2D: case ZN_TEX_G_A1D: return 2;
+    default: return 3;
+    }
+}
+
+static int txq_query(const ptx_ins *ins)
+{
+    static const struct { int mod, q; } tab[] = {
+        {PTX_MOD_width, ZN_TXQ_WIDTH}, {PTX_MOD_height, ZN_TXQ_HEIGHT},
+        {PTX_MOD_depth, ZN_TXQ_DEPTH}, {PTX_MOD_channel_data_type, ZN_TXQ_CHANNEL_DATA_TYPE},
+        {PTX_MOD_channel_order, ZN_TXQ_CHANNEL_ORDER},
+        {PTX_MOD_normalized_coords, ZN_TXQ_NORMALIZED_COORDS},
+        {PTX_MOD_filter_mode, ZN_TXQ_FILTER_MODE}, {PTX_MOD_addr_mode_0, ZN_TXQ_ADDR_MODE_0},
+        {PTX_MOD_addr_mode_1, ZN_TXQ_ADDR_MODE_1}, {PTX_MOD_addr_mode_2, ZN_TXQ_ADDR_MODE_2},
+        {PTX_MOD_array_size, ZN_TXQ_ARRAY_SIZE},
+        {PTX_MOD_num_mipmap_levels, ZN_TXQ_NUM_MIPMAP_LEVELS},
+        {PTX_MOD_num_samples, ZN_TXQ_NUM_SAMPLES},
+    };
+    for (unsigned i = 0; i < sizeof tab / sizeof tab[0]; i++)
+        if (has_mod(ins, tab[i].mod))
+            return tab[i].q;
+    return -1;
+}
+
+static int result_type(ptx_type t)
+{
+    switch (t) {
+    case PTX_T_F32: return ZN_TEX_T_F32;
+    case PTX_T_S32: return ZN_TEX_T_S32;
+    case PTX_T_U32: return ZN_TEX_T_U32;
+    default: return -1;
+    }
+}
+
+static int log2_size(ptx_type t)
+{
+    switch (t) {
+    case PTX_T_B8: return 0;
+    case PTX_T_B16: return 1;
+    case PTX_T_B32: return 2;
+    case PTX_T_B64: return 3;
+    default: return -1;
+    }
+}
+
+typedef struct tex_call {
+    LLVMValueRef io;            /* [8 x <32 x i64>] */
+    LLVMTypeRef io_ty;
+} tex_call;
+
+static LLVMValueRef io_slot(zn_lfn *l, tex_call *c, unsigned k)
+{
+    LLVMValueRef idx[2] = {LLVMConstInt(l->m->t_i32, 0, 0), LLVMConstInt(l->m->t_i32, k, 0)};
+    return LLVMBuildInBoundsGEP2(l->b, c->io_ty, c->io, idx, 2, "");
+}
+
+static void io_put(zn_lfn *l, tex_call *c, unsigned k, const ptx_opnd *o, ptx_type t)
+{
+    LLVMValueRef v = zn_src(l, o, t);
+    LLVMBuildStore(l->b, ll_coerce(l, v, ll_vec(l->m->t_i64), false), io_slot(l, c, k));
+}
+
+static LLVMValueRef io_get(zn_lfn *l, tex_call *c, unsigned k, unsigned bits)
+{
+    LLVMValueRef v = LLVMBuildLoad2(l->b, ll_vec(l->m->t_i64), io_slot(l, c, k), "");
+    return ll_coerce(l, v, ll_vec(LLVMIntTypeInContext(l->m->ctx, bits)), false);
+}
+
+/* The call itself and the exit on a nonzero status. */
+static void emit_call(zn_lfn *l, tex_call *c, LLVMValueRef handles, uint32_t code)
+{
+    zn_lmod *m = l->m;
+    LLVMValueRef hs = ll_entry_alloca(l, ll_vec(m->t_i64), "tex.h");
+    LLVMBuildStore(l->b, handles, hs);
+    LLVMTypeRef at[5] = {m->t_ptr, m->t_i32, m->t_i32, m->t_ptr, m->t_ptr};
+    LLVMValueRef args[5] = {l->w, LLVMConstInt(m->t_i32, code, 0), ll_mask_to_i32(l, l->emask),
+                            hs, c->io};
+    LLVMValueRef r = LLVMBuildCall2(l->b, LLVMFunctionType(m->t_i32, at, 5, 0),
+                                    ll_rt_fn(l, ZN_RT_TEX), args, 5, "");
+    LLVMBasicBlockRef bad = LLVMAppendBasicBlockInContext(m->ctx, l->fn, "tex.bad");
+    LLVMBasicBlockRef ok = LLVMAppendBasicBlockInContext(m->ctx, l->fn, "tex.ok");
+    LLVMBuildCondBr(l->b, LLVMBuildICmp(l->b, LLVMIntNE, r, LLVMConstInt(m->t_i32, 0, 0), ""),
+                    bad, ok);
+    LLVMPositionBuilderAtEnd(l->b, bad);
+    zn_return_status(l, r);
+    LLVMPositionBuilderAtEnd(l->b, ok);
+}
+
+/* Operand checks shared by all five: [handle, {coords}] with a register
+ * handle; returns the handles as <32 x i64> or NULL after an error. */
+static LLVMValueRef handle_of(zn_lfn *l, const ptx_opnd *a, bool want_coords)
+{
+    if (a->kind != PTX_OPND_ADDR) {
+        zn_lerr(l, "expected a [handle, {coordinates}] operand");
+        return NULL;
+    }
+    if (a->reg < 0) {
+        zn_lerr(l, "texture/surface references ('%s') are not supported: use texture "
+                   "and surface objects", a->sym ? a->sym : "?");
+        return NULL;
+    }
+    if (want_coords ? a->nelems != 1 || a->elems[0].kind != PTX_OPND_VEC : a->nelems != 0) {
+        zn_lerr(l, a->nelems > 1 ? "independent texture mode (a separate sampler) is not "
+                                   "supported" : "malformed texture/surface address");
+        return NULL;
+    }
+    return ll_coerce(l, zn_load_reg(l, a->reg), ll_vec(l->m->t_i64), false);
+}
+
+static void store_coords(zn_lfn *l, tex_call *c, const ptx_opnd *v, unsigned g, ptx_type ct)
+{
+    unsigned n = ncoords(g);
+    bool layered = g == ZN_TEX_G_A1D || g == ZN_TEX_G_A2D;
+    for (unsigned k = 0; k < n && k < v->nelems; k++)
+        io_put(l, c, k, &v->elems[k], layered && k == 0 ? PTX_T_U32 : ct);
+}
+
+static void lower_sample(zn_lfn *l, const ptx_ins *ins, tex_call *c)
+{
+    bool tld4 = ins->op == PTX_OP_tld4;
+    unsigned g = geometry(ins);
+    int rt = result_type(ins->type[0]);
+    ptx_type ct = ins->ntypes > 1 ? ins->type[1] : PTX_T_F32;
+    const ptx_opnd *d = &ins->opnds[0];
+    if (!g || (tld4 && g != ZN_TEX_G_2D) || rt < 0 || ins->vec != 4 ||
+        (ct != PTX_T_F32 && ct != PTX_T_S32) || ins->nopnds != 2 ||
+        d->kind != PTX_OPND_VEC || d->nelems != 4 || has_mod(ins, PTX_MOD_level) ||
+        has_mod(ins, PTX_MOD_grad)) {
+        zn_lerr_unsupported(l);
+        return;
+    }
+    unsigned comp = 0;
+    if (tld4) {
+        comp = (ins->flags & PTX_F(right)) ? 0 : has_mod(ins, PTX_MOD_g) ? 1
+             : has_mod(ins, PTX_MOD_b) ? 2 : has_mod(ins, PTX_MOD_a) ? 3 : 4;
+        if (comp == 4) {
+            zn_lerr_unsupported(l);
+            return;
+        }
+    }
+    LLVMValueRef h = handle_of(l, &ins->opnds[1], true);
+    if (!h)
+        return;
+    if (ins->opnds[1].elems[0].nelems < ncoords(g)) {
+        zn_lerr(l, "too few texture coordinates");
+        return;
+    }
+    store_coords(l, c, &ins->opnds[1].elems[0], g, ct);
+    emit_call(l, c, h, ZN_TEX_CODE(tld4 ? ZN_TEX_K_TLD4 : ZN_TEX_K_TEX, g,
+                                   ct == PTX_T_S32 ? ZN_TEX_T_S32 : ZN_TEX_T_F32, rt, comp,
+                                   0, 4));
+    for (unsigned k = 0; k < 4; k++)
+        zn_dst(l, &d->elems[k], ins->type[0], io_get(l, c, k, 32));
+}
+
+static void lower_txq(zn_lfn *l, const ptx_ins *ins, tex_call *c)
+{
+    int q = txq_query(ins);
+    if (q < 0 || ins->nopnds != 2 || has_mod(ins, PTX_MOD_level)) {
+        zn_lerr_unsupported(l);
+        return;
+    }
+    LLVMValueRef h = handle_of(l, &ins->opnds[1], false);
+    if (!h)
+        return;
+    emit_call(l, c, h, ZN_TEX_CODE(ZN_TEX_K_TXQ, 0, 0, 0, 0, q, 1));
+    zn_dst(l, &ins->opnds[0], PTX_T_B32, io_get(l, c, 0, 32));
+}
+
+static void lower_surface(zn_lfn *l, const ptx_ins *ins, tex_call *c)
+{
+    bool st = ins->op == PTX_OP_sust;
+    unsigned g = geometry(ins), vec = ins->vec ? ins->vec : 1;
+    int lg = log2_size(ins->type[0]);
+    unsigned mode = has_mod(ins, PTX_MOD_zero) ? ZN_SU_ZERO
+                  : (ins->flags & PTX_F(clamp)) ? ZN_SU_CLAMP : ZN_SU_TRAP;
+    const ptx_opnd *a = &ins->opnds[st ? 0 : 1], *v = &ins->opnds[st ? 1 : 0];
+    if (!has_mod(ins, PTX_MOD_b) || !g || lg < 0 || (vec != 1 && vec != 2 && vec != 4) ||
+        (lg == 3 && vec == 4) || ins->nopnds != 2) {
+        zn_lerr_unsupported(l); /* sust.p (formatted) is not implemented */
+        return;
+    }
+    unsigned nv = v->kind == PTX_OPND_VEC ? v->nelems : 1;
+    if (nv != vec) {
+        zn_lerr(l, "expected %u values", vec);
+        return;
+    }
+    LLVMValueRef h = handle_of(l, a, true);
+    if (!h)
+        return;
+    if (a->elems[0].nelems < ncoords(g)) {
+        zn_lerr(l, "too few surface coordinates");
+        return;
+    }
+    store_coords(l, c, &a->elems[0], g, PTX_T_S32);
+    if (st)
+        for (unsigned k = 0; k < vec; k++)
+            io_put(l, c, 4 + k, v->kind == PTX_OPND_VEC ? &v->elems[k] : v, ins->type[0]);
+    emit_call(l, c, h, ZN_TEX_CODE(st ? ZN_TEX_K_SUST : ZN_TEX_K_SULD, g, ZN_TEX_T_S32, 0,
+                                   mode, lg, vec));
+    if (!st)
+        for (unsigned k = 0; k < vec; k++)
+            zn_dst(l, v->kind == PTX_OPND_VEC ? &v->elems[k] : v, ins->type[0],
+                   io_get(l, c, k, 8u << lg));
+}
+
+void zn_lower_tex(zn_lfn *l, const ptx_ins *ins)
+{
+    tex_call c;
+    c.io_ty = LLVMArrayType2(ll_vec(l->m->t_i64), 8);
+    c.io = ll_entry_alloca(l, c.io_ty, "tex.io");
+    switch (ins->op) {
+    case PTX_OP_tex: case PTX_OP_tld4:
+        lower_sample(l, ins, &c);
+        return;
+    case PTX_OP_txq:
+        lower_txq(l, ins, &c);
+        return;
+    default:
+        lower_surface(l, ins, &c);
+    }
+}

@@ -1,0 +1,135 @@
+/* zn_drv_array.c: CUDA arrays (cuArrayCreate, cuArray3DCreate, ...).
+ *
+ * An array is a zn_array handle over one zeroed host buffer with packed
+ * rows: element (x, y, z) is at data + (z * rows + y) * pitch + x * esize,
+ * where z is the depth slice or, with CUDA_ARRAY3D_LAYERED, the layer.
+ * Textures and surfaces read the same layout (zn_drv_texobj.c) and
+ * cuMemcpy2D/3D address it like pitched memory (zn_drv_copy.c). Every
+ * CUarray_format Zinc samples is accepted with 1, 2 or 4 channels;
+ * cubemaps, sparse arrays and the video formats are NOT_SUPPORTED.
+ */
+#include "zn_drv.h"
+#include "../util/zn_log.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define ZN_ARRAY_MAX_DIM 65536u /* like NVIDIA's limits for 2D textures */
+
+uint32_t zn_array_format_size(CUarray_format f)
+{
+    switch (f) {
+    case CU_AD_FORMAT_UNSIGNED_INT8: case CU_AD_FORMAT_SIGNED_INT8: return 1;
+    case CU_AD_FORMAT_UNSIGNED_INT16: case CU_AD_FORMAT_SIGNED_INT16:
+    case CU_AD_FORMAT_HALF: return 2;
+    case CU_AD_FORMAT_UNSIGNED_INT32: case CU_AD_FORMAT_SIGNED_INT32:
+    case CU_AD_FORMAT_FLOAT: return 4;
+    default: return 0;
+    }
+}
+
+zn_array *zn_array_get(CUarray a)
+{
+    zn_array *arr = a;
+    return arr && arr->magic == ZN_MAGIC_ARRAY ? arr : NULL;
+}
+
+static CUresult array_create(CUarray *out, const CUDA_ARRAY3D_DESCRIPTOR *d)
+{
+    if (!out || !d)
+        return CUDA_ERROR_INVALID_VALUE;
+    const unsigned known = CUDA_ARRAY3D_LAYERED | CUDA_ARRAY3D_SURFACE_LDST |
+                           CUDA_ARRAY3D_TEXTURE_GATHER | CUDA_ARRAY3D_CUBEMAP;
+    if (d->Flags & ~known)
+        return CUDA_ERROR_INVALID_VALUE;
+    if (d->Flags & CUDA_ARRAY3D_CUBEMAP) {
+        zn_log(ZN_LOG_WARN, "cuArray3DCreate: cubemap arrays are not supported");
+        return CUDA_ERROR_NOT_SUPPORTED;
+    }
+    uint32_t cs = zn_array_format_size(d->Format);
+    if (!cs) {
+        zn_log(ZN_LOG_WARN, "cuArray3DCreate: array format 0x%x is not supported",
+               (unsigned)d->Format);
+        return CUDA_ERROR_INVALID_VALUE;
+    }
+    if (d->NumChannels != 1 && d->NumChannels != 2 && d->NumChannels != 4)
+        return CUDA_ERROR_INVALID_VALUE;
+    bool layered = (d->Flags & CUDA_ARRAY3D_LAYERED) != 0;
+    /* 1D: W; 2D: W x H; 3D: W x H x D; 1D layered: W, 0, L; 2D layered: W, H, L */
+    if (!d->Width || (d->Depth && !d->Height && !layered) || (layered && !d->Depth) ||
+        d->Width > ZN_ARRAY_MAX_DIM || d->Height > ZN_ARRAY_MAX_DIM ||
+        d->Depth > ZN_ARRAY_MAX_DIM)
+        return CUDA_ERROR_INVALID_VALUE;
+    zn_array *a = zn_handle_new(ZN_HANDLE_ARRAY, sizeof *a);
+    if (!a)
+        return CUDA_ERROR_OUT_OF_MEMORY;
+    a->desc = *d;
+    a->csize = cs;
+    a->esize = cs * d->NumChannels;
+    a->pitch = d->Width * a->esize;
+    a->rows = d->Height ? d->Height : 1;
+    a->slices = d->Depth ? d->Depth : 1;
+    a->data = calloc(a->slices * a->rows, a->pitch);
+    if (!a->data) {
+        zn_handle_retire(ZN_HANDLE_ARRAY, a, sizeof *a);
+        return CUDA_ERROR_OUT_OF_MEMORY;
+    }
+    a->magic = ZN_MAGIC_ARRAY;
+    *out = a;
+    return CUDA_SUCCESS;
+}
+
+CUresult cuArray3DCreate_v2(CUarray *out, const CUDA_ARRAY3D_DESCRIPTOR *d)
+{
+    ZN_CHECK_INIT();
+    ZN_RET(array_create(out, d));
+}
+
+CUresult cuArrayCreate_v2(CUarray *out, const CUDA_ARRAY_DESCRIPTOR *d)
+{
+    ZN_CHECK_INIT();
+    if (!d)
+        ZN_RET(CUDA_ERROR_INVALID_VALUE);
+    CUDA_ARRAY3D_DESCRIPTOR d3 = {d->Width, d->Height, 0, d->Format, d->NumChannels, 0};
+    ZN_RET(array_create(out, &d3));
+}
+
+CUresult cuArray3DGetDescriptor_v2(CUDA_ARRAY3D_DESCRIPTOR *d, CUarray h)
+{
+    ZN_CHECK_INIT();
+    zn_array *a = zn_array_get(h);
+    if (!a)
+        ZN_RET(CUDA_ERROR_INVALID_HANDLE);
+    if (!d)
+        ZN_RET(CUDA_ERROR_INVALID_VALUE);
+    *d = a->desc;
+    ZN_RET(CUDA_SUCCESS);
+}
+
+CUresult cuArrayGetDescriptor_v2(CUDA_ARRAY_DESCRIPTOR *d, CUarray h)
+{
+    ZN_CHECK_INIT();
+    zn_array *a = zn_array_get(h);
+    if (!a)
+        ZN_RET(CUDA_ERROR_INVALID_HANDLE);
+    if (!d)
+        ZN_RET(CUDA_ERROR_INVALID_VALUE);
+    d->Width = a->desc.Width;
+    d->Height = a->desc.Height;
+    d->Format = a->desc.Format;
+    d->NumChannels = a->desc.NumChannels;
+    ZN_RET(CUDA_SUCCESS);
+}
+
+CUresult cuArrayDestroy(CUarray h)
+{
+    ZN_CHECK_INIT();
+    zn_array *a = zn_array_get(h);
+    if (!a)
+        ZN_RET(CUDA_ERROR_INVALID_HANDLE);
+    /* copies already queued on streams may still read it: CUDA makes the
+     * caller order destruction after them, as cuMemFree does */
+    free(a->data);
+    zn_handle_retire(ZN_HANDLE_ARRAY, a, sizeof *a);
+    ZN_RET(CUDA_SUCCESS);
+}

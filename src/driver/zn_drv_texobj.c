@@ -1,0 +1,238 @@
+/* zn_drv_texobj.c: texture and surface objects.
+ *
+ * A CUtexObject / CUsurfObject is the address of a zn_texobj, whose first
+ * member is the zn_tex_desc the kernel reads (src/exec/zn_exec_tex.h): one
+ * load gives the sampler everything (data, pitch, sizes, format, modes).
+ * Resources: CUDA arrays (1D, 2D, 3D, layered), linear memory and pitch2D
+ * memory; mipmapped arrays and resource views are NOT_SUPPORTED, sRGB
+ * textures too. Destroyed objects are retired handle blocks with a zero
+ * magic, so a kernel using one stops with CUDA_ERROR_ILLEGAL_ADDRESS.
+ */
+#include "zn_drv.h"
+#include "../exec/zn_exec_tex.h"
+#include "../util/zn_log.h"
+
+#include <string.h>
+
+#define TRY_CU(e) do { CUresult r_ = (e); if (r_ != CUDA_SUCCESS) return r_; } while (0)
+
+typedef struct zn_texobj {
+    zn_tex_desc d;              /* first: the handle points here */
+    CUDA_RESOURCE_DESC res;
+    CUDA_TEXTURE_DESC tex;
+} zn_texobj;
+
+static zn_texobj *texobj_get(unsigned long long h, bool surface)
+{
+    zn_texobj *t = (zn_texobj *)(uintptr_t)h;
+    if (!t || t->d.magic != ZN_TEX_MAGIC || t->d.surface != (surface ? 1u : 0u))
+        return NULL;
+    return t;
+}
+
+/* Fills the memory part of the descriptor from a resource description. */
+static CUresult describe(zn_tex_desc *d, const CUDA_RESOURCE_DESC *r, bool surface)
+{
+    if (r->flags)
+        return CUDA_ERROR_INVALID_VALUE;
+    CUarray_format fmt;
+    unsigned nch;
+    d->depth = d->height = 1;
+    switch (r->resType) {
+    case CU_RESOURCE_TYPE_ARRAY: {
+        zn_array *a = zn_array_get(r->res.array.hArray);
+        if (!a)
+            return CUDA_ERROR_INVALID_HANDLE;
+        if (surface && !(a->desc.Flags & CUDA_ARRAY3D_SURFACE_LDST))
+            return CUDA_ERROR_INVALID_VALUE; /* as CUDA: needs the surface flag */
+        fmt = a->desc.Format;
+        nch = a->desc.NumChannels;
+        d->data = a->data;
+        d->pitch = a->pitch;
+        d->slice = a->pitch * a->rows;
+        d->width = (uint32_t)a->desc.Width;
+        d->height = (uint32_t)a->rows;
+        if (a->desc.Flags & CUDA_ARRAY3D_LAYERED)
+            d->layers = (uint32_t)a->desc.Depth;
+        else
+            d->depth = (uint32_t)a->slices;
+        break;
+    }
+    case CU_RESOURCE_TYPE_LINEAR: {
+        if (surface)
+            return CUDA_ERROR_INVALID_VALUE;
+        fmt = r->res.linear.format;
+        nch = r->res.linear.numChannels;
+        size_t es = zn_array_format_size(fmt) * nch;
+        if (!r->res.linear.devPtr || !es || r->res.linear.sizeInBytes < es ||
+            !zn_mem_range_ok(r->res.linear.devPtr, r->res.linear.sizeInBytes))
+            return CUDA_ERROR_INVALID_VALUE;
+        d->data = (uint8_t *)(uintptr_t)r->res.linear.devPtr;
+        d->width = (uint32_t)(r->res.linear.sizeInBytes / es);
+        d->pitch = d->slice = r->res.linear.sizeInBytes;
+        break;
+    }
+    case CU_RESOURCE_TYPE_PITCH2D: {
+        if (surface)
+            return CUDA_ERROR_INVALID_VALUE;
+        const __typeof__(r->res.pitch2D) *p = &r->res.pitch2D;
+        fmt = p->format;
+        nch = p->numChannels;
+        size_t es = zn_array_format_size(fmt) * nch;
+        if (!p->devPtr || !es || !p->width || !p->height || p->pitchInBytes < p->width * es ||
+            !zn_mem_range_ok(p->devPtr, (p->height - 1) * p->pitchInBytes + p->width * es))
+            return CUDA_ERROR_INVALID_VALUE;
+        d->data = (uint8_t *)(uintptr_t)p->devPtr;
+        d->width = (uint32_t)p->width;
+        d->height = (uint32_t)p->height;
+        d->pitch = p->pitchInBytes;
+        d->slice = p->pitchInBytes * p->height;
+        break;
+    }
+    case CU_RESOURCE_TYPE_MIPMAPPED_ARRAY:
+        zn_log(ZN_LOG_WARN, "texture/surface objects on mipmapped arrays are not supported");
+        return CUDA_ERROR_NOT_SUPPORTED;
+    default:
+        return CUDA_ERROR_INVALID_VALUE;
+    }
+    uint32_t cs = zn_array_format_size(fmt);
+    if (!cs || (nch != 1 && nch != 2 && nch != 4))
+        return CUDA_ERROR_INVALID_VALUE;
+    d->format = fmt;
+    d->nch = nch;
+    d->csize = cs;
+    d->esize = cs * nch;
+    d->surface = surface ? 1u : 0u;
+    return CUDA_SUCCESS;
+}
+
+static CUresult tex_create(CUtexObject *out, const CUDA_RESOURCE_DESC *r,
+                           const CUDA_TEXTURE_DESC *td, const CUDA_RESOURCE_VIEW_DESC *view)
+{
+    if (!out || !r || !td)
+        return CUDA_ERROR_INVALID_VALUE;
+    if (view) {
+        zn_log(ZN_LOG_WARN, "cuTexObjectCreate: resource views are not supported");
+        return CUDA_ERROR_NOT_SUPPORTED;
+    }
+    if (td->flags & CU_TRSF_SRGB) {
+        zn_log(ZN_LOG_WARN, "cuTexObjectCreate: sRGB textures are not supported");
+        return CUDA_ERROR_NOT_SUPPORTED;
+    }
+    for (int i = 0; i < 3; i++)
+        if ((unsigned)td->addressMode[i] > CU_TR_ADDRESS_MODE_BORDER)
+            return CUDA_ERROR_INVALID_VALUE;
+    if ((unsigned)td->filterMode > CU_TR_FILTER_MODE_LINEAR)
+        return CUDA_ERROR_INVALID_VALUE;
+    zn_tex_desc d;
+    memset(&d, 0, sizeof d);
+    TRY_CU(describe(&d, r, false));
+    bool is_int = d.format != CU_AD_FORMAT_HALF && d.format != CU_AD_FORMAT_FLOAT;
+    /* 32-bit integers always read as integers (cudart passes no flag for
+     * them), and integers read as integers cannot be filtered */
+    if (is_int && ((td->flags & CU_TRSF_READ_AS_INTEGER) || d.csize == 4) &&
+        td->filterMode == CU_TR_FILTER_MODE_LINEAR)
+        return CUDA_ERROR_INVALID_VALUE;
+    zn_texobj *t = zn_handle_new(ZN_HANDLE_TEXOBJ, sizeof *t);
+    if (!t)
+        return CUDA_ERROR_OUT_OF_MEMORY;
+    t->d = d;
+    for (int i = 0; i < 3; i++)
+        t->d.addr[i] = td->addressMode[i];
+    if (r->resType == CU_RESOURCE_TYPE_LINEAR) {
+        /* tex1Dfetch: integer indices, zeros outside, no filtering */
+        t->d.addr[0] = CU_TR_ADDRESS_MODE_BORDER;
+        memset(t->d.border, 0, sizeof t->d.border);
+        t->d.filter = CU_TR_FILTER_MODE_POINT;
+    } else {
+        memcpy(t->d.border, td->borderColor, sizeof t->d.border);
+        t->d.filter = td->filterMode;
+    }
+    t->d.flags = td->flags;
+    t->res = *r;
+    t->tex = *td;
+    t->d.magic = ZN_TEX_MAGIC;
+    *out = (CUtexObject)(uintptr_t)t;
+    return CUDA_SUCCESS;
+}
+
+CUresult cuTexObjectCreate(CUtexObject *out, const CUDA_RESOURCE_DESC *r,
+                           const CUDA_TEXTURE_DESC *td, const CUDA_RESOURCE_VIEW_DESC *view)
+{
+    ZN_CHECK_INIT();
+    ZN_RET(tex_create(out, r, td, view));
+}
+
+CUresult cuSurfObjectCreate(CUsurfObject *out, const CUDA_RESOURCE_DESC *r)
+{
+    ZN_CHECK_INIT();
+    if (!out || !r)
+        ZN_RET(CUDA_ERROR_INVALID_VALUE);
+    if (r->resType != CU_RESOURCE_TYPE_ARRAY)
+        ZN_RET(CUDA_ERROR_INVALID_VALUE); /* surfaces live in arrays only */
+    zn_tex_desc d;
+    memset(&d, 0, sizeof d);
+    CUresult e = describe(&d, r, true);
+    if (e != CUDA_SUCCESS)
+        ZN_RET(e);
+    zn_texobj *t = zn_handle_new(ZN_HANDLE_TEXOBJ, sizeof *t);
+    if (!t)
+        ZN_RET(CUDA_ERROR_OUT_OF_MEMORY);
+    t->d = d;
+    t->res = *r;
+    t->d.magic = ZN_TEX_MAGIC;
+    *out = (CUsurfObject)(uintptr_t)t;
+    ZN_RET(CUDA_SUCCESS);
+}
+
+static CUresult destroy(unsigned long long h, bool surface)
+{
+    zn_texobj *t = texobj_get(h, surface);
+    if (!t)
+        return CUDA_ERROR_INVALID_VALUE;
+    zn_handle_retire(ZN_HANDLE_TEXOBJ, t, sizeof *t);
+    return CUDA_SUCCESS;
+}
+
+CUresult cuTexObjectDestroy(CUtexObject h)
+{
+    ZN_CHECK_INIT();
+    ZN_RET(destroy(h, false));
+}
+
+CUresult cuSurfObjectDestroy(CUsurfObject h)
+{
+    ZN_CHECK_INIT();
+    ZN_RET(destroy(h, true));
+}
+
+static CUresult get_res(CUDA_RESOURCE_DESC *r, unsigned long long h, bool surface)
+{
+    zn_texobj *t = texobj_get(h, surface);
+    if (!t || !r)
+        return CUDA_ERROR_INVALID_VALUE;
+    *r = t->res;
+    return CUDA_SUCCESS;
+}
+
+CUresult cuTexObjectGetResourceDesc(CUDA_RESOURCE_DESC *r, CUtexObject h)
+{
+    ZN_CHECK_INIT();
+    ZN_RET(get_res(r, h, false));
+}
+
+CUresult cuSurfObjectGetResourceDesc(CUDA_RESOURCE_DESC *r, CUsurfObject h)
+{
+    ZN_CHECK_INIT();
+    ZN_RET(get_res(r, h, true));
+}
+
+CUresult cuTexObjectGetTextureDesc(CUDA_TEXTURE_DESC *td, CUtexObject h)
+{
+    ZN_CHECK_INIT();
+    zn_texobj *t = texobj_get(h, false);
+    if (!t || !td)
+        ZN_RET(CUDA_ERROR_INVALID_VALUE);
+    *td = t->tex;
+    ZN_RET(CUDA_SUCCESS);
+}

@@ -1,0 +1,325 @@
+/* zn_exec_race.c: ZINC_CHECK=racecheck, shared-memory races at run time.
+ *
+ * The checked code of memcheck (src/compile/zn_lower_check.c) calls
+ * zn_check_rt before every access; with racecheck on, it passes shared
+ * accesses (and generic ones that land in the block's shared window) here.
+ *
+ * Shadow: one cell per 4-byte word of the block's shared window (per byte
+ * for words that see smaller or unaligned accesses), per worker (all
+ * warps of a block run on one worker thread, as fibers, so no locks): the
+ * last writer (thread, instruction, barrier epoch) and the warps that read
+ * since the last barrier (bit mask, one instruction, epoch). The epoch is a
+ * per-worker counter bumped when a barrier of the block completes
+ * (zn_race_barrier, called by the warp scheduler) and when the worker
+ * starts another block, so cells of earlier epochs count as empty and the
+ * shadow is never cleared.
+ *
+ * A hazard is an access that meets, in the same epoch, a write (RAW, WAW)
+ * or a read (WAR) of another warp. Warps run their lanes in lockstep, so
+ * same-warp pairs are not reported (see docs/memcheck.md for what that
+ * leaves out). Atomics are not races and are not recorded. Each pair of
+ * instructions is reported once per process; racecheck never stops the
+ * kernel. */
+#include "zn_exec_race.h"
+#include <inttypes.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum { SP_GENERIC = 0, SP_SHARED = 3 };
+enum { F_WRITE = 1, F_ATOMIC = 2 };
+#define RACE_MAX_WORKERS 1024
+
+typedef struct race_cell {
+    const char *wwhere;     /* last write's instruction */
+    const char *rwhere;     /* a read since the last barrier */
+    uint32_t wepoch, repoch;
+    uint32_t rwarps;        /* warps that read in repoch */
+    uint16_t wtid, rtid;    /* thread index in the block */
+} race_cell;
+
+/* Cells per 4-byte word while the block accesses a word only with aligned
+ * accesses of whole words (the common case: one cell per int or float);
+ * a word touched by a smaller or unaligned access switches, for the rest
+ * of the block, to one cell per byte (its word cell copied to each). */
+typedef struct race_shadow {
+    uint64_t seq;           /* launch and block the cells belong to */
+    uint32_t ctaid[3];
+    uint32_t epoch;
+    uint32_t bgen;          /* block number on this worker: byte mode marks */
+    size_t cap;             /* words */
+    race_cell *words;       /* [cap] */
+    race_cell *bytes;       /* [cap * 4] */
+    uint32_t *bytemode;     /* [cap]: word i is per byte iff == bgen */
+} race_shadow;
+
+typedef struct race_pair {
+    const char *a, *b;
+    unsigned ka, kb;        /* 1 write, 0 read */
+} race_pair;
+
+static struct {
+    _Atomic(race_shadow *) shadow[RACE_MAX_WORKERS]; /* by worker index */
+    pthread_mutex_t lock;   /* reported pairs */
+    race_pair *pairs;
+    size_t npairs, cap;
+    _Atomic uint64_t hazards;
+} race = {.lock = PTHREAD_MUTEX_INITIALIZER};
+
+_Atomic bool zn_race_enabled;
+
+static race_shadow *shadow_of(unsigned idx, bool create)
+{
+    if (idx >= RACE_MAX_WORKERS)
+        return NULL;
+    race_shadow *s = atomic_load_explicit(&race.shadow[idx], memory_order_acquire);
+    if (!s && create) {
+        s = calloc(1, sizeof *s);
+        if (s)
+            atomic_store_explicit(&race.shadow[idx], s, memory_order_release);
+    }
+    return s;
+}
+
+void zn_race_barrier(zn_block_run *run)
+{
+    if (!atomic_load_explicit(&zn_race_enabled, memory_order_relaxed))
+        return;
+    race_shadow *s = shadow_of(run->worker->index, false);
+    if (s)
+        s->epoch++;
+}
+
+/* The shadow for w's block, switched to it (new epoch) when the worker has
+ * moved on to another block or launch; NULL without memory. */
+static race_shadow *block_shadow(zn_warp_ctx *w)
+{
+    const zn_block_ctx *b = w->block;
+    const zn_block_run *run = b->exec;
+    race_shadow *s = shadow_of(w->smid, true);
+    if (!s)
+        return NULL;
+    size_t nw = ((size_t)b->shared_size + 3) / 4;
+    if (s->cap < nw) {
+        race_cell *wc = calloc(nw, sizeof *wc), *bc = calloc(nw * 4, sizeof *bc);
+        uint32_t *bm = calloc(nw, sizeof *bm);
+        if (!wc || !bc || !bm) {
+            free(wc);
+            free(bc);
+            free(bm);
+            return NULL;
+        }
+        free(s->words);
+        free(s->bytes);
+        free(s->bytemode);
+        s->words = wc;
+        s->bytes = bc;
+        s->bytemode = bm;
+        s->cap = nw;
+        s->bgen = 0; /* every word back to word mode (bytemode is 0) */
+    }
+    uint64_t seq = run->job ? run->job->seq : 0;
+    if (s->seq != seq || memcmp(s->ctaid, b->ctaid, sizeof s->ctaid) != 0 || s->epoch == 0 ||
+        s->bgen == 0) {
+        s->seq = seq;
+        memcpy(s->ctaid, b->ctaid, sizeof s->ctaid);
+        s->epoch++;
+        if (s->epoch == 0) /* 0 marks never-used cells */
+            s->epoch = 1;
+        s->bgen++;
+        if (s->bgen == 0)
+            s->bgen = 1;
+    }
+    return s;
+}
+
+static const char *kind_name(unsigned k)
+{
+    return k ? "Write" : "Read";
+}
+
+static void thread_xyz(const zn_block_ctx *b, uint32_t t, uint32_t out[3])
+{
+    uint32_t nx = b->ntid[0] ? b->ntid[0] : 1, ny = b->ntid[1] ? b->ntid[1] : 1;
+    out[0] = t % nx;
+    out[1] = t / nx % ny;
+    out[2] = t / nx / ny;
+}
+
+/* One conflict found in a warp's access: the earlier access (a) and this
+ * one (b), the threads, the shared offset and how many lanes hit it. */
+typedef struct race_hit {
+    race_pair p;
+    uint32_t ta, tb, off;
+    unsigned lanes;
+} race_hit;
+
+static void report(zn_warp_ctx *w, const race_hit *h)
+{
+    atomic_fetch_add(&race.hazards, h->lanes);
+    pthread_mutex_lock(&race.lock);
+    for (size_t i = 0; i < race.npairs; i++) {
+        const race_pair *q = &race.pairs[i];
+        if (q->a == h->p.a && q->b == h->p.b && q->ka == h->p.ka && q->kb == h->p.kb) {
+            pthread_mutex_unlock(&race.lock);
+            return;
+        }
+    }
+    if (race.npairs == race.cap) {
+        size_t cap = race.cap ? race.cap * 2 : 16;
+        race_pair *v = realloc(race.pairs, cap * sizeof *v);
+        if (!v) {
+            pthread_mutex_unlock(&race.lock);
+            return;
+        }
+        race.pairs = v;
+        race.cap = cap;
+    }
+    race.pairs[race.npairs++] = h->p;
+    pthread_mutex_unlock(&race.lock);
+
+    const zn_block_ctx *b = w->block;
+    char wa[640], wb[640];
+    zn_check_where(wa, sizeof wa, h->p.a);
+    zn_check_where(wb, sizeof wb, h->p.b);
+    uint32_t xa[3], xb[3];
+    thread_xyz(b, h->ta, xa);
+    thread_xyz(b, h->tb, xb);
+    zn_check_print("========= Race reported between %s access at %s\n"
+                   "=========     and %s access at %s [%u hazard%s]\n"
+                   "=========     threads (%u,%u,%u) and (%u,%u,%u) in block (%u,%u,%u), "
+                   "shared offset %u\n"
+                   "=========\n",
+                   kind_name(h->p.ka), wa, kind_name(h->p.kb), wb, h->lanes,
+                   h->lanes == 1 ? "" : "s", xa[0], xa[1], xa[2], xb[0], xb[1], xb[2],
+                   b->ctaid[0], b->ctaid[1], b->ctaid[2], h->off);
+}
+
+/* The conflict of one byte with the earlier accesses of other warps, if
+ * any: fills h (a first hit) or counts a lane for the same pair. */
+static bool cell_conflict(const race_cell *c, uint32_t epoch, uint32_t warp, unsigned write,
+                          race_pair *p, uint32_t *ta)
+{
+    if (c->wepoch == epoch && (uint32_t)(c->wtid / ZN_WARP_SIZE) != warp) {
+        *p = (race_pair){c->wwhere, NULL, 1, write};
+        *ta = c->wtid;
+        return true;
+    }
+    uint32_t others = c->rwarps & ~(1u << warp);
+    if (write && c->repoch == epoch && others) {
+        /* rwhere/rtid are the latest reader's; name another warp's thread
+         * when that was this warp */
+        *p = (race_pair){c->rwhere, NULL, 0, 1};
+        *ta = (uint32_t)(c->rtid / ZN_WARP_SIZE) != warp ? c->rtid
+                                                          : __builtin_ctz(others) * ZN_WARP_SIZE;
+        return true;
+    }
+    return false;
+}
+
+/* The state of one lane's access while its cells are visited. */
+typedef struct race_lane {
+    uint32_t epoch, warp, tid, off;
+    unsigned write;
+    const char *where;
+    bool counted;           /* this lane already counted as a hazard */
+} race_lane;
+
+static inline __attribute__((always_inline)) void touch(race_cell *c, race_lane *ln,
+                                                        race_hit *hit)
+{
+    race_pair p;
+    uint32_t ta;
+    if (!ln->counted && cell_conflict(c, ln->epoch, ln->warp, ln->write, &p, &ta)) {
+        p.b = ln->where;
+        if (hit->lanes == 0)
+            *hit = (race_hit){p, ta, ln->tid, ln->off, 0};
+        if (p.a == hit->p.a && p.ka == hit->p.ka)
+            hit->lanes++;
+        ln->counted = true;
+    }
+    if (ln->write) {
+        c->wepoch = ln->epoch;
+        c->wtid = (uint16_t)ln->tid;
+        c->wwhere = ln->where;
+    } else {
+        if (c->repoch != ln->epoch) {
+            c->repoch = ln->epoch;
+            c->rwarps = 0;
+        }
+        c->rwarps |= 1u << ln->warp;
+        c->rtid = (uint16_t)ln->tid;
+        c->rwhere = ln->where;
+    }
+}
+
+void zn_race_access(zn_warp_ctx *w, const uint64_t *addr, uint32_t mask, uint32_t info,
+                    const char *where)
+{
+    unsigned size = info & 0xffffu, sp = (info >> 16) & 0xffu, fl = info >> 24;
+    if ((sp != SP_SHARED && sp != SP_GENERIC) || (fl & F_ATOMIC) || size == 0)
+        return;
+    const zn_block_ctx *b = w->block;
+    uintptr_t sh = (uintptr_t)b->shared, shn = b->shared_size;
+    if (shn == 0)
+        return;
+    race_shadow *s = block_shadow(w);
+    if (!s)
+        return;
+    unsigned write = (fl & F_WRITE) ? 1 : 0;
+    uint32_t epoch = s->epoch, warp = w->warpid;
+    race_hit hit = {.lanes = 0};
+    for (uint32_t m = mask; m; m &= m - 1) {
+        unsigned lane = (unsigned)__builtin_ctz(m);
+        uintptr_t a = (uintptr_t)addr[lane];
+        if (a < sh || size > shn || a - sh > shn - size)
+            continue; /* not shared (generic), or memcheck's business */
+        uint32_t off = (uint32_t)(a - sh);
+        race_lane ln = {epoch, warp, warp * ZN_WARP_SIZE + lane, off, write, where, false};
+        if ((off & 3) == 0 && (size & 3) == 0) {
+            for (uint32_t k = off; k < off + size; k += 4) {
+                ln.off = k;
+                if (s->bytemode[k / 4] != s->bgen)
+                    touch(&s->words[k / 4], &ln, &hit);
+                else
+                    for (uint32_t j = k; j < k + 4; j++)
+                        touch(&s->bytes[j], &ln, &hit);
+            }
+            continue;
+        }
+        for (uint32_t k = off; k < off + size; k++) {
+            uint32_t wi = k / 4;
+            if (s->bytemode[wi] != s->bgen) { /* the word goes per byte */
+                for (uint32_t j = 0; j < 4; j++)
+                    s->bytes[wi * 4 + j] = s->words[wi];
+                s->bytemode[wi] = s->bgen;
+            }
+            ln.off = k;
+            touch(&s->bytes[k], &ln, &hit);
+        }
+    }
+    if (hit.lanes)
+        report(w, &hit);
+}
+
+void zn_race_at_exit(void)
+{
+    pthread_mutex_lock(&race.lock);
+    fprintf(stderr, "========= RACECHECK SUMMARY: %zu hazard%s displayed (%zu error%s, "
+            "0 warnings); %" PRIu64 " conflicting accesses\n",
+            race.npairs, race.npairs == 1 ? "" : "s", race.npairs, race.npairs == 1 ? "" : "s",
+            (uint64_t)atomic_load(&race.hazards));
+    free(race.pairs);
+    race.pairs = NULL;
+    race.npairs = race.cap = 0;
+    pthread_mutex_unlock(&race.lock);
+    for (unsigned i = 0; i < RACE_MAX_WORKERS; i++) {
+        race_shadow *s = atomic_exchange(&race.shadow[i], NULL);
+        if (s) {
+            free(s->words);
+            free(s->bytes);
+            free(s->bytemode);
+            free(s);
+        }
+    }
+}

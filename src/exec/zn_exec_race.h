@@ -1,0 +1,29 @@
+/* zn_exec_race.h: ZINC_CHECK=racecheck (zn_exec_race.c), and the report
+ * helpers it shares with memcheck (zn_exec_check.c). */
+#ifndef ZN_EXEC_RACE_H
+#define ZN_EXEC_RACE_H
+
+#include "zn_exec_internal.h"
+#include <stdbool.h>
+
+/* Set once by zn_check_mode's initialisation when ZINC_CHECK names
+ * racecheck; read (relaxed) by the hot paths below before anything else. */
+extern _Atomic bool zn_race_enabled;
+
+/* A barrier of the block running on run's worker completed: accesses after
+ * it are ordered after those before (a new epoch). No-op when off. */
+void zn_race_barrier(zn_block_run *run);
+/* One warp's access (zn_rt_ops.memcheck's arguments): shared accesses are
+ * recorded in the worker's shadow and conflicts with other warps' accesses
+ * since the last barrier reported. Never stops the warp. */
+void zn_race_access(zn_warp_ctx *w, const uint64_t *addr, uint32_t mask, uint32_t info,
+                    const char *where);
+/* The summary line at exit; frees the shadows. */
+void zn_race_at_exit(void);
+
+/* memcheck's helpers (zn_exec_check.c): "name (PTX line N) in file:line"
+ * with the name demangled; fprintf to stderr under the report lock. */
+void zn_check_where(char *buf, size_t len, const char *where);
+void zn_check_print(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+#endif

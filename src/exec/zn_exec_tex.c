@@ -1,0 +1,383 @@
+/* zn_exec_tex.c: the texture sampler and surface accesses (zn_rt_ops.tex).
+ *
+ * One call serves a whole warp: the compiled code stores the handles and
+ * coordinates of its 32 lanes, the active lanes are done here one by one.
+ * Semantics follow the CUDA Programming Guide's "Texture Fetching"
+ * appendix: normalized coordinates are scaled by the size after wrap or
+ * mirror (both only with normalized coordinates; otherwise clamp);
+ * nearest-point sampling reads T[floor(x)]; linear filtering reads the
+ * texels around x - 0.5 and blends them with weights kept, as NVIDIA's
+ * hardware does, in 9-bit fixed point with 8 fractional bits; texel
+ * indices outside the texture are clamped, wrapped, mirrored or replaced
+ * by the border colour. 8- and 16-bit integer formats read without
+ * CU_TRSF_READ_AS_INTEGER become floats in [0, 1] (unsigned) or [-1, 1]
+ * (signed); 32-bit integers are always read as integers. Surfaces address x in bytes; out-of-range accesses trap,
+ * clamp to the nearest element or read zero / drop the store.
+ */
+#include "zn_exec_tex.h"
+
+#include <math.h>
+#include <stdbool.h>
+#include <string.h>
+
+/* CUarray_format, CUaddress_mode, CU_TRSF values (cuda.h) */
+enum { F_U8 = 0x01, F_U16 = 0x02, F_U32 = 0x03, F_S8 = 0x08, F_S16 = 0x09, F_S32 = 0x0a,
+       F_HALF = 0x10, F_FLOAT = 0x20 };
+enum { A_WRAP = 0, A_CLAMP = 1, A_MIRROR = 2, A_BORDER = 3 };
+#define TRSF_READ_AS_INTEGER 0x01u
+#define TRSF_NORMALIZED_COORDINATES 0x02u
+
+/* one texel: floats, or raw integers for element reads of integer formats */
+typedef union texel {
+    float f[4];
+    uint32_t u[4];
+} texel;
+
+static float half_to_float(uint16_t h)
+{
+    uint32_t s = (uint32_t)(h >> 15) << 31, e = (h >> 10) & 0x1f, m = h & 0x3ff, bits;
+    if (e == 0x1f) {
+        bits = s | 0x7f800000u | m << 13;
+    } else if (e) {
+        bits = s | (e + 112) << 23 | m << 13;
+    } else if (m) { /* subnormal: renormalize */
+        int k = 0;
+        while (!(m & 0x400)) {
+            m <<= 1;
+            k++;
+        }
+        bits = s | (uint32_t)(113 - k) << 23 | (m & 0x3ff) << 13;
+    } else {
+        bits = s;
+    }
+    float f;
+    memcpy(&f, &bits, 4);
+    return f;
+}
+
+static bool is_int_format(uint32_t fmt)
+{
+    return fmt != F_HALF && fmt != F_FLOAT;
+}
+
+/* 8- and 16-bit integers become [0, 1] / [-1, 1] floats unless read as
+ * integers; 32-bit integers always read as integers */
+static bool reads_normalized(const zn_tex_desc *d)
+{
+    return is_int_format(d->format) && d->csize < 4 && !(d->flags & TRSF_READ_AS_INTEGER);
+}
+
+/* Reads texel (x, y, z) of `layer`; indices are already in range. */
+static void read_texel(const zn_tex_desc *d, uint32_t x, uint32_t y, uint32_t z,
+                       uint32_t layer, texel *t)
+{
+    const uint8_t *p = d->data + (uint64_t)(layer + z) * d->slice + (uint64_t)y * d->pitch +
+                       (uint64_t)x * d->esize;
+    bool norm = reads_normalized(d);
+    for (uint32_t c = 0; c < 4; c++) {
+        if (c >= d->nch) { /* missing channels read (0, 0, 1) */
+            if (is_int_format(d->format) && !norm)
+                t->u[c] = c == 3 ? 1u : 0u;
+            else
+                t->f[c] = c == 3 ? 1.0f : 0.0f;
+            continue;
+        }
+        const uint8_t *q = p + c * d->csize;
+        uint8_t u8;
+        uint16_t u16;
+        uint32_t u32;
+        switch (d->format) {
+        case F_U8: memcpy(&u8, q, 1);
+            if (norm) t->f[c] = u8 / 255.0f; else t->u[c] = u8;
+            break;
+        case F_S8: memcpy(&u8, q, 1);
+            if (norm) t->f[c] = fmaxf((int8_t)u8 / 127.0f, -1.0f);
+            else t->u[c] = (uint32_t)(int32_t)(int8_t)u8;
+            break;
+        case F_U16: memcpy(&u16, q, 2);
+            if (norm) t->f[c] = u16 / 65535.0f; else t->u[c] = u16;
+            break;
+        case F_S16: memcpy(&u16, q, 2);
+            if (norm) t->f[c] = fmaxf((int16_t)u16 / 32767.0f, -1.0f);
+            else t->u[c] = (uint32_t)(int32_t)(int16_t)u16;
+            break;
+        case F_HALF: memcpy(&u16, q, 2);
+            t->f[c] = half_to_float(u16);
+            break;
+        default: /* F_U32, F_S32, F_FLOAT: the bits as stored */
+            memcpy(&u32, q, 4);
+            t->u[c] = u32;
+            break;
+        }
+    }
+}
+
+/* floor(x) as an int, safe for NaN and huge values */
+static int32_t ifloor(float x)
+{
+    if (!(x == x))
+        return 0;
+    float f = floorf(x);
+    if (f < -1073741824.0f)
+        return -1073741824;
+    if (f > 1073741824.0f)
+        return 1073741824;
+    return (int32_t)f;
+}
+
+/* Maps texel index i of a dimension of n texels by the address mode;
+ * false: outside, read the border colour. */
+static bool resolve(int32_t i, uint32_t n, uint32_t mode, bool normalized, uint32_t *out)
+{
+    int64_t N = n;
+    if (!normalized && (mode == A_WRAP || mode == A_MIRROR))
+        mode = A_CLAMP; /* wrap and mirror need normalized coordinates */
+    switch (mode) {
+    case A_WRAP:
+        *out = (uint32_t)(((i % N) + N) % N);
+        return true;
+    case A_MIRROR: {
+        int64_t k = ((i % (2 * N)) + 2 * N) % (2 * N);
+        *out = (uint32_t)(k < N ? k : 2 * N - 1 - k);
+        return true;
+    }
+    case A_BORDER:
+        if (i < 0 || i >= N)
+            return false;
+        *out = (uint32_t)i;
+        return true;
+    default:
+        *out = (uint32_t)(i < 0 ? 0 : i >= N ? N - 1 : i);
+        return true;
+    }
+}
+
+/* A normalized coordinate after wrap/mirror, scaled to texels. */
+static float scale_coord(const zn_tex_desc *d, unsigned dim, float c, uint32_t n)
+{
+    if (!(d->flags & TRSF_NORMALIZED_COORDINATES))
+        return c;
+    if (d->addr[dim] == A_WRAP) {
+        c -= floorf(c);
+    } else if (d->addr[dim] == A_MIRROR) {
+        float f = floorf(c);
+        c -= f;
+        if (fmodf(f, 2.0f) != 0.0f)
+            c = 1.0f - c;
+    }
+    return c * (float)n;
+}
+
+typedef struct tex_pos {
+    unsigned ndim;          /* 1, 2 or 3 */
+    float x[3];             /* texel-space coordinates (float coordinates) */
+    int32_t ix[3];          /* integer coordinates */
+    bool int_coords;
+    uint32_t layer;
+} tex_pos;
+
+static uint32_t dim_size(const zn_tex_desc *d, unsigned k)
+{
+    return k == 0 ? d->width : k == 1 ? d->height : d->depth;
+}
+
+/* Texel at integer indices idx[] (one per dimension), border if outside. */
+static void fetch(const zn_tex_desc *d, const tex_pos *p, const int32_t *idx, texel *t)
+{
+    uint32_t r[3] = {0, 0, 0};
+    bool norm = (d->flags & TRSF_NORMALIZED_COORDINATES) != 0;
+    for (unsigned k = 0; k < p->ndim; k++)
+        if (!resolve(idx[k], dim_size(d, k), d->addr[k], norm && !p->int_coords, &r[k])) {
+            memcpy(t->f, d->border, sizeof t->f);
+            return;
+        }
+    read_texel(d, r[0], r[1], r[2], p->layer, t);
+}
+
+/* 9-bit fixed-point weight: 8 fractional bits */
+static float weight(float frac)
+{
+    return roundf(frac * 256.0f) / 256.0f;
+}
+
+static void sample(const zn_tex_desc *d, const tex_pos *p, texel *out)
+{
+    int32_t idx[3];
+    if (p->int_coords || d->filter == 0 || (is_int_format(d->format) && !reads_normalized(d))) {
+        for (unsigned k = 0; k < p->ndim; k++)
+            idx[k] = p->int_coords ? p->ix[k] : ifloor(p->x[k]);
+        fetch(d, p, idx, out);
+        return;
+    }
+    /* linear: blend the 2^ndim texels around x - 0.5 */
+    int32_t base[3];
+    float a[3];
+    for (unsigned k = 0; k < p->ndim; k++) {
+        float xb = p->x[k] - 0.5f;
+        base[k] = ifloor(xb);
+        a[k] = weight(xb - floorf(xb));
+        if (!(a[k] == a[k]))
+            a[k] = 0.0f;
+    }
+    float acc[4] = {0, 0, 0, 0};
+    for (unsigned corner = 0; corner < (1u << p->ndim); corner++) {
+        float wgt = 1.0f;
+        for (unsigned k = 0; k < p->ndim; k++) {
+            unsigned hi = (corner >> k) & 1;
+            idx[k] = base[k] + (int32_t)hi;
+            wgt *= hi ? a[k] : 1.0f - a[k];
+        }
+        texel t;
+        fetch(d, p, idx, &t);
+        for (unsigned c = 0; c < 4; c++)
+            acc[c] += wgt * t.f[c];
+    }
+    memcpy(out->f, acc, sizeof acc);
+}
+
+/* tld4: component `comp` of the four texels bilinear filtering of (x, y)
+ * would read, in the order (i, j+1), (i+1, j+1), (i+1, j), (i, j). */
+static void gather(const zn_tex_desc *d, const tex_pos *p, unsigned comp, texel *out)
+{
+    int32_t i = ifloor(p->x[0] - 0.5f), j = ifloor(p->x[1] - 0.5f);
+    const int32_t at[4][2] = {{i, j + 1}, {i + 1, j + 1}, {i + 1, j}, {i, j}};
+    for (unsigned k = 0; k < 4; k++) {
+        texel t;
+        fetch(d, p, at[k], &t);
+        out->u[k] = t.u[comp];
+    }
+}
+
+static unsigned geom_dims(unsigned g)
+{
+    return g == ZN_TEX_G_3D ? 3 : g == ZN_TEX_G_2D || g == ZN_TEX_G_A2D ? 2 : 1;
+}
+
+static float u2f(uint32_t u)
+{
+    float f;
+    memcpy(&f, &u, 4);
+    return f;
+}
+
+/* Coordinates of one lane: layered geometries put the layer first. */
+static void lane_pos(const zn_tex_desc *d, unsigned g, bool int_coords, const uint64_t *io,
+                     unsigned lane, tex_pos *p)
+{
+    memset(p, 0, sizeof *p);
+    p->ndim = geom_dims(g);
+    p->int_coords = int_coords;
+    unsigned first = 0;
+    if (g == ZN_TEX_G_A1D || g == ZN_TEX_G_A2D) {
+        uint32_t l = (uint32_t)io[lane];
+        p->layer = d->layers ? (l < d->layers ? l : d->layers - 1) : 0;
+        first = 1;
+    }
+    for (unsigned k = 0; k < p->ndim; k++) {
+        uint32_t v = (uint32_t)io[(first + k) * 32 + lane];
+        p->ix[k] = (int32_t)v;
+        p->x[k] = scale_coord(d, k, u2f(v), dim_size(d, k));
+    }
+}
+
+static uint32_t txq(const zn_tex_desc *d, unsigned q)
+{
+    switch (q) {
+    case ZN_TXQ_WIDTH: return d->width;
+    case ZN_TXQ_HEIGHT: return d->height;
+    case ZN_TXQ_DEPTH: return d->depth;
+    case ZN_TXQ_CHANNEL_DATA_TYPE: return d->format;
+    case ZN_TXQ_CHANNEL_ORDER: return d->nch;
+    case ZN_TXQ_NORMALIZED_COORDS: return (d->flags & TRSF_NORMALIZED_COORDINATES) ? 1 : 0;
+    case ZN_TXQ_FILTER_MODE: return d->filter;
+    case ZN_TXQ_ADDR_MODE_0: return d->addr[0];
+    case ZN_TXQ_ADDR_MODE_1: return d->addr[1];
+    case ZN_TXQ_ADDR_MODE_2: return d->addr[2];
+    case ZN_TXQ_ARRAY_SIZE: return d->layers;
+    case ZN_TXQ_NUM_MIPMAP_LEVELS: return 1;
+    default: return 0; /* num_samples: not multisampled */
+    }
+}
+
+/* Surface access of one lane; returns a ZN_KSTATUS. */
+static int32_t surface(const zn_tex_desc *d, uint32_t code, uint64_t *io, unsigned lane)
+{
+    unsigned g = (code >> 4) & 15, mode = (code >> 12) & 3;
+    unsigned esz = 1u << ((code >> 16) & 3), vec = (code >> 20) & 7, size = esz * vec;
+    bool st = (code & 15) == ZN_TEX_K_SUST;
+    unsigned first = g == ZN_TEX_G_A1D || g == ZN_TEX_G_A2D, nd = geom_dims(g);
+    int64_t c[3] = {0, 0, 0};
+    int64_t lim[3] = {(int64_t)d->width * d->esize - size, (int64_t)d->height - 1,
+                      (int64_t)d->depth - 1};
+    int64_t layer = first ? (int64_t)(uint32_t)io[lane] : 0;
+    bool out = first && layer >= (int64_t)(d->layers ? d->layers : 1);
+    for (unsigned k = 0; k < nd; k++) {
+        c[k] = (int32_t)(uint32_t)io[(first + k) * 32 + lane];
+        if (c[k] < 0 || c[k] > lim[k])
+            out = true;
+    }
+    if (out) {
+        if (mode == ZN_SU_TRAP)
+            return ZN_KSTATUS_ILLEGAL_ADDRESS;
+        if (mode == ZN_SU_ZERO) {
+            if (!st)
+                for (unsigned v = 0; v < vec; v++)
+                    io[v * 32 + lane] = 0;
+            return ZN_KSTATUS_OK;
+        }
+        for (unsigned k = 0; k < nd; k++)
+            c[k] = c[k] < 0 ? 0 : c[k] > lim[k] ? lim[k] : c[k];
+        if (d->layers && layer >= d->layers)
+            layer = d->layers - 1;
+        if (lim[0] < 0)
+            return ZN_KSTATUS_ILLEGAL_ADDRESS; /* access wider than a row */
+    }
+    uint8_t *p = d->data + (uint64_t)(layer + c[2]) * d->slice + (uint64_t)c[1] * d->pitch +
+                 (uint64_t)c[0];
+    for (unsigned v = 0; v < vec; v++) {
+        if (st)
+            memcpy(p + v * esz, &io[(4 + v) * 32 + lane], esz); /* little endian */
+        else {
+            uint64_t x = 0;
+            memcpy(&x, p + v * esz, esz);
+            io[v * 32 + lane] = x;
+        }
+    }
+    return ZN_KSTATUS_OK;
+}
+
+int32_t zn_exec_tex(zn_warp_ctx *w, uint32_t code, uint32_t mask, const uint64_t *handles,
+                    uint64_t *io)
+{
+    (void)w;
+    unsigned kind = code & 15, g = (code >> 4) & 15;
+    bool int_coords = ((code >> 8) & 3) == ZN_TEX_T_S32;
+    for (unsigned lane = 0; lane < 32; lane++) {
+        if (!(mask >> lane & 1))
+            continue;
+        const zn_tex_desc *d = (const zn_tex_desc *)(uintptr_t)handles[lane];
+        if (!d || d->magic != ZN_TEX_MAGIC)
+            return ZN_KSTATUS_ILLEGAL_ADDRESS;
+        if (kind == ZN_TEX_K_TXQ) {
+            io[lane] = txq(d, (code >> 16) & 15);
+            continue;
+        }
+        if (kind == ZN_TEX_K_SULD || kind == ZN_TEX_K_SUST) {
+            int32_t s = surface(d, code, io, lane);
+            if (s != ZN_KSTATUS_OK)
+                return s;
+            continue;
+        }
+        tex_pos p;
+        lane_pos(d, g, int_coords, io, lane, &p);
+        texel t;
+        if (kind == ZN_TEX_K_TLD4)
+            gather(d, &p, (code >> 12) & 3, &t);
+        else
+            sample(d, &p, &t);
+        /* an .s32/.u32 result of a float texel, or the reverse, keeps the bits */
+        for (unsigned c = 0; c < 4; c++)
+            io[c * 32 + lane] = t.u[c];
+    }
+    return ZN_KSTATUS_OK;
+}

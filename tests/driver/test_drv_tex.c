@@ -1,0 +1,304 @@
+/* test_drv_tex.c: CUDA arrays, texture and surface objects through the
+ * driver API: the error cases of cuArrayCreate/cuArray3DCreate, copies to
+ * and from arrays with offsets (cuMemcpy2D/3D, checked element by element
+ * against the host data), descriptors read back, texture and surface
+ * object creation errors (bad resource, views, sRGB, mipmaps, filtering
+ * integers, surfaces without SURFACE_LDST), and a PTX kernel running txq
+ * and tex.2d on a pitch2D texture. Last, a kernel given a destroyed
+ * texture object must fail with CUDA_ERROR_ILLEGAL_ADDRESS.
+ */
+#include <cuda.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+static int failures;
+
+#define EXPECT(cond) do { if (!(cond)) { \
+    printf("FAIL %s:%d: %s\n", __FILE__, __LINE__, #cond); failures++; } } while (0)
+#define EXPECT_RC(call, want) do { CUresult r_ = (call); if (r_ != (want)) { \
+    printf("FAIL %s:%d: %s -> %d, want %d\n", __FILE__, __LINE__, #call, (int)r_, \
+           (int)(want)); failures++; } } while (0)
+#define OK(call) EXPECT_RC(call, CUDA_SUCCESS)
+
+static const char ptx[] =
+    ".version 8.0\n"
+    ".target sm_75\n"
+    ".address_size 64\n"
+    ".visible .entry q(.param .u64 tex, .param .u64 out)\n"
+    "{\n"
+    "    .reg .b32 %r<8>;\n"
+    "    .reg .b64 %rd<4>;\n"
+    "    .reg .f32 %f<8>;\n"
+    "    ld.param.u64 %rd1, [tex];\n"
+    "    ld.param.u64 %rd2, [out];\n"
+    "    txq.width.b32 %r1, [%rd1];\n"
+    "    txq.height.b32 %r2, [%rd1];\n"
+    "    txq.normalized_coords.b32 %r3, [%rd1];\n"
+    "    st.global.u32 [%rd2], %r1;\n"
+    "    st.global.u32 [%rd2+4], %r2;\n"
+    "    st.global.u32 [%rd2+8], %r3;\n"
+    "    mov.f32 %f1, 0f40200000;\n"        /* 2.5 */
+    "    mov.f32 %f2, 0f3FC00000;\n"        /* 1.5 */
+    "    tex.2d.v4.f32.f32 {%f3, %f4, %f5, %f6}, [%rd1, {%f1, %f2}];\n"
+    "    st.global.f32 [%rd2+12], %f3;\n"
+    "    ret;\n"
+    "}\n";
+
+static void test_arrays(void)
+{
+    CUarray a = NULL;
+    CUDA_ARRAY_DESCRIPTOR d = {16, 8, CU_AD_FORMAT_FLOAT, 1};
+    EXPECT_RC(cuArrayCreate(&a, NULL), CUDA_ERROR_INVALID_VALUE);
+    EXPECT_RC(cuArrayCreate(NULL, &d), CUDA_ERROR_INVALID_VALUE);
+    CUDA_ARRAY_DESCRIPTOR bad = d;
+    bad.NumChannels = 3;
+    EXPECT_RC(cuArrayCreate(&a, &bad), CUDA_ERROR_INVALID_VALUE);
+    bad = d;
+    bad.Format = (CUarray_format)0x77;
+    EXPECT_RC(cuArrayCreate(&a, &bad), CUDA_ERROR_INVALID_VALUE);
+    bad = d;
+    bad.Width = 0;
+    EXPECT_RC(cuArrayCreate(&a, &bad), CUDA_ERROR_INVALID_VALUE);
+    CUDA_ARRAY3D_DESCRIPTOR cube = {8, 8, 6, CU_AD_FORMAT_FLOAT, 1, CUDA_ARRAY3D_CUBEMAP};
+    EXPECT_RC(cuArray3DCreate(&a, &cube), CUDA_ERROR_NOT_SUPPORTED);
+    CUDA_ARRAY3D_DESCRIPTOR layered0 = {8, 8, 0, CU_AD_FORMAT_FLOAT, 1, CUDA_ARRAY3D_LAYERED};
+    EXPECT_RC(cuArray3DCreate(&a, &layered0), CUDA_ERROR_INVALID_VALUE);
+
+    OK(cuArrayCreate(&a, &d));
+    CUDA_ARRAY_DESCRIPTOR g;
+    memset(&g, 0, sizeof g);
+    OK(cuArrayGetDescriptor(&g, a));
+    EXPECT(g.Width == 16 && g.Height == 8 && g.Format == CU_AD_FORMAT_FLOAT &&
+           g.NumChannels == 1);
+    CUDA_ARRAY3D_DESCRIPTOR g3;
+    OK(cuArray3DGetDescriptor(&g3, a));
+    EXPECT(g3.Width == 16 && g3.Height == 8 && g3.Depth == 0);
+
+    /* copy a 5 x 3 box of host rows (pitch 40 bytes) to (x=4, y=2) */
+    float src[3][10], back[8][16];
+    for (int y = 0; y < 3; y++)
+        for (int x = 0; x < 10; x++)
+            src[y][x] = (float)(y * 100 + x);
+    CUDA_MEMCPY2D c;
+    memset(&c, 0, sizeof c);
+    c.srcMemoryType = CU_MEMORYTYPE_HOST;
+    c.srcHost = src;
+    c.srcPitch = sizeof src[0];
+    c.srcXInBytes = 2 * sizeof(float);
+    c.dstMemoryType = CU_MEMORYTYPE_ARRAY;
+    c.dstArray = a;
+    c.dstXInBytes = 4 * sizeof(float);
+    c.dstY = 2;
+    c.WidthInBytes = 5 * sizeof(float);
+    c.Height = 3;
+    OK(cuMemcpy2D(&c));
+    CUDA_MEMCPY2D over = c;
+    over.dstY = 6;  /* rows 6..8 of 8 */
+    EXPECT_RC(cuMemcpy2D(&over), CUDA_ERROR_INVALID_VALUE);
+    over = c;
+    over.dstXInBytes = 12 * sizeof(float);  /* columns 12..16 of 16 */
+    EXPECT_RC(cuMemcpy2D(&over), CUDA_ERROR_INVALID_VALUE);
+    memset(back, 0, sizeof back);
+    CUDA_MEMCPY2D r;
+    memset(&r, 0, sizeof r);
+    r.srcMemoryType = CU_MEMORYTYPE_ARRAY;
+    r.srcArray = a;
+    r.dstMemoryType = CU_MEMORYTYPE_HOST;
+    r.dstHost = back;
+    r.dstPitch = sizeof back[0];
+    r.WidthInBytes = sizeof back[0];
+    r.Height = 8;
+    OK(cuMemcpy2D(&r));
+    int bad_el = 0;
+    for (int y = 0; y < 8; y++)
+        for (int x = 0; x < 16; x++) {
+            bool in = y >= 2 && y < 5 && x >= 4 && x < 9;
+            float want = in ? (float)((y - 2) * 100 + (x - 4 + 2)) : 0.0f;
+            bad_el += back[y][x] != want;
+        }
+    EXPECT(bad_el == 0);
+    OK(cuArrayDestroy(a));
+    EXPECT_RC(cuArrayDestroy(a), CUDA_ERROR_INVALID_HANDLE);
+    EXPECT_RC(cuArrayGetDescriptor(&g, a), CUDA_ERROR_INVALID_HANDLE);
+
+    /* 3D: uchar2 4 x 3 x 5, one slice written at z = 3 with cuMemcpy3D */
+    CUDA_ARRAY3D_DESCRIPTOR d3 = {4, 3, 5, CU_AD_FORMAT_UNSIGNED_INT8, 2, 0};
+    OK(cuArray3DCreate(&a, &d3));
+    unsigned char slice[3][8], all[5][3][8];
+    for (int i = 0; i < 24; i++)
+        slice[i / 8][i % 8] = (unsigned char)(i + 1);
+    CUDA_MEMCPY3D m;
+    memset(&m, 0, sizeof m);
+    m.srcMemoryType = CU_MEMORYTYPE_HOST;
+    m.srcHost = slice;
+    m.srcPitch = 8;
+    m.srcHeight = 3;
+    m.dstMemoryType = CU_MEMORYTYPE_ARRAY;
+    m.dstArray = a;
+    m.dstZ = 3;
+    m.WidthInBytes = 8;
+    m.Height = 3;
+    m.Depth = 1;
+    OK(cuMemcpy3D(&m));
+    CUDA_MEMCPY3D mo = m;
+    mo.Depth = 3;   /* slices 3..5 of 5 */
+    EXPECT_RC(cuMemcpy3D(&mo), CUDA_ERROR_INVALID_VALUE);
+    memset(&m, 0, sizeof m);
+    memset(all, 0xee, sizeof all);
+    m.srcMemoryType = CU_MEMORYTYPE_ARRAY;
+    m.srcArray = a;
+    m.dstMemoryType = CU_MEMORYTYPE_HOST;
+    m.dstHost = all;
+    m.dstPitch = 8;
+    m.dstHeight = 3;
+    m.WidthInBytes = 8;
+    m.Height = 3;
+    m.Depth = 5;
+    OK(cuMemcpy3D(&m));
+    bad_el = 0;
+    for (int z = 0; z < 5; z++)
+        for (int i = 0; i < 24; i++)
+            bad_el += all[z][i / 8][i % 8] != (z == 3 ? slice[i / 8][i % 8] : 0);
+    EXPECT(bad_el == 0);
+    OK(cuArrayDestroy(a));
+}
+
+static void test_objects(CUmodule mod)
+{
+    CUarray a;
+    CUDA_ARRAY3D_DESCRIPTOR d = {8, 8, 0, CU_AD_FORMAT_SIGNED_INT16, 1, 0};
+    OK(cuArray3DCreate(&a, &d));
+    CUDA_RESOURCE_DESC rd;
+    memset(&rd, 0, sizeof rd);
+    rd.resType = CU_RESOURCE_TYPE_ARRAY;
+    rd.res.array.hArray = a;
+    CUDA_TEXTURE_DESC td;
+    memset(&td, 0, sizeof td);
+    td.addressMode[0] = td.addressMode[1] = CU_TR_ADDRESS_MODE_BORDER;
+    td.filterMode = CU_TR_FILTER_MODE_LINEAR;
+    td.borderColor[2] = 0.5f;
+    CUtexObject t = 0;
+    EXPECT_RC(cuTexObjectCreate(&t, NULL, &td, NULL), CUDA_ERROR_INVALID_VALUE);
+    EXPECT_RC(cuTexObjectCreate(&t, &rd, NULL, NULL), CUDA_ERROR_INVALID_VALUE);
+    CUDA_RESOURCE_VIEW_DESC view;
+    memset(&view, 0, sizeof view);
+    EXPECT_RC(cuTexObjectCreate(&t, &rd, &td, &view), CUDA_ERROR_NOT_SUPPORTED);
+    CUDA_TEXTURE_DESC srgb = td;
+    srgb.flags = CU_TRSF_SRGB;
+    EXPECT_RC(cuTexObjectCreate(&t, &rd, &srgb, NULL), CUDA_ERROR_NOT_SUPPORTED);
+    CUDA_TEXTURE_DESC asint = td;
+    asint.flags = CU_TRSF_READ_AS_INTEGER;   /* integers cannot be filtered */
+    EXPECT_RC(cuTexObjectCreate(&t, &rd, &asint, NULL), CUDA_ERROR_INVALID_VALUE);
+    CUDA_TEXTURE_DESC badmode = td;
+    badmode.addressMode[1] = (CUaddress_mode)9;
+    EXPECT_RC(cuTexObjectCreate(&t, &rd, &badmode, NULL), CUDA_ERROR_INVALID_VALUE);
+    CUDA_RESOURCE_DESC mip = rd;
+    mip.resType = CU_RESOURCE_TYPE_MIPMAPPED_ARRAY;
+    EXPECT_RC(cuTexObjectCreate(&t, &mip, &td, NULL), CUDA_ERROR_NOT_SUPPORTED);
+    CUDA_RESOURCE_DESC stale = rd;
+    stale.res.array.hArray = (CUarray)&failures;
+    EXPECT_RC(cuTexObjectCreate(&t, &stale, &td, NULL), CUDA_ERROR_INVALID_HANDLE);
+
+    OK(cuTexObjectCreate(&t, &rd, &td, NULL));
+    CUDA_RESOURCE_DESC rb;
+    CUDA_TEXTURE_DESC tb;
+    OK(cuTexObjectGetResourceDesc(&rb, t));
+    EXPECT(rb.resType == CU_RESOURCE_TYPE_ARRAY && rb.res.array.hArray == a);
+    OK(cuTexObjectGetTextureDesc(&tb, t));
+    EXPECT(tb.filterMode == CU_TR_FILTER_MODE_LINEAR && tb.borderColor[2] == 0.5f &&
+           tb.addressMode[1] == CU_TR_ADDRESS_MODE_BORDER);
+    OK(cuTexObjectDestroy(t));
+    EXPECT_RC(cuTexObjectDestroy(t), CUDA_ERROR_INVALID_VALUE);
+
+    /* surfaces: only arrays made with CUDA_ARRAY3D_SURFACE_LDST */
+    CUsurfObject s;
+    EXPECT_RC(cuSurfObjectCreate(&s, &rd), CUDA_ERROR_INVALID_VALUE);
+    CUarray as;
+    d.Flags = CUDA_ARRAY3D_SURFACE_LDST;
+    OK(cuArray3DCreate(&as, &d));
+    rd.res.array.hArray = as;
+    OK(cuSurfObjectCreate(&s, &rd));
+    OK(cuSurfObjectGetResourceDesc(&rb, s));
+    EXPECT(rb.res.array.hArray == as);
+    EXPECT_RC(cuTexObjectDestroy(s), CUDA_ERROR_INVALID_VALUE); /* not a texture */
+    OK(cuSurfObjectDestroy(s));
+    EXPECT_RC(cuSurfObjectDestroy(s), CUDA_ERROR_INVALID_VALUE);
+    OK(cuArrayDestroy(as));
+    OK(cuArrayDestroy(a));
+
+    /* mipmapped arrays: not supported, with a log line */
+    void *fn = NULL;
+    OK(cuGetProcAddress("cuMipmappedArrayCreate", &fn, 13000, 0, NULL));
+    EXPECT(fn != NULL);
+    if (fn) {
+        CUmipmappedArray mm;
+        CUDA_ARRAY3D_DESCRIPTOR md = {8, 8, 0, CU_AD_FORMAT_FLOAT, 1, 0};
+        CUresult (*create)(CUmipmappedArray *, const CUDA_ARRAY3D_DESCRIPTOR *, unsigned) =
+            (CUresult (*)(CUmipmappedArray *, const CUDA_ARRAY3D_DESCRIPTOR *, unsigned))fn;
+        EXPECT_RC(create(&mm, &md, 3), CUDA_ERROR_NOT_SUPPORTED);
+    }
+
+    /* pitch2D texture, 5 x 4 floats in rows of 64 bytes; txq and tex.2d */
+    CUdeviceptr img, out;
+    OK(cuMemAlloc(&img, 64 * 4));
+    OK(cuMemAlloc(&out, 32));
+    float rows[4][16];
+    for (int y = 0; y < 4; y++)
+        for (int x = 0; x < 16; x++)
+            rows[y][x] = (float)(y * 10 + x);
+    OK(cuMemcpyHtoD(img, rows, sizeof rows));
+    OK(cuMemsetD8(out, 0xff, 32));  /* poison */
+    memset(&rd, 0, sizeof rd);
+    rd.resType = CU_RESOURCE_TYPE_PITCH2D;
+    rd.res.pitch2D.devPtr = img;
+    rd.res.pitch2D.format = CU_AD_FORMAT_FLOAT;
+    rd.res.pitch2D.numChannels = 1;
+    rd.res.pitch2D.width = 5;
+    rd.res.pitch2D.height = 4;
+    memset(&td, 0, sizeof td);
+    td.addressMode[0] = td.addressMode[1] = CU_TR_ADDRESS_MODE_CLAMP;
+    rd.res.pitch2D.pitchInBytes = 16;   /* < 5 floats */
+    EXPECT_RC(cuTexObjectCreate(&t, &rd, &td, NULL), CUDA_ERROR_INVALID_VALUE);
+    rd.res.pitch2D.pitchInBytes = 64;
+    OK(cuTexObjectCreate(&t, &rd, &td, NULL));
+    CUfunction f;
+    OK(cuModuleGetFunction(&f, mod, "q"));
+    void *args[] = {&t, &out};
+    OK(cuLaunchKernel(f, 1, 1, 1, 1, 1, 1, 0, NULL, args, NULL));
+    OK(cuCtxSynchronize());
+    uint32_t res[5];
+    OK(cuMemcpyDtoH(res, out, sizeof res));
+    float texel;
+    memcpy(&texel, &res[3], 4);
+    EXPECT(res[0] == 5 && res[1] == 4 && res[2] == 0);
+    EXPECT(texel == 12.0f);  /* (2.5, 1.5): texel (2, 1) */
+    OK(cuTexObjectDestroy(t));
+
+    /* a destroyed object in a kernel: an illegal address (sticky, so last) */
+    OK(cuLaunchKernel(f, 1, 1, 1, 1, 1, 1, 0, NULL, args, NULL));
+    EXPECT_RC(cuCtxSynchronize(), CUDA_ERROR_ILLEGAL_ADDRESS);
+}
+
+int main(void)
+{
+    setvbuf(stdout, NULL, _IOLBF, 0);
+    EXPECT_RC(cuArrayCreate(NULL, NULL), CUDA_ERROR_NOT_INITIALIZED);
+    OK(cuInit(0));
+    CUdevice dev;
+    CUcontext ctx;
+    OK(cuDeviceGet(&dev, 0));
+    OK(cuDevicePrimaryCtxRetain(&ctx, dev));
+    OK(cuCtxSetCurrent(ctx));
+    CUmodule mod;
+    OK(cuModuleLoadData(&mod, ptx));
+    test_arrays();
+    test_objects(mod);
+    if (failures) {
+        printf("FAIL drv_tex: %d failures\n", failures);
+        return 1;
+    }
+    printf("PASS drv_tex\n");
+    return 0;
+}

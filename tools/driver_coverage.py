@@ -1,0 +1,209 @@
+#!/usr/bin/env python3
+"""driver_coverage.py: docs/driver-coverage.md from the driver's entry list.
+
+For each driver entry point that CUDA 13's runtime asks cuGetProcAddress for
+(tools/cudart13-getprocaddress-requests.txt) it says whether Zinc implements
+it, using the rows of src/driver/zn_drv_api_list.h:
+
+  implemented    every requested (version, per-thread) resolves to an E row
+  partial        some requested version resolves to a UV stub, or the name
+                 is in PARTIAL below (implemented, but refuses some inputs
+                 with CUDA_ERROR_NOT_SUPPORTED)
+  NOT_SUPPORTED  a U row: every version returns CUDA_ERROR_NOT_SUPPORTED
+
+Usage:
+  driver_coverage.py ROOT             print the table
+  driver_coverage.py ROOT --write     rewrite ROOT/docs/driver-coverage.md
+  driver_coverage.py ROOT --check     exit 1 (with a diff) when the
+                                      committed table is out of date
+The CTest docs/driver_coverage runs --check.
+"""
+import difflib
+import re
+import sys
+
+API = "src/driver/zn_drv_api_list.h"
+REQUESTS = "tools/cudart13-getprocaddress-requests.txt"
+DOC = "docs/driver-coverage.md"
+PER_THREAD_FLAG = 2  # CU_GET_PROC_ADDRESS_PER_THREAD_DEFAULT_STREAM
+
+# Implemented names that refuse some inputs: name -> what is refused. Kept by
+# hand (the list file cannot say it); a name here must have an E row.
+PARTIAL = {
+    "cuFuncSetAttribute": "required cluster dimensions > 1: no thread block clusters",
+    "cuLaunchKernelEx": "cluster dimensions > 1: no thread block clusters",
+    "cuLinkAddData": "cubin and NVVM (LTO) inputs: Zinc links PTX",
+    "cuLinkAddFile": "cubin and NVVM (LTO) inputs: Zinc links PTX",
+    "cuArray3DCreate": "cubemap arrays: not yet",
+    "cuTexObjectCreate": "mipmapped arrays, resource views, sRGB: not yet",
+    "cuSurfObjectCreate": "mipmapped arrays: not yet",
+    "cuMemGetDefaultMemPool": "host locations: only device 0's pool exists",
+    "cuMemGetMemPool": "host locations: only device 0's pool exists",
+    "cuMemSetMemPool": "host locations: only device 0's pool exists",
+}
+
+# Why a U name is not supported: first matching pattern wins.
+REASONS = [
+    (r"^cu(GL|GraphicsGL)", "OpenGL interop: no display GPU"),
+    (r"^cu(EGL|GraphicsEGL)|EglFrame", "EGL interop: no display GPU"),
+    (r"^cu(VDPAU|GraphicsVDPAU)", "VDPAU interop: no display GPU"),
+    (r"^cuGraphics", "graphics interop: no display GPU"),
+    (r"^cuIpc", "IPC: one process"),
+    (r"^cuMemPool(Export|Import)", "IPC: one process (pool sharing)"),
+    (r"External(Memory|Semaphore)", "external memory/semaphores (Vulkan, D3D): not supported"),
+    (r"^cu(Array|MipmappedArray|TexObject|SurfObject)|^cuModuleGet(Tex|Surf)Ref|Texture1D",
+     "textures and CUDA arrays: not yet"),
+    (r"^cuLogs", "driver log API: not yet"),
+    (r"UserObject", "graph user objects: not yet"),
+    (r"GraphMem|MemAllocNode|MemFreeNode", "graph memory nodes: not yet"),
+    (r"^cuGraph", "graphs: this node kind or query not yet"),
+    (r"PeerAccess|Memcpy3DPeer", "peer access: one device"),
+    (r"Cluster", "thread block clusters: not supported"),
+    (r"^cuMemPool", "explicit memory pools: not yet (the default pool is)"),
+    (r"^cuMemRangeGetAttribute", "managed-memory range queries: not yet"),
+    (r"Batch", "batched copies, prefetches and memory ops: not yet"),
+    (r"AtomicCapabilities", "atomic capability queries: not yet"),
+    (r"GPUDirectRDMA", "GPUDirect RDMA: no NIC path"),
+    (r"NvSci", "NvSci: Tegra/DRIVE only"),
+    (r"AsyncNotification", "device notifications: not yet"),
+    (r"^cuProfilerInitialize$|^cuCtxDetach$", "deprecated API: not supported"),
+    (r"", "not yet"),
+]
+
+
+def parse_api(text):
+    rows = {}  # name -> [(kind, version, per_thread)]
+    for m in re.finditer(r"^\s*E\((\w+),\s*(\d+),\s*([01]),\s*\w+\)", text, re.M):
+        rows.setdefault(m[1], []).append(("E", int(m[2]), int(m[3])))
+    for m in re.finditer(r"^\s*UV\((\w+),\s*(\d+)\)", text, re.M):
+        rows.setdefault(m[1], []).append(("UV", int(m[2]), None))
+    for m in re.finditer(r"^\s*U\((\w+)\)", text, re.M):
+        rows.setdefault(m[1], []).append(("U", 0, None))
+    return rows
+
+
+def parse_requests(text, where):
+    reqs = {}  # name -> [(version, per_thread)] in file order
+    for n, line in enumerate(text.splitlines(), 1):
+        if not line.strip() or line.startswith("#"):
+            continue
+        f = line.split()
+        if len(f) != 3 or not f[1].isdigit() or not f[2].isdigit():
+            sys.exit(f"{where}:{n}:1: expected 'name version flags', got {line!r}")
+        req = (int(f[1]), 1 if int(f[2]) & PER_THREAD_FLAG else 0)
+        if req not in reqs.setdefault(f[0], []):
+            reqs[f[0]].append(req)
+    return reqs
+
+
+def resolve(rows, version, per_thread):
+    """The row cuGetProcAddress hands out (zn_drv_entry.c's rule)."""
+    best = None
+    for kind, v, pt in rows:
+        if kind == "E" and pt != per_thread:
+            continue
+        if v <= version and (best is None or v > best[1]):
+            best = (kind, v)
+    return best
+
+
+def fmt_req(version, per_thread):
+    return f"{version}{' ptds' if per_thread else ''}"
+
+
+def classify(name, rows, reqs):
+    if rows is None:
+        sys.exit(f"{API}: {name} (requested by cudart 13) has no E, UV or U row")
+    kinds = {k for k, _, _ in rows}
+    if kinds == {"U"}:
+        why = next(r for p, r in REASONS if re.search(p, name))
+        return "NOT_SUPPORTED", why
+    if "U" in kinds:
+        sys.exit(f"{API}: {name} has both U and E/UV rows")
+    stubbed = [fmt_req(v, pt) for v, pt in reqs if resolve(rows, v, pt)[0] != "E"]
+    notes = []
+    if stubbed:
+        notes.append("requested version(s) " + ", ".join(stubbed) + " not implemented")
+    if name in PARTIAL:
+        notes.append(PARTIAL[name])
+    return ("partial", "; ".join(notes)) if notes else ("implemented", "")
+
+
+def generate(root):
+    with open(f"{root}/{API}") as f:
+        api = parse_api(f.read())
+    with open(f"{root}/{REQUESTS}") as f:
+        reqs = parse_requests(f.read(), REQUESTS)
+    for name in PARTIAL:
+        if not any(k == "E" for k, _, _ in api.get(name, [])):
+            sys.exit(f"{sys.argv[0]}: PARTIAL names {name}, which has no E row in {API}")
+    table = [(n, *classify(n, api.get(n), reqs[n])) for n in sorted(reqs)]
+    count = {s: sum(1 for _, st, _ in table if st == s)
+             for s in ("implemented", "partial", "NOT_SUPPORTED")}
+    extra = sorted(n for n, r in api.items() if n not in reqs and any(k == "E" for k, _, _ in r))
+    out = [
+        "# Driver API coverage",
+        "",
+        "<!-- Generated by tools/driver_coverage.py from src/driver/zn_drv_api_list.h",
+        "     and tools/cudart13-getprocaddress-requests.txt; do not edit. Regenerate with",
+        "     `python3 tools/driver_coverage.py . --write`; the CTest docs/driver_coverage",
+        "     fails when this file is out of date. -->",
+        "",
+        f"CUDA 13's runtime asks `cuGetProcAddress` for {len(table)} driver entry points",
+        "(at the versions in the second column; `ptds` is the per-thread default",
+        "stream variant). Of these Zinc implements",
+        f"**{count['implemented']}** fully, **{count['partial']}** partially and "
+        f"returns `CUDA_ERROR_NOT_SUPPORTED` (logged at `ZINC_LOG=1`) for "
+        f"**{count['NOT_SUPPORTED']}**: "
+        f"{count['implemented'] + count['partial']} of {len(table)} are usable.",
+        "",
+        "- **implemented**: every requested version resolves to an implementation.",
+        "- **partial**: implemented, but a requested version resolves to a",
+        "  `CUDA_ERROR_NOT_SUPPORTED` stub, or some inputs are refused with it (why).",
+        "- **NOT_SUPPORTED**: no version is implemented (why).",
+        "",
+        "| entry point | versions requested | status | why |",
+        "|---|---|---|---|",
+    ]
+    for name, status, why in table:
+        versions = ", ".join(fmt_req(v, pt) for v, pt in reqs[name])
+        out.append(f"| `{name}` | {versions} | {status} | {why} |")
+    out += [
+        "",
+        f"Zinc also implements {len(extra)} entry points that cudart 13 does not request",
+        "(older or driver-API-only names, reached by direct linking or `cuGetProcAddress`):",
+        ", ".join(f"`{n}`" for n in extra) + ".",
+        "",
+    ]
+    return "\n".join(out)
+
+
+def main():
+    if len(sys.argv) not in (2, 3) or (len(sys.argv) == 3 and sys.argv[2] not in ("--write", "--check")):
+        sys.exit(f"usage: {sys.argv[0]} ROOT [--write|--check]")
+    root = sys.argv[1]
+    text = generate(root)
+    mode = sys.argv[2] if len(sys.argv) == 3 else None
+    if mode is None:
+        sys.stdout.write(text)
+    elif mode == "--write":
+        with open(f"{root}/{DOC}", "w") as f:
+            f.write(text)
+    else:
+        try:
+            with open(f"{root}/{DOC}") as f:
+                old = f.read()
+        except FileNotFoundError:
+            old = ""
+        if old != text:
+            sys.stdout.writelines(difflib.unified_diff(
+                old.splitlines(True), text.splitlines(True), DOC + " (committed)",
+                DOC + " (from the list)"))
+            print(f"{DOC} is out of date: run python3 tools/driver_coverage.py . --write")
+            return 1
+        print(f"{DOC}: up to date")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
