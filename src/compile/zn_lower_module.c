@@ -81,7 +81,8 @@ static void mark_vars(const ptx_module *pm, const ptx_opnd *o, bool *used)
 {
     if ((o->kind == PTX_OPND_SYM || o->kind == PTX_OPND_ADDR) && o->var) {
         const ptx_var *v = o->var;
-        if (v >= pm->vars && v < pm->vars + pm->nvars)
+        /* no pointer arithmetic on a module without variables (NULL) */
+        if (pm->nvars && v >= pm->vars && v < pm->vars + pm->nvars)
             used[v - pm->vars] = true;
         else
             for (uint32_t i = 0; i < pm->nvars; i++)
