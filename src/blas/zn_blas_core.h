@@ -39,6 +39,11 @@ void zn_blas_unsupported(const char *fn, const char *fmt, ...) __attribute__((fo
  * `stream` (a CUstream / cudaStream_t) has run: the whole context, since a
  * blocking stream is also ordered after the legacy default stream. */
 void zn_blas_stream_sync(void *stream);
+/* Queues run(copy of data) on `stream` (as a captured graph's host node
+ * while the stream captures); with wait, returns once it ran (not while
+ * capturing). 0 or the driver's error. */
+int zn_blas_enqueue(void *stream, void (*run)(void *data), const void *data, size_t size,
+                    bool wait);
 
 /* zn_blas_status.c: name and text of a cublasStatus_t. */
 const char *zn_blas_status_name(int status);

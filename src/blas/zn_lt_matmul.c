@@ -227,6 +227,33 @@ out:
     return st;
 }
 
+/* A matmul queued on its stream (zn_blas_stream.c), descriptors copied. */
+typedef struct lt_queued {
+    zn_lt_desc d;
+    zn_lt_layout la, lb, lc, ld;
+    lt_problem p;
+    const void *A, *B, *C;
+    void *D;
+} lt_queued;
+
+static void run_queued(void *data)
+{
+    lt_queued *q = data;
+    q->p.d = &q->d;
+    q->p.la = &q->la;
+    q->p.lb = &q->lb;
+    q->p.lc = &q->lc;
+    q->p.ld = &q->ld;
+    for (int b = 0; b < q->ld.batch_count; b++) {
+        cublasStatus_t st = matmul_one(&q->p, b, q->A, q->B, q->C, q->D);
+        if (st != CUBLAS_STATUS_SUCCESS) {
+            zn_blas_unsupported("cublasLtMatmul", "failed when it ran: %s",
+                                zn_blas_status_name(st));
+            return;
+        }
+    }
+}
+
 ZN_API cublasStatus_t cublasLtMatmul(cublasLtHandle_t handle, cublasLtMatmulDesc_t desc,
                                      const void *alpha, const void *A, cublasLtMatrixLayout_t ad,
                                      const void *B, cublasLtMatrixLayout_t bd, const void *beta,
@@ -236,7 +263,6 @@ ZN_API cublasStatus_t cublasLtMatmul(cublasLtHandle_t handle, cublasLtMatmulDesc
 {
     if (!handle)
         return CUBLAS_STATUS_NOT_INITIALIZED;
-    zn_blas_stream_sync(stream);
     lt_problem p = { .d = zn_lt_desc_of(desc), .la = zn_lt_layout_of(ad),
                      .lb = zn_lt_layout_of(bd), .lc = zn_lt_layout_of(cd),
                      .ld = zn_lt_layout_of(dd) };
@@ -259,10 +285,10 @@ ZN_API cublasStatus_t cublasLtMatmul(cublasLtHandle_t handle, cublasLtMatmulDesc
     p.k = op_cols(p.la, p.d->transa);
     if (p.m == 0 || p.n == 0)
         return CUBLAS_STATUS_SUCCESS;
-    for (int b = 0; b < p.ld->batch_count; b++) {
-        st = matmul_one(&p, b, A, B, C, D);
-        if (st != CUBLAS_STATUS_SUCCESS)
-            return st;
-    }
-    return CUBLAS_STATUS_SUCCESS;
+    /* the descriptors may be destroyed once this returns: copy them */
+    lt_queued q = { .d = *p.d, .la = *p.la, .lb = *p.lb, .lc = *p.lc, .ld = *p.ld, .p = p,
+                    .A = A, .B = B, .C = C, .D = D };
+    return zn_blas_enqueue(stream, run_queued, &q, sizeof q, false)
+               ? CUBLAS_STATUS_EXECUTION_FAILED
+               : CUBLAS_STATUS_SUCCESS;
 }

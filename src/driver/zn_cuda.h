@@ -548,6 +548,7 @@ ZN_STREAM_ATTR_DECLS(_ptsz)
 typedef struct zn_graph *CUgraph;
 typedef struct zn_gnode *CUgraphNode;
 typedef struct zn_gexec *CUgraphExec;
+typedef struct zn_uobj *CUuserObject;
 typedef unsigned long long CUmemGenericAllocationHandle;
 
 typedef struct CUDA_KERNEL_NODE_PARAMS {        /* _v2 (CUDA 12); v1 stops at extra */
@@ -664,6 +665,13 @@ ZN_MEMOPS_DECLS(_ptsz)
 
 ZN_API CUresult cuGraphCreate(CUgraph *g, unsigned int flags);
 ZN_API CUresult cuGraphDestroy(CUgraph g);
+ZN_API CUresult cuUserObjectCreate(CUuserObject *o, void *ptr, CUhostFn destroy,
+                                   unsigned int refs, unsigned int flags);
+ZN_API CUresult cuUserObjectRetain(CUuserObject o, unsigned int n);
+ZN_API CUresult cuUserObjectRelease(CUuserObject o, unsigned int n);
+ZN_API CUresult cuGraphRetainUserObject(CUgraph g, CUuserObject o, unsigned int n,
+                                        unsigned int flags);
+ZN_API CUresult cuGraphReleaseUserObject(CUgraph g, CUuserObject o, unsigned int n);
 ZN_API CUresult cuGraphClone(CUgraph *out, CUgraph g);
 ZN_API CUresult cuGraphAddKernelNode(CUgraphNode *n, CUgraph g, const CUgraphNode *deps,
                                      size_t ndeps, const CUDA_KERNEL_NODE_PARAMS *p);

@@ -29,7 +29,8 @@ enum {
     ZN_MAGIC_GNODE = 0x5a676e64,    /* "Zgnd" */
     ZN_MAGIC_GEXEC = 0x5a676578,    /* "Zgex" */
     ZN_MAGIC_PHYS = 0x5a706879,     /* "Zphy" */
-    ZN_MAGIC_ARRAY = 0x5a617272     /* "Zarr" */
+    ZN_MAGIC_ARRAY = 0x5a617272,    /* "Zarr" */
+    ZN_MAGIC_UOBJ = 0x5a756f62      /* "Zuob" */
 };
 
 /* ---- handle memory (zn_drv_handle.c): blocks are recycled per kind and
@@ -37,7 +38,7 @@ enum {
 typedef enum zn_handle_kind {
     ZN_HANDLE_CTX, ZN_HANDLE_MODULE, ZN_HANDLE_LIBRARY, ZN_HANDLE_STREAM,
     ZN_HANDLE_EVENT, ZN_HANDLE_GRAPH, ZN_HANDLE_GNODE, ZN_HANDLE_GEXEC, ZN_HANDLE_PHYS,
-    ZN_HANDLE_ARRAY, ZN_HANDLE_TEXOBJ, ZN_HANDLE_KINDS
+    ZN_HANDLE_ARRAY, ZN_HANDLE_TEXOBJ, ZN_HANDLE_UOBJ, ZN_HANDLE_KINDS
 } zn_handle_kind;
 void *zn_handle_new(zn_handle_kind k, size_t size);          /* zeroed */
 void zn_handle_retire(zn_handle_kind k, void *p, size_t size);
@@ -317,10 +318,22 @@ typedef struct zn_gnode {
     CUDA_MEMCPY3D copy;         /* as given, for get-params */
     CUDA_MEMSET_NODE_PARAMS set;
     void **argv;                /* kernelParams pointing into op->data */
+    size_t nargv;               /* argv's length */
     struct zn_gnode **deps;
     size_t ndeps, capdeps;
     size_t index;               /* position in graph->nodes */
 } zn_gnode;
+
+/* References to user objects (zn_drv_userobj.c). */
+typedef struct zn_uobj_ref {
+    struct zn_uobj *obj;
+    unsigned count;
+} zn_uobj_ref;
+
+typedef struct zn_uobj_set {
+    zn_uobj_ref *v;
+    size_t n, cap;
+} zn_uobj_set;
 
 typedef struct zn_graph {
     uint32_t magic;
@@ -328,6 +341,7 @@ typedef struct zn_graph {
     zn_gnode **nodes;
     size_t n, cap;
     pthread_mutex_t lock;
+    zn_uobj_set uobjs;
 } zn_graph;
 
 typedef struct zn_gexec {
@@ -338,9 +352,20 @@ typedef struct zn_gexec {
     zn_op **ops;                /* in a topological order (children flattened) */
     const zn_gnode **src;       /* the node each op came from (NULL: child's) */
     bool *disabled;
+    zn_uobj_set uobjs;          /* its graph's, children included */
 } zn_gexec;
 
 bool zn_graph_valid(const zn_graph *g);
+void zn_uobj_retain(struct zn_uobj *o, unsigned n);
+void zn_uobj_release(struct zn_uobj *o, unsigned n);
+bool zn_uobj_set_add(zn_uobj_set *s, struct zn_uobj *o, unsigned n);
+bool zn_uobj_set_merge(zn_uobj_set *dst, const zn_uobj_set *src);
+bool zn_uobj_set_of_graph(zn_uobj_set *dst, const zn_graph *g);
+void zn_uobj_set_clear(zn_uobj_set *s);
+/* References of set held until what s has queued so far has run. */
+CUresult zn_uobj_hold_for_launch(zn_stream *s, const zn_uobj_set *set);
+/* The graph a capture records into. */
+zn_graph *zn_capture_graph(const struct zn_capture *c);
 bool zn_gnode_valid(const zn_gnode *n);
 zn_graph *zn_graph_new(zn_ctx *c);
 void zn_graph_free(zn_graph *g);

@@ -40,6 +40,11 @@ bool zn_capture_blocks_legacy(void)
     return atomic_load(&blocking_captures) > 0;
 }
 
+zn_graph *zn_capture_graph(const zn_capture *c)
+{
+    return c->graph;
+}
+
 zn_capture *zn_event_capture(const zn_event *e)
 {
     zn_capture *c = e->cap;

@@ -83,19 +83,31 @@ void zn_graph_free(zn_graph *g)
     for (size_t i = 0; i < g->n; i++)
         node_free(g->nodes[i]);
     free(g->nodes);
+    zn_uobj_set_clear(&g->uobjs);
     pthread_mutex_destroy(&g->lock);
     zn_handle_retire(ZN_HANDLE_GRAPH, g, sizeof *g);
 }
 
-/* kernelParams of a kernel node: pointers to each argument in the op. */
-static void **kernel_argv(const zn_op *op)
+/* Points n's kernelParams (n->argv: a pointer to each argument in op) at
+ * op. The array stays where it is when it is big enough: the one that
+ * cuGraphKernelNodeGetParams handed out must stay valid across
+ * cuGraphKernelNodeSetParams, since applications (llama.cpp) keep it,
+ * store a new argument pointer into it and set the node again. */
+static bool kernel_argv(zn_gnode *n, const zn_op *op)
 {
     const zn_kernel_info *ki = op->u.k.f->ki;
-    void **argv = calloc(ki->nparams ? ki->nparams : 1, sizeof *argv);
-    if (argv)
-        for (uint32_t i = 0; i < ki->nparams; i++)
-            argv[i] = (void *)(op->data + ki->param_offset[i]);
-    return argv;
+    size_t need = ki->nparams ? ki->nparams : 1;
+    if (n->nargv < need) {
+        void **argv = calloc(need, sizeof *argv);
+        if (!argv)
+            return false;
+        free(n->argv);
+        n->argv = argv;
+        n->nargv = need;
+    }
+    for (uint32_t i = 0; i < ki->nparams; i++)
+        n->argv[i] = (void *)(op->data + ki->param_offset[i]);
+    return true;
 }
 
 CUresult zn_graph_add(zn_graph *g, CUgraphNodeType type, zn_op *op, zn_gnode *const *deps,
@@ -115,8 +127,10 @@ CUresult zn_graph_add(zn_graph *g, CUgraphNodeType type, zn_op *op, zn_gnode *co
     n->graph = g;
     n->type = type;
     n->op = op;
-    if (op && op->kind == ZN_OP_KERNEL)
-        n->argv = kernel_argv(op);
+    if (op && op->kind == ZN_OP_KERNEL && !kernel_argv(n, op)) {
+        node_free(n);
+        return CUDA_ERROR_OUT_OF_MEMORY;
+    }
     if (ndeps && !(n->deps = malloc(ndeps * sizeof *n->deps))) {
         node_free(n);
         return CUDA_ERROR_OUT_OF_MEMORY;
@@ -172,6 +186,10 @@ static zn_graph *graph_clone(const zn_graph *g)
             zn_graph_free(c);
             return NULL;
         }
+    }
+    if (!zn_uobj_set_merge(&c->uobjs, &g->uobjs)) {
+        zn_graph_free(c);
+        return NULL;
     }
     return c;
 }
@@ -282,16 +300,13 @@ static CUresult kernel_set(CUgraphNode n, const CUDA_KERNEL_NODE_PARAMS *p, bool
     if (!zn_gnode_valid(n) || n->type != CU_GRAPH_NODE_TYPE_KERNEL)
         return CUDA_ERROR_INVALID_VALUE;
     zn_op *op;
-    TRY(v1 ? kernel_op_v1(&op, p) : kernel_op(&op, p));
-    void **argv = kernel_argv(op);
-    if (!argv) {
+    TRY(v1 ? kernel_op_v1(&op, p) : kernel_op(&op, p));   /* p may point into n */
+    if (!kernel_argv(n, op)) {
         free(op);
         return CUDA_ERROR_OUT_OF_MEMORY;
     }
     free(n->op);
-    free(n->argv);
     n->op = op;
-    n->argv = argv;
     return CUDA_SUCCESS;
 }
 

@@ -121,6 +121,12 @@ static CUresult instantiate(CUgraphExec *px, CUgraph g, uint64_t flags)
         oplist_free(&l);
         return r != CUDA_SUCCESS ? r : CUDA_ERROR_OUT_OF_MEMORY;
     }
+    if (!zn_uobj_set_of_graph(&x->uobjs, g)) {
+        zn_uobj_set_clear(&x->uobjs);
+        zn_handle_retire(ZN_HANDLE_GEXEC, x, sizeof *x);
+        oplist_free(&l);
+        return CUDA_ERROR_OUT_OF_MEMORY;
+    }
     x->magic = ZN_MAGIC_GEXEC;
     x->ctx = c;
     x->flags = flags;
@@ -185,6 +191,7 @@ CUresult cuGraphExecDestroy(CUgraphExec x)
     free(x->ops);
     free(x->src);
     free(x->disabled);
+    zn_uobj_set_clear(&x->uobjs);     /* launches in flight hold their own */
     zn_handle_retire(ZN_HANDLE_GEXEC, x, sizeof *x);
     ZN_RET(CUDA_SUCCESS);
 }
@@ -217,7 +224,7 @@ static CUresult graph_launch(CUgraphExec x, CUstream h, bool pt)
             return CUDA_ERROR_OUT_OF_MEMORY;
         TRY(zn_submit(s, op, false));
     }
-    return CUDA_SUCCESS;
+    return zn_uobj_hold_for_launch(s, &x->uobjs);
 }
 
 /* Nothing to upload: device memory is host memory. */
@@ -394,11 +401,20 @@ static CUresult exec_update(CUgraphExec x, CUgraph g, CUgraphExecUpdateResultInf
             result = ZN_CU_GRAPH_EXEC_UPDATE_ERROR_NODE_TYPE_CHANGED;
             info->errorNode = (CUgraphNode)l.src[i];
         }
+    zn_uobj_set objs = { 0 };
+    if (result == ZN_CU_GRAPH_EXEC_UPDATE_SUCCESS && !zn_uobj_set_of_graph(&objs, g)) {
+        zn_uobj_set_clear(&objs);
+        oplist_free(&l);
+        return CUDA_ERROR_OUT_OF_MEMORY;
+    }
     if (result != ZN_CU_GRAPH_EXEC_UPDATE_SUCCESS) {
         info->result = result;
         oplist_free(&l);
         return CUDA_ERROR_GRAPH_EXEC_UPDATE_FAILURE;
     }
+    /* the new host nodes' data: the new graph's objects (zn_drv_userobj.c) */
+    zn_uobj_set_clear(&x->uobjs);
+    x->uobjs = objs;
     for (size_t i = 0; i < x->n; i++) {
         free(x->ops[i]);
         x->ops[i] = l.ops[i];   /* per-node calls still name the original nodes */

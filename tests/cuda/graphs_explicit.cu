@@ -14,6 +14,93 @@ __global__ void axpb(float *x, int n, float a, float b)
 static const int N = 1000;
 static int host_runs;
 
+static int destroyed;
+static void CUDART_CB destroy_obj(void *p)
+{
+    destroyed += *(int *)p;
+}
+
+/* User objects: references held by graphs, clones, instantiations and
+ * launches; the destructor runs when the last one goes. */
+static void check_user_objects(cudaStream_t s, float *dx)
+{
+    int weight = 1;
+    cudaUserObject_t obj;
+    CK(cudaUserObjectCreate(&obj, &weight, destroy_obj, 1, cudaUserObjectNoDestructorSync));
+    cudaGraph_t g, clone;
+    CK(cudaGraphCreate(&g, 0));
+    cudaGraphNode_t n;
+    cudaKernelNodeParams kp = {};
+    int n_elems = N;
+    float a = 1.0f, b = 0.0f;
+    void *args[] = { &dx, &n_elems, &a, &b };
+    kp.func = (void *)axpb;
+    kp.gridDim = dim3((N + 127) / 128);
+    kp.blockDim = dim3(128);
+    kp.kernelParams = args;
+    CK(cudaGraphAddKernelNode(&n, g, NULL, 0, &kp));
+    CK(cudaGraphRetainUserObject(g, obj, 2, 0));         /* graph: 2, caller: 1 */
+    CK(cudaUserObjectRelease(obj, 1));                    /* caller's gone */
+    if (destroyed)
+        zt_fail("user object destroyed while a graph holds it");
+    CK(cudaGraphClone(&clone, g));
+    CK(cudaGraphReleaseUserObject(g, obj, 2));
+    if (cudaGraphReleaseUserObject(g, obj, 1) == cudaSuccess)
+        zt_fail("released a reference the graph no longer holds");
+    (void)cudaGetLastError();
+    if (destroyed)
+        zt_fail("user object destroyed while the clone holds it");
+    cudaGraphExec_t x;
+    CK(cudaGraphInstantiate(&x, clone, 0));
+    CK(cudaGraphDestroy(clone));
+    CK(cudaGraphLaunch(x, s));
+    CK(cudaGraphExecDestroy(x));       /* the launch still holds one */
+    CK(cudaStreamSynchronize(s));
+    if (destroyed != 1)
+        zt_fail("user object destroyed %d times after the last launch, expected 1", destroyed);
+    CK(cudaGraphDestroy(g));
+    if (cudaUserObjectCreate(&obj, &weight, destroy_obj, 1, 0) == cudaSuccess)
+        zt_fail("cudaUserObjectCreate without cudaUserObjectNoDestructorSync succeeded");
+    (void)cudaGetLastError();
+}
+
+/* The kernelParams array cudaGraphKernelNodeGetParams returns stays
+ * valid across cudaGraphKernelNodeSetParams: llama.cpp keeps it, stores a
+ * new argument pointer into it each token and sets the node again. */
+static void check_params_kept(cudaStream_t s, float *dx)
+{
+    cudaGraph_t g;
+    CK(cudaGraphCreate(&g, 0));
+    cudaGraphNode_t n;
+    cudaKernelNodeParams kp = {};
+    int n_elems = N;
+    float a = 0.0f, b = 1.0f;
+    void *args[] = { &dx, &n_elems, &a, &b };
+    kp.func = (void *)axpb;
+    kp.gridDim = dim3((N + 127) / 128);
+    kp.blockDim = dim3(128);
+    kp.kernelParams = args;
+    CK(cudaGraphAddKernelNode(&n, g, NULL, 0, &kp));
+    cudaKernelNodeParams got;
+    CK(cudaGraphKernelNodeGetParams(n, &got));
+    float hx[N];
+    for (int step = 2; step <= 4; step++) {
+        float bs = (float)step;
+        got.kernelParams[3] = &bs;             /* x = 0 * x + step */
+        CK(cudaGraphKernelNodeSetParams(n, &got));
+        cudaGraphExec_t x;
+        CK(cudaGraphInstantiate(&x, g, 0));
+        CK(cudaGraphLaunch(x, s));
+        CK(cudaStreamSynchronize(s));
+        CK(cudaMemcpy(hx, dx, sizeof hx, cudaMemcpyDeviceToHost));
+        if (hx[0] != bs || hx[N - 1] != bs)
+            zt_fail("kernel node set %d times from one GetParams: x = %g, expected %g",
+                    step - 1, hx[0], bs);
+        CK(cudaGraphExecDestroy(x));
+    }
+    CK(cudaGraphDestroy(g));
+}
+
 static void CUDART_CB count_run(void *p)
 {
     ++*(int *)p;
@@ -134,6 +221,8 @@ int main(void)
     CK(cudaGraphExecDestroy(x));
     CK(cudaGraphDestroy(g));
     CK(cudaGraphDestroy(child));
+    check_user_objects(s, dx);
+    check_params_kept(s, dx);
     CK(cudaEventDestroy(ev));
     CK(cudaStreamDestroy(s));
     CK(cudaStreamDestroy(t));
