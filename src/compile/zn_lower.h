@@ -75,6 +75,7 @@ typedef struct zn_lfn {
     int32_t *reg_def;           /* the one defining instruction, or -1 */
     bool *reg_uni;              /* one value in all live lanes: scalar storage */
     bool *blk_conv;             /* block always runs with all live lanes */
+    bool *reg_blocal;           /* dead at every block start (zn_lower_blocklocal.c) */
     LLVMValueRef *local_slot;   /* per f->locals[i]: alloca of 32*size, or NULL */
     LLVMValueRef *param_arg;    /* .func: per f->params[i], LLVM pointer arg */
     LLVMValueRef *ret_arg;      /* .func: per f->rets[i], LLVM pointer arg */
@@ -298,6 +299,8 @@ void zn_lanes_exited(zn_lfn *l, LLVMValueRef exited);
 
 /* Fills l->reg_inv: registers with one pure, time-invariant definition. */
 void zn_invariant_regs(zn_lfn *l);
+/* Fills l->reg_blocal: registers never live across a block boundary. */
+void zn_block_local_regs(zn_lfn *l);
 /* Fills l->blk_conv and l->reg_uni (zn_lower_uniform.c). */
 void zn_uniform_analysis(zn_lfn *l);
 /* An unguarded ld/ldu/st whose address is the same in every live lane

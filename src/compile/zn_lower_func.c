@@ -311,9 +311,18 @@ static void prologue(zn_lfn *l)
             l->local_slot[i] = a;
         }
     }
+    /* PTX leaves registers undefined until written, and so does Zinc for
+     * vector registers: no initial store, so mem2reg gives their phis an
+     * undef entry value, which costs no code. A zero here made every warp
+     * write its whole spill area on entry (every register flows through
+     * the dispatcher's phis: 15 KB of zeros per warp in ggml's
+     * mul_mat_vec_q) before doing any work. (A frozen poison does not
+     * help: the optimiser folds it to zero.) Lanes that a divergent write
+     * skipped are only ever read under a mask, where undef is harmless.
+     * Uniform registers are one scalar: zero. */
     for (uint32_t i = 0; i < f->nregs; i++)
-        LLVMBuildStore(l->b, LLVMConstNull(l->reg_uni[i] ? ll_elem(l->reg_ty[i])
-                                                         : l->reg_ty[i]), l->regs[i]);
+        if (l->reg_uni[i])
+            LLVMBuildStore(l->b, LLVMConstNull(ll_elem(l->reg_ty[i])), l->regs[i]);
     LLVMBuildStore(l->b, LLVMConstNull(v32), l->cc_slot);
     LLVMBuildStore(l->b, LLVMConstInt(m->t_i32, 0, 0), l->exited_slot);
 
@@ -352,6 +361,7 @@ void zn_lower_func(zn_lmod *m, const ptx_func *f, LLVMValueRef fn)
     split_blocks(l);
     l->goto_target = calloc(l->nblocks + 1, sizeof *l->goto_target);
     zn_invariant_regs(l);
+    zn_block_local_regs(l);
     zn_uniform_analysis(l);
     zn_reg_params_divergent(l); /* zn_lower_regparam.c */
     LLVMBasicBlockRef entry = LLVMAppendBasicBlockInContext(m->ctx, fn, "entry");
@@ -371,6 +381,10 @@ void zn_lower_func(zn_lmod *m, const ptx_func *f, LLVMValueRef fn)
         l->cur_block = k;
         l->mask = LLVMBuildLoad2(l->b, ll_vec(m->t_i1), l->mask_slot, "mask");
         l->terminated = false;
+        /* block-local registers enter every block dead: no phis for them */
+        for (uint32_t r = 0; r < f->nregs; r++)
+            if (l->reg_blocal[r] && !l->reg_uni[r])
+                LLVMBuildStore(l->b, LLVMGetUndef(l->reg_ty[r]), l->regs[r]);
         uint32_t end = l->block_start[k + 1];
         for (uint32_t i = l->block_start[k]; i < end && !l->terminated && !m->failed; i++) {
             l->ins = &f->ins[i];
@@ -400,4 +414,5 @@ void zn_lower_func(zn_lmod *m, const ptx_func *f, LLVMValueRef fn)
     free(l->reg_def);
     free(l->reg_uni);
     free(l->blk_conv);
+    free(l->reg_blocal);
 }
