@@ -18,6 +18,7 @@ void zn_abi_types(zn_lmod *m)
         [ZN_BLOCK_FIELD_DYN_SHARED_SIZE] = i32,
         [ZN_BLOCK_FIELD_PARAMS] = p,
         p, /* exec */
+        [ZN_BLOCK_FIELD_GRID_WS] = p,
     };
     m->t_block = LLVMStructCreateNamed(m->ctx, "zn_block_ctx");
     LLVMStructSetBody(m->t_block, block, sizeof block / sizeof block[0], 0);

@@ -160,7 +160,7 @@ LLVMValueRef ll_load_field(zn_lfn *l, LLVMTypeRef st, LLVMValueRef p,
 void zn_abi_types(zn_lmod *m);
 enum { ZN_RT_BARRIER, ZN_RT_ASSERTFAIL, ZN_RT_VPRINTF, ZN_RT_CLOCK64,
        ZN_RT_GLOBALTIMER, ZN_RT_MALLOC, ZN_RT_FREE, ZN_RT_MEMCHECK, ZN_RT_TEX,
-       ZN_RT_NFIELDS };
+       ZN_RT_SPIN, ZN_RT_NFIELDS };
 
 /* ---- types and operands (zn_lower_operand.c) ----------------------------- */
 
@@ -214,6 +214,8 @@ void zn_lower_cvt(zn_lfn *l, const ptx_ins *ins);     /* zn_lower_cvt.c */
 void zn_lower_mov(zn_lfn *l, const ptx_ins *ins);     /* zn_lower_cvt.c */
 /* cvt to/from e4m3x2/e5m2x2 and to tf32; false if ins is no such cvt */
 bool zn_lower_cvt_small(zn_lfn *l, const ptx_ins *ins); /* zn_lower_fp8.c */
+/* fp8 code in the low byte of <32 x i32> -> <32 x float> (exact) */
+LLVMValueRef zn_fp8_to_f32(zn_lfn *l, LLVMValueRef c, bool e5m2); /* zn_lower_fp8.c */
 void zn_lower_mem(zn_lfn *l, const ptx_ins *ins);     /* zn_lower_mem.c */
 /* ld/st with .relaxed/.acquire/.release/.sc/.volatile in global or generic
  * memory: per-lane atomic accesses (zn_lower_strong.c) */

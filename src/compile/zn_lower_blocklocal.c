@@ -9,7 +9,8 @@
  * inside one block. For those no lane ever needs the value a block was
  * entered with: at every block start the register's value is dead for
  * every lane, wherever the lane is parked. zn_lower_func.c stores undef
- * into such a register at each block start, which cuts its phis.
+ * into such a register at the start of each block that names it (the only
+ * blocks that read it), so mem2reg sees it live into no block: no phis.
  *
  * A register qualifies when, in every block, each read comes after an
  * unguarded full write in the same block. Conservatively, only pure ops and

@@ -6,6 +6,7 @@
  *   cvt.rn.satfinite{.relu}.{e4m3x2,e5m2x2}.f16x2 d16, a32   (high half -> high byte)
  *   cvt.rn{.relu}.f16x2.{e4m3x2,e5m2x2}           d32, a16   (exact)
  *   cvt.rna{.satfinite}.tf32.f32, cvt.{rn,rz}{.relu}{.satfinite}.tf32.f32
+ * and the decoding of mma's e4m3/e5m2 operands (zn_fp8_to_f32).
  *
  * e4m3: bias 7, no infinities, NaN S.1111.111, largest 448 (0x7e); e5m2:
  * bias 15, IEEE-like, largest 57344 (0x7b). Rounding is to nearest even
@@ -88,6 +89,12 @@ static LLVMValueRef fp8_to_f16(zn_lfn *l, LLVMValueRef c, bool e5m2, bool relu)
     if (relu)
         r = LLVMBuildSelect(b, neg, k32(l, 0), r, "");
     return LLVMBuildSelect(b, nan, k32(l, 0x7fff), r, "");
+}
+
+LLVMValueRef zn_fp8_to_f32(zn_lfn *l, LLVMValueRef c, bool e5m2)
+{
+    LLVMValueRef h = fp8_to_f16(l, LLVMBuildAnd(l->b, c, k32(l, 0xff), ""), e5m2, false);
+    return zn_half_to_f32(l, LLVMBuildTrunc(l->b, h, ll_vec(l->m->t_i16), ""), false);
 }
 
 /* f32 bits -> tf32 bits (low 13 bits zero) */

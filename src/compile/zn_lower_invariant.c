@@ -78,6 +78,9 @@ void zn_each_reg(const ptx_opnd *o, void (*f)(int32_t, void *), void *ud)
     case PTX_OPND_ADDR:
         if (o->reg >= 0)
             f(o->reg, ud);
+        /* tex/tld4/suld/sust: [handle, {coordinates}] reads the coordinates */
+        for (uint32_t i = 0; i < o->nelems; i++)
+            zn_each_reg(&o->elems[i], f, ud);
         return;
     case PTX_OPND_VEC:
         for (uint32_t i = 0; i < o->nelems; i++)

@@ -10,7 +10,10 @@
  * element are known at compile time), likewise B, and D_j += A * B lane by
  * lane. Products of f16/bf16/tf32 values are exact in f32 and are added in
  * k order; integer shapes go a 32-bit word of packed elements at a time
- * (see mshape), added with 32-bit wrap-around.
+ * (see mshape), added with 32-bit wrap-around. fp8 (e4m3, e5m2) operands
+ * have the s8 layouts and go a word at a time too: each byte is decoded to
+ * f32 (exact), the four products of a word (exact) are summed and added
+ * to the f32 accumulator in k order (an f16 C is widened, D rounded once).
  *
  * wmma's register layout is implementation-defined; Zinc uses the mma
  * m16n8k16 layouts (A: one m16n8k16 A fragment, f16 A/B: repeated in the
@@ -19,9 +22,9 @@
 
 #include <stdlib.h>
 
-typedef enum mclass { MC_F16, MC_INT, MC_TF32, MC_F64, MC_WMMA } mclass;
+typedef enum mclass { MC_F16, MC_INT, MC_TF32, MC_F64, MC_WMMA, MC_FP8 } mclass;
 
-/* Integer shapes (s8/u8, s4/u4, b1) are multiplied a 32-bit word at a
+/* Integer shapes (s8/u8, s4/u4, b1) and fp8 are multiplied a 32-bit word at a
  * time: every A register holds consecutive k columns of one row and every
  * B register the same k rows of one column, so D(r, c) is a sum over k
  * words of dot(A word, B word). k counts words for MC_INT (kw = k * bits
@@ -49,8 +52,8 @@ static void a_loc(const mshape *s, int l, int i, int *row, int *col)
         *row = g;
         *col = t;
         return;
-    case MC_INT: /* register i: a1/a3 are the rows g + 8 (m16), a2/a3 the
-                    * second half of k */
+    case MC_INT: case MC_FP8: /* register i: a1/a3 are the rows g + 8
+                                * (m16), a2/a3 the second half of k */
         *row = g + (s->m == 16 && (i & 1) ? 8 : 0);
         *col = t + (i >= 2 ? 4 : 0);
         return;
@@ -76,8 +79,8 @@ static void b_loc(const mshape *s, int l, int i, int *row, int *col)
     case MC_F64:
         *row = t;
         return;
-    case MC_INT: /* register i: word row t; b1 (m16n8k32 s8, k64 s4,
-                  * k256 b1) is the second half of k */
+    case MC_INT: case MC_FP8: /* register i: word row t; b1 (m16n8k32
+                               * s8, k64 s4, k256 b1) is the second half of k */
         *row = t + 4 * i;
         return;
     }
@@ -104,7 +107,7 @@ static ptx_type type_of_mod(uint16_t mod)
 /* an operand type of mma: a PTX type, or a packed integer element (s8/u8
  * are PTX types; s4/u4/b1 are SHAPE modifiers, they exist only here) */
 typedef struct etype {
-    ptx_type t;   /* s4/u4: S8/U8; b1: B32 */
+    ptx_type t;   /* s4/u4: S8/U8; b1: B32; e4m3/e5m2: E4M3X2/E5M2X2 */
     int bits;     /* integer element width (8, 4, 1); 0 for the others */
     bool sign;
 } etype;
@@ -123,6 +126,8 @@ static int ins_types(const ptx_ins *ins, etype *t, int max)
             t[n++] = (etype){md == PTX_MOD_s4 ? PTX_T_S8 : PTX_T_U8, 4, md == PTX_MOD_s4};
         } else if (md == PTX_MOD_b1) {
             t[n++] = (etype){PTX_T_B32, 1, false};
+        } else if (md == PTX_MOD_e4m3 || md == PTX_MOD_e5m2) {
+            t[n++] = (etype){md == PTX_MOD_e4m3 ? PTX_T_E4M3X2 : PTX_T_E5M2X2, 8, false};
         }
     }
     return n;
@@ -259,7 +264,24 @@ static LLVMValueRef int_dot(zn_lfn *l, const intop *op, LLVMValueRef a, LLVMValu
     return sum;
 }
 
-/* iop: NULL for floating point, else integer words */
+static bool is_fp8(ptx_type t)
+{
+    return t == PTX_T_E4M3X2 || t == PTX_T_E5M2X2;
+}
+
+/* fp8 words: the four bytes of every A and B word vector decoded to f32
+ * once (dec[q][i]: byte q of word i), gathered like integer words */
+static void fp8_decode(zn_lfn *l, LLVMValueRef *w, int n, bool e5m2, LLVMValueRef dec[4][16])
+{
+    for (int i = 0; i < n; i++)
+        for (int q = 0; q < 4; q++) {
+            LLVMValueRef x = q ? LLVMBuildLShr(l->b, w[i], ll_const_vec(l->m->t_i32,
+                                               (uint64_t)(8 * q)), "") : w[i];
+            dec[q][i] = zn_fp8_to_f32(l, x, e5m2);
+        }
+}
+
+/* iop: NULL for floating point, else integer (or fp8) words */
 static void mma_core(zn_lfn *l, const mshape *s, LLVMValueRef *ae, int na, LLVMValueRef *be,
                      int nb, LLVMValueRef *ce, LLVMValueRef *de, int nc, const intop *iop, bool sat)
 {
@@ -268,6 +290,12 @@ static void mma_core(zn_lfn *l, const mshape *s, LLVMValueRef *ae, int na, LLVMV
     owner *tb = calloc((size_t)s->k * s->n, sizeof *tb);
     invert(s, a_loc, na, ta, s->k);
     invert(s, b_loc, nb, tb, s->n);
+    bool fp8 = iop && is_fp8(iop->a.t);
+    LLVMValueRef ad[4][16], bd[4][16];
+    if (fp8) {
+        fp8_decode(l, ae, na, iop->a.t == PTX_T_E5M2X2, ad);
+        fp8_decode(l, be, nb, iop->b.t == PTX_T_E5M2X2, bd);
+    }
     for (int j = 0; j < nc; j++) {
         LLVMValueRef acc = sat ? LLVMConstNull(LLVMTypeOf(ce[j])) : ce[j];
         for (int k = 0; k < s->k; k++) {
@@ -277,6 +305,16 @@ static void mma_core(zn_lfn *l, const mshape *s, LLVMValueRef *ae, int na, LLVMV
                 c_loc(s, lane, j, &r, &c);
                 owner oa = ta[r * s->k + k], ob = tb[k * s->n + c];
                 ia[lane] = oa.i, fa[lane] = oa.lane, ib[lane] = ob.i, fb[lane] = ob.lane;
+            }
+            if (fp8) {  /* the word's four products, then into acc */
+                LLVMValueRef dot = NULL;
+                for (int q = 0; q < 4; q++) {
+                    LLVMValueRef p = LLVMBuildFMul(b, gather(l, ad[q], ia, fa),
+                                                   gather(l, bd[q], ib, fb), "");
+                    dot = dot ? LLVMBuildFAdd(b, dot, p, "") : p;
+                }
+                acc = LLVMBuildFAdd(b, acc, dot, "");
+                continue;
             }
             LLVMValueRef av = gather(l, ae, ia, fa), bv = gather(l, be, ib, fb);
             acc = !iop ? LLVMBuildFAdd(b, acc, LLVMBuildFMul(b, av, bv, ""), "")
@@ -341,6 +379,11 @@ static bool shape_of(const ptx_ins *ins, const etype *ae, mshape *s)
         s->k = kw;
         return s->m == 8 ? kw == 4 : (kw == 4 || kw == 8);
     }
+    case PTX_T_E4M3X2: case PTX_T_E5M2X2: { /* m16n8k16, m16n8k32: 4 or 8 words */
+        s->cls = MC_FP8;
+        s->k = s->k * 8 / 32;
+        return !wmma && s->m == 16 && s->n == 8 && (s->k == 4 || s->k == 8);
+    }
     default: return false;
     }
 }
@@ -362,7 +405,8 @@ static void lower_mma(zn_lfn *l, const ptx_ins *ins)
         return;
     }
     mshape s;
-    bool integer = at.bits != 0;
+    bool fp8 = is_fp8(at.t);
+    bool integer = at.bits != 0 && !fp8;
     if (ins->nopnds < 4 || ins->opnds[0].kind != PTX_OPND_VEC || ins->opnds[1].kind != PTX_OPND_VEC ||
         ins->opnds[2].kind != PTX_OPND_VEC || ins->opnds[3].kind != PTX_OPND_VEC) {
         zn_lerr_unsupported(l);
@@ -378,8 +422,10 @@ static void lower_mma(zn_lfn *l, const ptx_ins *ins)
     bool b1 = at.bits == 1;
     bool popc_ok = (ins->flags & PTX_F(popc_f)) &&
                    (ins->subop == PTX_SUB_AND || ins->subop == PTX_SUB_XOR);
+    /* fp8: e4m3/e5m2 in any combination, f32 or f16 accumulators */
+    bool fp8_ok = is_fp8(bt.t) && dt.t == ct.t && (dt.t == PTX_T_F32 || dt.t == PTX_T_F16);
     if (at.bits != bt.bits || (integer && (dt.t != PTX_T_S32 || ct.t != PTX_T_S32)) ||
-        b1 != popc_ok || (sat && (!integer || b1))) {
+        b1 != popc_ok || (sat && (!integer || b1)) || fp8 != is_fp8(bt.t) || (fp8 && !fp8_ok)) {
         zn_lerr_unsupported(l);
         return;
     }
@@ -400,7 +446,7 @@ static void lower_mma(zn_lfn *l, const ptx_ins *ins)
     for (int i = 0; i < nc; i++)
         ce[i] = frag_elem(l, &ins->opnds[3], (unsigned)i, ct.t);
     intop iop = {at, bt, ins->subop == PTX_SUB_XOR};
-    mma_core(l, &s, ae, na, be, nb, ce, de, nc, integer ? &iop : NULL, sat);
+    mma_core(l, &s, ae, na, be, nb, ce, de, nc, integer || fp8 ? &iop : NULL, sat);
     write_frag(l, &ins->opnds[0], de, nd, dt.t);
 }
 

@@ -369,6 +369,13 @@ void zn_sreg_prologue(zn_lfn *l)
     c[PTX_SREG_TOTAL_SMEM_SIZE] = ll_splat(l, block_u32(l, ZN_BLOCK_FIELD_SHARED_SIZE, -1));
     for (int i = 0; i < 32; i++)
         c[PTX_SREG_ENVREG0 + i] = ll_const_vec(m->t_i32, 0);
+    /* cooperative groups' grid.sync() finds its barrier workspace as
+     * %envreg1:%envreg2 (high:low), 0 outside cooperative launches */
+    LLVMValueRef ws = LLVMBuildPtrToInt(l->b, ll_load_field(l, m->t_block, l->block,
+                                        ZN_BLOCK_FIELD_GRID_WS, m->t_ptr), m->t_i64, "");
+    c[PTX_SREG_ENVREG0 + 2] = ll_splat(l, LLVMBuildTrunc(l->b, ws, m->t_i32, ""));
+    c[PTX_SREG_ENVREG0 + 1] = ll_splat(l, LLVMBuildTrunc(l->b,
+        LLVMBuildLShr(l->b, ws, LLVMConstInt(m->t_i64, 32, 0), ""), m->t_i32, ""));
     LLVMValueRef sh = ll_load_field(l, m->t_block, l->block, ZN_BLOCK_FIELD_SHARED, m->t_ptr);
     l->shared_base = ll_splat(l, LLVMBuildPtrToInt(l->b, sh, m->t_i64, ""));
 }

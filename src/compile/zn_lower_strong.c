@@ -90,6 +90,25 @@ static LLVMValueRef offset_addr(zn_lfn *l, LLVMValueRef a, uint64_t off)
     return off ? LLVMBuildAdd(l->b, a, ll_const_vec(l->m->t_i64, off), "") : a;
 }
 
+/* In a cooperative launch (the block's grid workspace is set) every strong
+ * load first calls rt->spin: grid.sync() polls with such loads while the
+ * blocks it waits for are threads that need a core (exec/zn_exec_coop.c).
+ * Elsewhere it costs a load and a predictable branch. */
+static void spin_hint(zn_lfn *l)
+{
+    zn_lmod *m = l->m;
+    LLVMValueRef ws = ll_load_field(l, m->t_block, l->block, ZN_BLOCK_FIELD_GRID_WS, m->t_ptr);
+    LLVMBasicBlockRef call = LLVMAppendBasicBlockInContext(m->ctx, l->fn, "coop.spin");
+    LLVMBasicBlockRef cont = LLVMAppendBasicBlockInContext(m->ctx, l->fn, "coop.cont");
+    LLVMBuildCondBr(l->b, LLVMBuildIsNotNull(l->b, ws, ""), call, cont);
+    LLVMPositionBuilderAtEnd(l->b, call);
+    LLVMValueRef w = l->w;
+    LLVMBuildCall2(l->b, LLVMFunctionType(m->t_void, &m->t_ptr, 1, 0),
+                   ll_rt_fn(l, ZN_RT_SPIN), &w, 1, "");
+    LLVMBuildBr(l->b, cont);
+    LLVMPositionBuilderAtEnd(l->b, cont);
+}
+
 void zn_strong_load(zn_lfn *l, const ptx_ins *ins, LLVMValueRef a, LLVMTypeRef et,
                     unsigned n, unsigned size, LLVMValueRef *out)
 {
@@ -99,6 +118,7 @@ void zn_strong_load(zn_lfn *l, const ptx_ins *ins, LLVMValueRef a, LLVMTypeRef e
             zn_strong_load(l, ins, offset_addr(l, a, (uint64_t)i * size), et, 1, size, &out[i]);
         return;
     }
+    spin_hint(l);
     strong_ctx c = {ins, a, NULL, LLVMIntTypeInContext(l->m->ctx, bytes * 8), bytes};
     LLVMValueRef packed = ll_lane_loop(l, l->emask, c.it, load_lane, &c);
     for (unsigned i = 0; i < n; i++)

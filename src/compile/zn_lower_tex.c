@@ -1,14 +1,18 @@
-/* zn_lower_tex.c: tex, tld4, txq, suld.b and sust.b on texture and surface
- * objects (unified mode: the handle is a .u64 register).
+/* zn_lower_tex.c: tex (plain, .level, .grad; 1d/2d/3d, layered, cube),
+ * tld4, txq, suld.b and sust.b/.p on texture and surface objects (unified
+ * mode: the handle is a .u64 register).
  *
  * Each instruction becomes one call of zn_rt_ops.tex for the whole warp
  * (src/exec/zn_exec_tex.c): the lanes' handles and coordinates (and sust
  * values) are stored into a [8 x <32 x i64>] buffer, the runtime samples
  * or accesses memory for the active lanes and leaves the results in the
  * same buffer. A nonzero status (a bad handle, a surface access out of
- * range with .trap) ends the kernel with that status. Texture references
- * (.texref variables) and independent mode ([tex, sampler, {...}]) are
- * reported as unsupported, as are mipmap/gradient/offset/compare forms.
+ * range with .trap) ends the kernel with that status. tex.level passes
+ * its LOD in io[4], tex.grad its gradients in io[4..6] and io[8..10] (a
+ * 12-row buffer), txq.level its level in io[4]; sust.p stores .b32 values
+ * the runtime converts to the array's format. Texture references (.texref
+ * variables), independent mode ([tex, sampler, {...}]), offset/compare
+ * forms and tld4 with a LOD are reported as unsupported.
  */
 #include "zn_lower.h"
 #include "../exec/zn_exec_tex.h"
@@ -33,6 +37,10 @@ static unsigned geometry(const ptx_ins *ins)
         return ZN_TEX_G_A1D;
     if (has_mod(ins, PTX_MOD_a2d))
         return ZN_TEX_G_A2D;
+    if (has_mod(ins, PTX_MOD_cube))
+        return ZN_TEX_G_CUBE;
+    if (has_mod(ins, PTX_MOD_acube))
+        return ZN_TEX_G_ACUBE;
     return 0;
 }
 
@@ -42,8 +50,21 @@ static unsigned ncoords(unsigned g)
     switch (g) {
     case ZN_TEX_G_1D: return 1;
     case ZN_TEX_G_2D: case ZN_TEX_G_A1D: return 2;
+    case ZN_TEX_G_ACUBE: return 4;
     default: return 3;
     }
+}
+
+static bool layered_geom(unsigned g)
+{
+    return g == ZN_TEX_G_A1D || g == ZN_TEX_G_A2D || g == ZN_TEX_G_ACUBE;
+}
+
+/* components of a tex.grad gradient (the dimensions of the geometry) */
+static unsigned grad_dims(unsigned g)
+{
+    return g == ZN_TEX_G_3D || g == ZN_TEX_G_CUBE || g == ZN_TEX_G_ACUBE ? 3
+         : g == ZN_TEX_G_2D || g == ZN_TEX_G_A2D ? 2 : 1;
 }
 
 static int txq_query(const ptx_ins *ins)
@@ -150,10 +171,16 @@ static LLVMValueRef handle_of(zn_lfn *l, const ptx_opnd *a, bool want_coords)
     return ll_coerce(l, zn_load_reg(l, a->reg), ll_vec(l->m->t_i64), false);
 }
 
+/* a LOD, level or gradient component: a register or an immediate */
+static bool scalar_opnd(const ptx_opnd *o)
+{
+    return o->kind == PTX_OPND_REG || o->kind == PTX_OPND_IMM || o->kind == PTX_OPND_FIMM;
+}
+
 static void store_coords(zn_lfn *l, tex_call *c, const ptx_opnd *v, unsigned g, ptx_type ct)
 {
     unsigned n = ncoords(g);
-    bool layered = g == ZN_TEX_G_A1D || g == ZN_TEX_G_A2D;
+    bool layered = layered_geom(g);
     for (unsigned k = 0; k < n && k < v->nelems; k++)
         io_put(l, c, k, &v->elems[k], layered && k == 0 ? PTX_T_U32 : ct);
 }
@@ -165,10 +192,14 @@ static void lower_sample(zn_lfn *l, const ptx_ins *ins, tex_call *c)
     int rt = result_type(ins->type[0]);
     ptx_type ct = ins->ntypes > 1 ? ins->type[1] : PTX_T_F32;
     const ptx_opnd *d = &ins->opnds[0];
-    if (!g || (tld4 && g != ZN_TEX_G_2D) || rt < 0 || ins->vec != 4 ||
-        (ct != PTX_T_F32 && ct != PTX_T_S32) || ins->nopnds != 2 ||
-        d->kind != PTX_OPND_VEC || d->nelems != 4 || has_mod(ins, PTX_MOD_level) ||
-        has_mod(ins, PTX_MOD_grad)) {
+    bool cube = g == ZN_TEX_G_CUBE || g == ZN_TEX_G_ACUBE;
+    unsigned lod = has_mod(ins, PTX_MOD_level) ? ZN_TEX_LOD_LEVEL
+                 : has_mod(ins, PTX_MOD_grad) ? ZN_TEX_LOD_GRAD : ZN_TEX_LOD_ZERO;
+    unsigned nops = lod == ZN_TEX_LOD_LEVEL ? 3 : lod == ZN_TEX_LOD_GRAD ? 4 : 2;
+    if (!g || (tld4 && (g != ZN_TEX_G_2D || lod)) || rt < 0 || ins->vec != 4 ||
+        (ct != PTX_T_F32 && ct != PTX_T_S32) || ((cube || lod) && ct != PTX_T_F32) ||
+        ins->nopnds != nops ||
+        d->kind != PTX_OPND_VEC || d->nelems != 4) {
         zn_lerr_unsupported(l);
         return;
     }
@@ -189,9 +220,34 @@ static void lower_sample(zn_lfn *l, const ptx_ins *ins, tex_call *c)
         return;
     }
     store_coords(l, c, &ins->opnds[1].elems[0], g, ct);
+    if (lod == ZN_TEX_LOD_LEVEL) {
+        if (!scalar_opnd(&ins->opnds[2])) {
+            zn_lerr(l, "tex.level: expected a scalar level of detail");
+            return;
+        }
+        io_put(l, c, 4, &ins->opnds[2], PTX_T_F32);
+    } else if (lod == ZN_TEX_LOD_GRAD) {
+        unsigned n = grad_dims(g);
+        for (unsigned k = 0; k < 2; k++) {
+            const ptx_opnd *v = &ins->opnds[2 + k];
+            bool vec = v->kind == PTX_OPND_VEC;
+            if ((vec ? v->nelems : 1u) < n) {
+                zn_lerr(l, "tex.grad: expected %u gradient components", n);
+                return;
+            }
+            for (unsigned j = 0; j < n; j++) {
+                const ptx_opnd *e = vec ? &v->elems[j] : v;
+                if (!scalar_opnd(e)) {
+                    zn_lerr(l, "tex.grad: malformed gradient");
+                    return;
+                }
+                io_put(l, c, 4 + 4 * k + j, e, PTX_T_F32);
+            }
+        }
+    }
     emit_call(l, c, h, ZN_TEX_CODE(tld4 ? ZN_TEX_K_TLD4 : ZN_TEX_K_TEX, g,
-                                   ct == PTX_T_S32 ? ZN_TEX_T_S32 : ZN_TEX_T_F32, rt, comp,
-                                   0, 4));
+                                   ct == PTX_T_S32 ? ZN_TEX_T_S32 : ZN_TEX_T_F32, rt,
+                                   tld4 ? comp : lod, 0, 4));
     for (unsigned k = 0; k < 4; k++)
         zn_dst(l, &d->elems[k], ins->type[0], io_get(l, c, k, 32));
 }
@@ -199,28 +255,37 @@ static void lower_sample(zn_lfn *l, const ptx_ins *ins, tex_call *c)
 static void lower_txq(zn_lfn *l, const ptx_ins *ins, tex_call *c)
 {
     int q = txq_query(ins);
-    if (q < 0 || ins->nopnds != 2 || has_mod(ins, PTX_MOD_level)) {
+    /* txq.level.{width,height,depth} d, [t], lod: the sizes of mip level lod */
+    bool level = has_mod(ins, PTX_MOD_level);
+    if (q < 0 || ins->nopnds != (level ? 3u : 2u) ||
+        (level && q != ZN_TXQ_WIDTH && q != ZN_TXQ_HEIGHT && q != ZN_TXQ_DEPTH)) {
         zn_lerr_unsupported(l);
         return;
     }
     LLVMValueRef h = handle_of(l, &ins->opnds[1], false);
     if (!h)
         return;
-    emit_call(l, c, h, ZN_TEX_CODE(ZN_TEX_K_TXQ, 0, 0, 0, 0, q, 1));
+    if (level && !scalar_opnd(&ins->opnds[2])) {
+        zn_lerr(l, "txq.level: expected a scalar level");
+        return;
+    }
+    if (level)
+        io_put(l, c, 4, &ins->opnds[2], PTX_T_S32);
+    emit_call(l, c, h, ZN_TEX_CODE(ZN_TEX_K_TXQ, 0, 0, 0, level, q, 1));
     zn_dst(l, &ins->opnds[0], PTX_T_B32, io_get(l, c, 0, 32));
 }
 
 static void lower_surface(zn_lfn *l, const ptx_ins *ins, tex_call *c)
 {
-    bool st = ins->op == PTX_OP_sust;
+    bool st = ins->op == PTX_OP_sust, fmt = st && has_mod(ins, PTX_MOD_p_fmt);
     unsigned g = geometry(ins), vec = ins->vec ? ins->vec : 1;
     int lg = log2_size(ins->type[0]);
     unsigned mode = has_mod(ins, PTX_MOD_zero) ? ZN_SU_ZERO
                   : (ins->flags & PTX_F(clamp)) ? ZN_SU_CLAMP : ZN_SU_TRAP;
     const ptx_opnd *a = &ins->opnds[st ? 0 : 1], *v = &ins->opnds[st ? 1 : 0];
-    if (!has_mod(ins, PTX_MOD_b) || !g || lg < 0 || (vec != 1 && vec != 2 && vec != 4) ||
-        (lg == 3 && vec == 4) || ins->nopnds != 2) {
-        zn_lerr_unsupported(l); /* sust.p (formatted) is not implemented */
+    if ((fmt ? lg != 2 : !has_mod(ins, PTX_MOD_b)) || !g || g > ZN_TEX_G_A2D || lg < 0 ||
+        (vec != 1 && vec != 2 && vec != 4) || (lg == 3 && vec == 4) || ins->nopnds != 2) {
+        zn_lerr_unsupported(l); /* suld.p does not exist; sust.p takes .b32 */
         return;
     }
     unsigned nv = v->kind == PTX_OPND_VEC ? v->nelems : 1;
@@ -239,8 +304,8 @@ static void lower_surface(zn_lfn *l, const ptx_ins *ins, tex_call *c)
     if (st)
         for (unsigned k = 0; k < vec; k++)
             io_put(l, c, 4 + k, v->kind == PTX_OPND_VEC ? &v->elems[k] : v, ins->type[0]);
-    emit_call(l, c, h, ZN_TEX_CODE(st ? ZN_TEX_K_SUST : ZN_TEX_K_SULD, g, ZN_TEX_T_S32, 0,
-                                   mode, lg, vec));
+    emit_call(l, c, h, ZN_TEX_CODE(fmt ? ZN_TEX_K_SUSTP : st ? ZN_TEX_K_SUST : ZN_TEX_K_SULD,
+                                   g, ZN_TEX_T_S32, 0, mode, lg, vec));
     if (!st)
         for (unsigned k = 0; k < vec; k++)
             zn_dst(l, v->kind == PTX_OPND_VEC ? &v->elems[k] : v, ins->type[0],
@@ -250,7 +315,9 @@ static void lower_surface(zn_lfn *l, const ptx_ins *ins, tex_call *c)
 void zn_lower_tex(zn_lfn *l, const ptx_ins *ins)
 {
     tex_call c;
-    c.io_ty = LLVMArrayType2(ll_vec(l->m->t_i64), 8);
+    /* tex.grad needs rows 8..11 for its y gradient */
+    bool grad = ins->op == PTX_OP_tex && has_mod(ins, PTX_MOD_grad);
+    c.io_ty = LLVMArrayType2(ll_vec(l->m->t_i64), grad ? 12 : 8);
     c.io = ll_entry_alloca(l, c.io_ty, "tex.io");
     switch (ins->op) {
     case PTX_OP_tex: case PTX_OP_tld4:

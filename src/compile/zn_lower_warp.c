@@ -119,16 +119,21 @@ static void shfl(zn_lfn *l, const ptx_ins *ins)
 
 static void vote(zn_lfn *l, const ptx_ins *ins)
 {
-    zn_lmod *m = l->m;
     LLVMBuilderRef b = l->b;
     const ptx_opnd *o = ins->opnds;
     LLVMValueRef p = zn_src(l, &o[1], PTX_T_PRED);
-    LLVMValueRef mi = ll_mask_to_i32(l, l->emask);
-    LLVMValueRef on = ll_mask_to_i32(l, LLVMBuildAnd(b, p, l->emask, ""));
-    LLVMValueRef zero = LLVMConstInt(m->t_i32, 0, 0), r;
+    /* per lane, only the lanes its membermask names count: the halves of
+     * a warp split by tiled_partition<16> vote in one instruction with
+     * different masks (vote.sync without a mask: all lanes) */
+    LLVMValueRef member = ins->nopnds >= 3 ? zn_src(l, &o[2], PTX_T_B32)
+                                           : cvec(l, 0xffffffffu);
+    LLVMValueRef mi = LLVMBuildAnd(b, ll_splat(l, ll_mask_to_i32(l, l->emask)), member, "");
+    LLVMValueRef on = LLVMBuildAnd(b, ll_splat(l, ll_mask_to_i32(l,
+                                   LLVMBuildAnd(b, p, l->emask, ""))), member, "");
+    LLVMValueRef zero = LLVMConstNull(LLVMTypeOf(on)), r;
     switch (ins->subop) {
     case PTX_SUB_BALLOT:
-        zn_dst(l, &o[0], PTX_T_B32, ll_splat(l, on));
+        zn_dst(l, &o[0], PTX_T_B32, on);
         return;
     case PTX_SUB_ALL: r = LLVMBuildICmp(b, LLVMIntEQ, on, mi, ""); break;
     case PTX_SUB_ANY: r = LLVMBuildICmp(b, LLVMIntNE, on, zero, ""); break;
@@ -140,7 +145,7 @@ static void vote(zn_lfn *l, const ptx_ins *ins)
         zn_lerr_unsupported(l);
         return;
     }
-    zn_dst(l, &o[0], PTX_T_PRED, ll_splat(l, r));
+    zn_dst(l, &o[0], PTX_T_PRED, r);
 }
 
 typedef struct match_job {
@@ -180,6 +185,23 @@ static void match(zn_lfn *l, const ptx_ins *ins)
         zn_dst_reg(l, o[0].reg2, PTX_T_PRED, allv);
 }
 
+typedef struct redux_job {
+    LLVMValueRef a, member;     /* values, membermasks (<32 x i32>) */
+    const char *fn;
+    uint64_t id;                /* the reduction's identity */
+} redux_job;
+
+static LLVMValueRef redux_lane(zn_lfn *l, LLVMValueRef lane, void *ud)
+{
+    redux_job *j = ud;
+    LLVMBuilderRef b = l->b;
+    LLVMValueRef mm = ll_splat(l, LLVMBuildExtractElement(b, j->member, lane, ""));
+    LLVMValueRef bit = LLVMBuildAnd(b, LLVMBuildLShr(b, mm, l->lane_ids, ""), cvec(l, 1), "");
+    LLVMValueRef in = LLVMBuildAnd(b, LLVMBuildICmp(b, LLVMIntNE, bit, cvec(l, 0), ""),
+                                   l->emask, "");
+    return ll_intrin1(l, j->fn, LLVMBuildSelect(b, in, j->a, cvec(l, j->id), ""));
+}
+
 static void redux(zn_lfn *l, const ptx_ins *ins)
 {
     const ptx_opnd *o = ins->opnds;
@@ -209,8 +231,17 @@ static void redux(zn_lfn *l, const ptx_ins *ins)
         zn_lerr_unsupported(l);
         return;
     }
-    a = LLVMBuildSelect(l->b, l->emask, a, cvec(l, id), "");
-    zn_dst(l, &o[0], t, ll_splat(l, ll_intrin1(l, fn, a)));
+    if (ins->nopnds >= 3 && o[2].kind == PTX_OPND_IMM && (uint32_t)o[2].ival == 0xffffffffu) {
+        a = LLVMBuildSelect(l->b, l->emask, a, cvec(l, id), "");
+        zn_dst(l, &o[0], t, ll_splat(l, ll_intrin1(l, fn, a)));
+        return;
+    }
+    /* Any other membermask: each lane reduces over the lanes its own mask
+     * names. Lanes of one warp may pass different masks in the same
+     * instruction: cg::reduce on tiled_partition<16> (sm_80+) has each
+     * half of the warp reduce over its own 16 lanes. */
+    redux_job j = {a, zn_src(l, &o[2], PTX_T_B32), fn, id};
+    zn_dst(l, &o[0], t, ll_lane_loop(l, l->emask, l->m->t_i32, redux_lane, &j));
 }
 
 void zn_lower_warp(zn_lfn *l, const ptx_ins *ins)

@@ -863,6 +863,10 @@ ZN_API CUresult cuArrayGetDescriptor_v2(CUDA_ARRAY_DESCRIPTOR *d, CUarray a);
 ZN_API CUresult cuArray3DCreate_v2(CUarray *a, const CUDA_ARRAY3D_DESCRIPTOR *d);
 ZN_API CUresult cuArray3DGetDescriptor_v2(CUDA_ARRAY3D_DESCRIPTOR *d, CUarray a);
 ZN_API CUresult cuArrayDestroy(CUarray a);
+ZN_API CUresult cuMipmappedArrayCreate(CUmipmappedArray *m, const CUDA_ARRAY3D_DESCRIPTOR *d,
+                                       unsigned int levels);
+ZN_API CUresult cuMipmappedArrayGetLevel(CUarray *a, CUmipmappedArray m, unsigned int level);
+ZN_API CUresult cuMipmappedArrayDestroy(CUmipmappedArray m);
 ZN_API CUresult cuTexObjectCreate(CUtexObject *t, const CUDA_RESOURCE_DESC *r,
                                   const CUDA_TEXTURE_DESC *td,
                                   const CUDA_RESOURCE_VIEW_DESC *view);

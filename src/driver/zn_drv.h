@@ -30,7 +30,8 @@ enum {
     ZN_MAGIC_GEXEC = 0x5a676578,    /* "Zgex" */
     ZN_MAGIC_PHYS = 0x5a706879,     /* "Zphy" */
     ZN_MAGIC_ARRAY = 0x5a617272,    /* "Zarr" */
-    ZN_MAGIC_UOBJ = 0x5a756f62      /* "Zuob" */
+    ZN_MAGIC_UOBJ = 0x5a756f62,     /* "Zuob" */
+    ZN_MAGIC_MIPMAP = 0x5a6d6970    /* "Zmip" */
 };
 
 /* ---- handle memory (zn_drv_handle.c): blocks are recycled per kind and
@@ -38,7 +39,8 @@ enum {
 typedef enum zn_handle_kind {
     ZN_HANDLE_CTX, ZN_HANDLE_MODULE, ZN_HANDLE_LIBRARY, ZN_HANDLE_STREAM,
     ZN_HANDLE_EVENT, ZN_HANDLE_GRAPH, ZN_HANDLE_GNODE, ZN_HANDLE_GEXEC, ZN_HANDLE_PHYS,
-    ZN_HANDLE_ARRAY, ZN_HANDLE_TEXOBJ, ZN_HANDLE_UOBJ, ZN_HANDLE_KINDS
+    ZN_HANDLE_ARRAY, ZN_HANDLE_TEXOBJ, ZN_HANDLE_UOBJ, ZN_HANDLE_MIPMAP,
+    ZN_HANDLE_KINDS
 } zn_handle_kind;
 void *zn_handle_new(zn_handle_kind k, size_t size);          /* zeroed */
 void zn_handle_retire(zn_handle_kind k, void *p, size_t size);
@@ -198,7 +200,7 @@ typedef struct zn_op {
     zn_ctx *ctx;
     size_t extra;               /* bytes of data[] */
     union {
-        struct { const zn_func *f; unsigned g[3], b[3], shmem; } k;  /* params: data */
+        struct { const zn_func *f; unsigned g[3], b[3], shmem; bool coop; } k;  /* params: data */
         struct { char *dst; const char *src; size_t w, h, d, dpitch, dslice, spitch, sslice;
                  bool src_pageable, dst_pageable; } cp;
         struct { char *dst; size_t pitch; uint32_t v; unsigned elem; size_t w, h; } set;
@@ -227,8 +229,20 @@ typedef struct zn_array {
     uint32_t csize, esize;          /* bytes per channel, per element */
     size_t pitch, rows, slices;
     uint8_t *data;
+    bool mip_level;                 /* a level of a mipmapped array: not destroyable */
 } zn_array;
 zn_array *zn_array_get(CUarray a);  /* NULL unless a live array */
+/* Mipmapped arrays (zn_drv_mipmap.c): level i is max(1, dim >> i). */
+#define ZN_MIP_MAX_LEVELS 17
+typedef struct zn_mipmap {
+    uint32_t magic;                 /* ZN_MAGIC_MIPMAP */
+    unsigned nlevels;
+    zn_array *level[ZN_MIP_MAX_LEVELS];
+} zn_mipmap;
+zn_mipmap *zn_mipmap_get(CUmipmappedArray m); /* NULL unless a live one */
+/* Creates / frees an array (zn_drv_array.c); the mipmap's levels use them. */
+CUresult zn_array_create(CUarray *out, const CUDA_ARRAY3D_DESCRIPTOR *d);
+void zn_array_free(zn_array *a);
 /* Bytes per channel of a format, 0 if Zinc does not support it. */
 uint32_t zn_array_format_size(CUarray_format f);
 /* Copy op from a 3D description (checks both sides). */

@@ -5,8 +5,10 @@
  * where z is the depth slice or, with CUDA_ARRAY3D_LAYERED, the layer.
  * Textures and surfaces read the same layout (zn_drv_texobj.c) and
  * cuMemcpy2D/3D address it like pitched memory (zn_drv_copy.c). Every
- * CUarray_format Zinc samples is accepted with 1, 2 or 4 channels;
- * cubemaps, sparse arrays and the video formats are NOT_SUPPORTED.
+ * CUarray_format Zinc samples is accepted with 1, 2 or 4 channels.
+ * Cubemaps (CUDA_ARRAY3D_CUBEMAP, Width == Height, Depth 6 or, layered, a
+ * multiple of 6) are stored like layered arrays: face f of cube c is layer
+ * 6c + f. Sparse arrays and the video formats are NOT_SUPPORTED.
  */
 #include "zn_drv.h"
 #include "../util/zn_log.h"
@@ -34,7 +36,7 @@ zn_array *zn_array_get(CUarray a)
     return arr && arr->magic == ZN_MAGIC_ARRAY ? arr : NULL;
 }
 
-static CUresult array_create(CUarray *out, const CUDA_ARRAY3D_DESCRIPTOR *d)
+CUresult zn_array_create(CUarray *out, const CUDA_ARRAY3D_DESCRIPTOR *d)
 {
     if (!out || !d)
         return CUDA_ERROR_INVALID_VALUE;
@@ -42,10 +44,10 @@ static CUresult array_create(CUarray *out, const CUDA_ARRAY3D_DESCRIPTOR *d)
                            CUDA_ARRAY3D_TEXTURE_GATHER | CUDA_ARRAY3D_CUBEMAP;
     if (d->Flags & ~known)
         return CUDA_ERROR_INVALID_VALUE;
-    if (d->Flags & CUDA_ARRAY3D_CUBEMAP) {
-        zn_log(ZN_LOG_WARN, "cuArray3DCreate: cubemap arrays are not supported");
-        return CUDA_ERROR_NOT_SUPPORTED;
-    }
+    if ((d->Flags & CUDA_ARRAY3D_CUBEMAP) &&
+        (d->Width != d->Height || !d->Depth || d->Depth % 6 ||
+         (!(d->Flags & CUDA_ARRAY3D_LAYERED) && d->Depth != 6)))
+        return CUDA_ERROR_INVALID_VALUE; /* square faces, 6 of them per cube */
     uint32_t cs = zn_array_format_size(d->Format);
     if (!cs) {
         zn_log(ZN_LOG_WARN, "cuArray3DCreate: array format 0x%x is not supported",
@@ -54,7 +56,7 @@ static CUresult array_create(CUarray *out, const CUDA_ARRAY3D_DESCRIPTOR *d)
     }
     if (d->NumChannels != 1 && d->NumChannels != 2 && d->NumChannels != 4)
         return CUDA_ERROR_INVALID_VALUE;
-    bool layered = (d->Flags & CUDA_ARRAY3D_LAYERED) != 0;
+    bool layered = (d->Flags & (CUDA_ARRAY3D_LAYERED | CUDA_ARRAY3D_CUBEMAP)) != 0;
     /* 1D: W; 2D: W x H; 3D: W x H x D; 1D layered: W, 0, L; 2D layered: W, H, L */
     if (!d->Width || (d->Depth && !d->Height && !layered) || (layered && !d->Depth) ||
         d->Width > ZN_ARRAY_MAX_DIM || d->Height > ZN_ARRAY_MAX_DIM ||
@@ -82,7 +84,7 @@ static CUresult array_create(CUarray *out, const CUDA_ARRAY3D_DESCRIPTOR *d)
 CUresult cuArray3DCreate_v2(CUarray *out, const CUDA_ARRAY3D_DESCRIPTOR *d)
 {
     ZN_CHECK_INIT();
-    ZN_RET(array_create(out, d));
+    ZN_RET(zn_array_create(out, d));
 }
 
 CUresult cuArrayCreate_v2(CUarray *out, const CUDA_ARRAY_DESCRIPTOR *d)
@@ -91,7 +93,7 @@ CUresult cuArrayCreate_v2(CUarray *out, const CUDA_ARRAY_DESCRIPTOR *d)
     if (!d)
         ZN_RET(CUDA_ERROR_INVALID_VALUE);
     CUDA_ARRAY3D_DESCRIPTOR d3 = {d->Width, d->Height, 0, d->Format, d->NumChannels, 0};
-    ZN_RET(array_create(out, &d3));
+    ZN_RET(zn_array_create(out, &d3));
 }
 
 CUresult cuArray3DGetDescriptor_v2(CUDA_ARRAY3D_DESCRIPTOR *d, CUarray h)
@@ -125,11 +127,16 @@ CUresult cuArrayDestroy(CUarray h)
 {
     ZN_CHECK_INIT();
     zn_array *a = zn_array_get(h);
-    if (!a)
+    if (!a || a->mip_level) /* levels go with cuMipmappedArrayDestroy */
         ZN_RET(CUDA_ERROR_INVALID_HANDLE);
+    zn_array_free(a);
+    ZN_RET(CUDA_SUCCESS);
+}
+
+void zn_array_free(zn_array *a)
+{
     /* copies already queued on streams may still read it: CUDA makes the
      * caller order destruction after them, as cuMemFree does */
     free(a->data);
     zn_handle_retire(ZN_HANDLE_ARRAY, a, sizeof *a);
-    ZN_RET(CUDA_SUCCESS);
 }

@@ -128,7 +128,7 @@ static bool launch_blocking(void)
 }
 
 static CUresult launch(CUfunction f, const unsigned g[3], const unsigned b[3], unsigned shmem,
-                       CUstream h, void **params, void **extra, bool pt)
+                       CUstream h, void **params, void **extra, bool pt, bool coop)
 {
     zn_ctx *c;
     CUresult r = zn_ctx_enter(&c);
@@ -143,6 +143,7 @@ static CUresult launch(CUfunction f, const unsigned g[3], const unsigned b[3], u
     r = zn_op_kernel(&op, f, g, b, shmem, params, extra);
     if (r != CUDA_SUCCESS)
         return r;
+    op->u.k.coop = coop;
     zn_log(ZN_LOG_INFO, "launch %s grid (%u,%u,%u) block (%u,%u,%u) shared %u+%u",
            f->name, g[0], g[1], g[2], b[0], b[1], b[2], f->ki->static_shared, shmem);
     /* a kernel's own fault is sticky, reported by a later call (by this one
@@ -199,14 +200,16 @@ static CUresult launch_ex(const CUlaunchConfig *cfg, CUfunction f, void **params
     }
     unsigned g[3] = { cfg->gridDimX, cfg->gridDimY, cfg->gridDimZ };
     unsigned b[3] = { cfg->blockDimX, cfg->blockDimY, cfg->blockDimZ };
+    bool coop = false;
     for (unsigned i = 0; i < cfg->numAttrs; i++) {
         if (cfg->attrs[i].id == CU_LAUNCH_ATTRIBUTE_COOPERATIVE && cfg->attrs[i].value.cooperative) {
             CUresult rc = coop_check(f, g, b, cfg->sharedMemBytes);
             if (rc != CUDA_SUCCESS)
                 return rc;
+            coop = true;
         }
     }
-    CUresult r = launch(f, g, b, cfg->sharedMemBytes, cfg->hStream, params, extra, pt);
+    CUresult r = launch(f, g, b, cfg->sharedMemBytes, cfg->hStream, params, extra, pt, coop);
     for (int i = 0; i < 2 && r == CUDA_SUCCESS; i++)
         if (done[i])
             r = pt ? cuEventRecord_ptsz(done[i], cfg->hStream)
@@ -222,23 +225,24 @@ static CUresult launch_ex(const CUlaunchConfig *cfg, CUfunction f, void **params
 CUresult cuLaunchKernel(LAUNCH_ARGS, void **params, void **extra)
 {
     DIMS;
-    ZN_RET(launch(f, g, b, shmem, s, params, extra, false));
+    ZN_RET(launch(f, g, b, shmem, s, params, extra, false, false));
 }
 
 CUresult cuLaunchKernel_ptsz(LAUNCH_ARGS, void **params, void **extra)
 {
     DIMS;
-    ZN_RET(launch(f, g, b, shmem, s, params, extra, true));
+    ZN_RET(launch(f, g, b, shmem, s, params, extra, true, false));
 }
 
-/* Every block of a grid that fits runs; grid-wide sync is the executor's. */
+/* Every block of a grid that fits runs at once (zn_exec_launch_coop), so
+ * grid.sync() completes. */
 CUresult cuLaunchCooperativeKernel(LAUNCH_ARGS, void **params)
 {
     DIMS;
     CUresult r = coop_check(f, g, b, shmem);
     if (r != CUDA_SUCCESS)
         ZN_RET(r);
-    ZN_RET(launch(f, g, b, shmem, s, params, NULL, false));
+    ZN_RET(launch(f, g, b, shmem, s, params, NULL, false, true));
 }
 
 CUresult cuLaunchCooperativeKernel_ptsz(LAUNCH_ARGS, void **params)
@@ -247,7 +251,7 @@ CUresult cuLaunchCooperativeKernel_ptsz(LAUNCH_ARGS, void **params)
     CUresult r = coop_check(f, g, b, shmem);
     if (r != CUDA_SUCCESS)
         ZN_RET(r);
-    ZN_RET(launch(f, g, b, shmem, s, params, NULL, true));
+    ZN_RET(launch(f, g, b, shmem, s, params, NULL, true, true));
 }
 
 CUresult cuLaunchKernelEx(const CUlaunchConfig *cfg, CUfunction f, void **params,

@@ -47,12 +47,14 @@ static void run_kernel(zn_op *op)
         .stack_bytes = ki->stack_bytes,
         .uses_barrier = ki->uses_barrier,
         .params = op->data,
+        .abort = &op->ctx->sticky,  /* another grid's fault stops this one */
     };
     double t0 = zn_prof_on() ? zn_prof_now() : 0;
-    int st = zn_exec_launch(&l);
+    /* cooperative grids run every block at once (grid.sync) */
+    int st = op->u.k.coop ? zn_exec_launch_coop(&l) : zn_exec_launch(&l);
     if (t0)
         zn_prof_launch(op->u.k.f->name, zn_prof_now() - t0);
-    if (st != ZN_KSTATUS_OK)
+    if (st != ZN_KSTATUS_OK && st != ZN_KSTATUS_ABORTED) /* aborted: already sticky */
         zn_ctx_set_sticky(op->ctx, zn_kstatus_error(st));
 }
 

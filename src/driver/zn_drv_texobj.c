@@ -3,9 +3,10 @@
  * A CUtexObject / CUsurfObject is the address of a zn_texobj, whose first
  * member is the zn_tex_desc the kernel reads (src/exec/zn_exec_tex.h): one
  * load gives the sampler everything (data, pitch, sizes, format, modes).
- * Resources: CUDA arrays (1D, 2D, 3D, layered), linear memory and pitch2D
- * memory; mipmapped arrays and resource views are NOT_SUPPORTED, sRGB
- * textures too. Destroyed objects are retired handle blocks with a zero
+ * Resources: CUDA arrays (1D, 2D, 3D, layered, cubemap), mipmapped arrays
+ * (every level in zn_tex_desc.level[]), linear memory and pitch2D memory;
+ * resource views, sRGB textures and seamless cubemap filtering are
+ * NOT_SUPPORTED. Destroyed objects are retired handle blocks with a zero
  * magic, so a kernel using one stops with CUDA_ERROR_ILLEGAL_ADDRESS.
  */
 #include "zn_drv.h"
@@ -30,6 +31,29 @@ static zn_texobj *texobj_get(unsigned long long h, bool surface)
     return t;
 }
 
+/* The geometry of one array (or mip level) into the descriptor. */
+static void describe_array(zn_tex_desc *d, const zn_array *a)
+{
+    d->data = a->data;
+    d->pitch = a->pitch;
+    d->slice = a->pitch * a->rows;
+    d->width = (uint32_t)a->desc.Width;
+    d->height = (uint32_t)a->rows;
+    d->depth = 1;
+    d->cube = 0;
+    if (a->desc.Flags & CUDA_ARRAY3D_CUBEMAP)
+        d->cube = a->desc.Flags & CUDA_ARRAY3D_LAYERED ? 2 : 1;
+    if (a->desc.Flags & (CUDA_ARRAY3D_LAYERED | CUDA_ARRAY3D_CUBEMAP))
+        d->layers = (uint32_t)a->desc.Depth;
+    else
+        d->depth = (uint32_t)a->slices;
+}
+
+static void keep_level(zn_tex_desc *d, unsigned i)
+{
+    d->level[i] = (zn_tex_level){d->data, d->pitch, d->slice, d->width, d->height, d->depth};
+}
+
 /* Fills the memory part of the descriptor from a resource description. */
 static CUresult describe(zn_tex_desc *d, const CUDA_RESOURCE_DESC *r, bool surface)
 {
@@ -38,6 +62,7 @@ static CUresult describe(zn_tex_desc *d, const CUDA_RESOURCE_DESC *r, bool surfa
     CUarray_format fmt;
     unsigned nch;
     d->depth = d->height = 1;
+    d->nlevels = 1;
     switch (r->resType) {
     case CU_RESOURCE_TYPE_ARRAY: {
         zn_array *a = zn_array_get(r->res.array.hArray);
@@ -47,15 +72,22 @@ static CUresult describe(zn_tex_desc *d, const CUDA_RESOURCE_DESC *r, bool surfa
             return CUDA_ERROR_INVALID_VALUE; /* as CUDA: needs the surface flag */
         fmt = a->desc.Format;
         nch = a->desc.NumChannels;
-        d->data = a->data;
-        d->pitch = a->pitch;
-        d->slice = a->pitch * a->rows;
-        d->width = (uint32_t)a->desc.Width;
-        d->height = (uint32_t)a->rows;
-        if (a->desc.Flags & CUDA_ARRAY3D_LAYERED)
-            d->layers = (uint32_t)a->desc.Depth;
-        else
-            d->depth = (uint32_t)a->slices;
+        describe_array(d, a);
+        break;
+    }
+    case CU_RESOURCE_TYPE_MIPMAPPED_ARRAY: {
+        zn_mipmap *m = zn_mipmap_get(r->res.mipmap.hMipmappedArray);
+        if (!m)
+            return CUDA_ERROR_INVALID_HANDLE;
+        if (surface)
+            return CUDA_ERROR_INVALID_VALUE; /* surfaces take one level's array */
+        fmt = m->level[0]->desc.Format;
+        nch = m->level[0]->desc.NumChannels;
+        for (unsigned i = m->nlevels; i-- > 0;) { /* level 0 last: it stays in d */
+            describe_array(d, m->level[i]);
+            keep_level(d, i);
+        }
+        d->nlevels = m->nlevels;
         break;
     }
     case CU_RESOURCE_TYPE_LINEAR: {
@@ -89,9 +121,6 @@ static CUresult describe(zn_tex_desc *d, const CUDA_RESOURCE_DESC *r, bool surfa
         d->slice = p->pitchInBytes * p->height;
         break;
     }
-    case CU_RESOURCE_TYPE_MIPMAPPED_ARRAY:
-        zn_log(ZN_LOG_WARN, "texture/surface objects on mipmapped arrays are not supported");
-        return CUDA_ERROR_NOT_SUPPORTED;
     default:
         return CUDA_ERROR_INVALID_VALUE;
     }
@@ -103,6 +132,8 @@ static CUresult describe(zn_tex_desc *d, const CUDA_RESOURCE_DESC *r, bool surfa
     d->csize = cs;
     d->esize = cs * nch;
     d->surface = surface ? 1u : 0u;
+    if (d->nlevels == 1)
+        keep_level(d, 0);
     return CUDA_SUCCESS;
 }
 
@@ -119,10 +150,15 @@ static CUresult tex_create(CUtexObject *out, const CUDA_RESOURCE_DESC *r,
         zn_log(ZN_LOG_WARN, "cuTexObjectCreate: sRGB textures are not supported");
         return CUDA_ERROR_NOT_SUPPORTED;
     }
+    if (td->flags & CU_TRSF_SEAMLESS_CUBEMAP) { /* faces are sampled clamped to their edges */
+        zn_log(ZN_LOG_WARN, "cuTexObjectCreate: seamless cubemap filtering is not supported");
+        return CUDA_ERROR_NOT_SUPPORTED;
+    }
     for (int i = 0; i < 3; i++)
         if ((unsigned)td->addressMode[i] > CU_TR_ADDRESS_MODE_BORDER)
             return CUDA_ERROR_INVALID_VALUE;
-    if ((unsigned)td->filterMode > CU_TR_FILTER_MODE_LINEAR)
+    if ((unsigned)td->filterMode > CU_TR_FILTER_MODE_LINEAR ||
+        (unsigned)td->mipmapFilterMode > CU_TR_FILTER_MODE_LINEAR)
         return CUDA_ERROR_INVALID_VALUE;
     zn_tex_desc d;
     memset(&d, 0, sizeof d);
@@ -149,6 +185,10 @@ static CUresult tex_create(CUtexObject *out, const CUDA_RESOURCE_DESC *r,
         t->d.filter = td->filterMode;
     }
     t->d.flags = td->flags;
+    t->d.mip_filter = td->mipmapFilterMode;
+    t->d.mip_bias = td->mipmapLevelBias;
+    t->d.mip_min = td->minMipmapLevelClamp;
+    t->d.mip_max = td->maxMipmapLevelClamp;
     t->res = *r;
     t->tex = *td;
     t->d.magic = ZN_TEX_MAGIC;

@@ -105,14 +105,28 @@ typedef struct zn_launch {
     int uses_barrier;
     const void *params;         /* packed parameter buffer (copied by caller
                                  * if it must outlive the call) */
+    /* Optional: when it reads nonzero (the context was poisoned by another
+     * grid's fault) zn_exec_launch's grid stops before its next block and
+     * the launch returns ZN_KSTATUS_ABORTED. */
+    const _Atomic int *abort;
 } zn_launch;
 
 /* Returned by zn_exec_launch (never by a kernel) for a launch it refuses:
  * no function, a zero dimension, more than 1024 threads per block. */
 #define ZN_KSTATUS_INVALID_LAUNCH 64
+/* Returned by zn_exec_launch when l->abort stopped the grid early. */
+#define ZN_KSTATUS_ABORTED 65
 
 /* Runs the whole grid and returns when it has finished: ZN_KSTATUS_OK or
- * the first error status a warp returned. */
+ * the first error status a warp returned. Any number of threads may launch
+ * at once: their grids share the worker pool and run concurrently. */
 int zn_exec_launch(const zn_launch *l);
+
+/* A cooperative launch (cuLaunchCooperativeKernel): every block is alive
+ * at once, each on its own thread, so grid.sync() (a spin on a counter in
+ * the grid workspace the blocks see as %envreg1:%envreg2) can complete.
+ * The caller bounds the grid (co-residency check). Same results as
+ * zn_exec_launch (zn_exec_coop.c). */
+int zn_exec_launch_coop(const zn_launch *l);
 
 #endif

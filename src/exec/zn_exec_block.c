@@ -95,6 +95,7 @@ static void block_setup(zn_job *job, zn_worker *wk)
     b->dyn_shared_size = l->dyn_shared;
     b->params = l->params;
     b->exec = run;
+    b->grid_ws = job->grid_ws;
     run->job = job;
     run->worker = wk;
     run->nwarps = job->nwarps;
@@ -105,8 +106,8 @@ static void block_setup(zn_job *job, zn_worker *wk)
         w->warpid = i;
         w->live_mask = lanes >= ZN_WARP_SIZE ? 0xffffffffu : (1u << lanes) - 1;
         w->rt = &zn_exec_rt_ops;
-        w->smid = wk->index;
         w->nsmid = zn_pool_workers();
+        w->smid = wk->index % w->nsmid; /* cooperative blocks: index past the pool */
         w->exec = NULL;
     }
 }
@@ -145,6 +146,10 @@ static void block_run_blocks(void *arg)
     for (uint64_t b = r->first; b < r->end; b++) {
         if (atomic_load_explicit(&job->status, memory_order_relaxed) != ZN_KSTATUS_OK)
             return;
+        if (job->abort && atomic_load_explicit(job->abort, memory_order_relaxed)) {
+            zn_job_fail(job, ZN_KSTATUS_ABORTED);   /* another grid poisoned the context */
+            return;
+        }
         block_index(b, job->l->grid, run->blk.ctaid);
         if (job->on_fibers)
             zn_warps_run_on_fibers(run);
@@ -160,6 +165,15 @@ static void block_drop_fibers(zn_worker *wk)
     for (uint32_t i = 0; i < wk->nfibers; i++)
         zn_fiber_destroy(&wk->fibers[i]);
     wk->nfibers = 0;
+}
+
+void zn_block_worker_free(zn_worker *wk)
+{
+    block_drop_fibers(wk);
+    if (wk->shared)
+        munmap(wk->shared, wk->shared_cap + (size_t)sysconf(_SC_PAGESIZE));
+    wk->shared = NULL;
+    wk->shared_cap = 0;
 }
 
 void zn_block_run_range(zn_job *job, zn_worker *wk, uint64_t first, uint64_t end)

@@ -26,8 +26,17 @@ typedef struct zn_job {
     uint32_t chunk;                 /* blocks taken per counter bump */
     uint32_t stack_bytes;           /* per warp fiber */
     int on_fibers;
+    void *grid_ws;                  /* cooperative launches: grid barrier words */
     _Atomic uint64_t next_block;
     _Atomic int32_t status;         /* first error, else ZN_KSTATUS_OK */
+    /* the pool's board of published grids (zn_exec_pool.c) */
+    struct zn_job *next, *prev;     /* under the pool's lock */
+    uint32_t helpers;               /* pool threads wanted */
+    int withdrawn;                  /* launcher done with its share */
+    _Atomic uint32_t joined;        /* pool threads working on it */
+    /* l->abort for the pool's grids; NULL for cooperative ones, whose
+     * blocks must all run (a skipped block would hang grid.sync) */
+    const _Atomic int *abort;
 } zn_job;
 
 /* ---- memcheck (zn_exec_check.c) ---- */
@@ -65,10 +74,13 @@ typedef struct zn_block_run {
     zn_worker *worker;
 } zn_block_run;
 
-/* Per-thread executor state: index 0 belongs to whichever host thread is
- * launching (launches are serialised), 1.. to the pool's threads. */
+/* Per-thread executor state: indices 1..nthreads-1 are the pool's
+ * threads; every thread that launches grids has one of its own (index 0,
+ * or counting down from 1023), made at its first launch (zn_exec_pool.c). */
 struct zn_worker {
     unsigned index;
+    zn_worker *lw_next;             /* launching threads' workers: list */
+    unsigned lw_slot;
     uint8_t *shared;                /* this worker's shared-memory buffer */
     size_t shared_cap;
     zn_block_run run;
@@ -81,6 +93,8 @@ struct zn_worker {
 
 /* zn_exec_block.c */
 void zn_block_run_range(zn_job *job, zn_worker *wk, uint64_t first, uint64_t end);
+/* Unmaps a worker's shared-memory buffer and fibers (its thread exits). */
+void zn_block_worker_free(zn_worker *wk);
 /* zn_exec_warps.c: warps of one block on fibers, and the barrier */
 void zn_warps_run_on_fibers(zn_block_run *run);
 void zn_warp_fiber_main(void *warp_ctx);

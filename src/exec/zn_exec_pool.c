@@ -1,10 +1,23 @@
 /* zn_exec_pool.c: the worker pool and zn_exec_launch.
  *
- * Persistent threads wait for a launch; the launching thread works too, so
- * n threads means n-1 pool threads. Blocks are claimed in chunks from an
- * atomic counter (chunks shrink with the grid so the load stays balanced),
- * and a launch returns when every participant has stopped. Launches are
- * serialised: one grid runs at a time, whichever host thread asked.
+ * Several grids run at once (kernels of different streams overlap). The
+ * thread that launches a grid (a stream's queue thread, or a host thread)
+ * runs its blocks itself, on a worker of its own, and publishes the grid
+ * on a board; the pool's persistent threads take chunks of blocks from the
+ * oldest published grid that still has unclaimed blocks, and move on to
+ * the next grid as soon as one grid's blocks are all claimed, so a grid
+ * with fewer blocks than workers, or whose last blocks are still running,
+ * leaves the rest of the pool to other streams' grids. A launch returns
+ * when its blocks are done: the launcher works until the hand-out is
+ * exhausted, withdraws the grid and waits only for the pool threads that
+ * joined it.
+ *
+ * Because a launcher always works on its own grid, every grid progresses
+ * whatever the pool does: a block spinning on a flag that another
+ * stream's kernel sets cannot keep that kernel from running. Pool threads
+ * join only while fewer than `nthreads` threads run blocks (launchers
+ * included), so four streams launching at once do not put 4 + n-1 busy
+ * threads on n CPUs. A one-block grid runs on its launcher alone.
  */
 #define _GNU_SOURCE /* sched_getaffinity */
 #include "zn_exec_internal.h"
@@ -17,32 +30,45 @@
 #include <unistd.h>
 
 #define ZN_WORKER_STACK ((size_t)16 << 20)
+/* Launching threads' workers get distinct indices (racecheck keeps one
+ * shadow per index, up to 1024): slot 0 is index 0, slot k > 0 index
+ * 1024-k, counting down so as not to meet cooperative launches' block
+ * threads, which count up from nthreads (zn_exec_coop.c). */
+#define ZN_LAUNCHER_SLOTS 1024
 
 static struct {
     pthread_mutex_t init_lock;
     int ready;
-    unsigned nthreads;
-    zn_worker *workers;             /* [0] is the launching thread's */
-    pthread_mutex_t launch_lock;    /* one launch at a time */
-    /* Hand-off: the launcher publishes job under m and bumps gen; workers
-     * spin a little on gen before sleeping on `go`. A worker joins (pending
-     * + 1) under m only while the job is still published, so when the
-     * launcher has done its share it withdraws the job and waits only for
-     * workers that joined, not for ones that were slow to wake. */
+    _Atomic unsigned nthreads;      /* grows while init spawns threads */
+    zn_worker *workers;             /* [1..nthreads-1] pool threads; [0] unused */
+    /* The board: published grids, oldest first, under m. Pool threads spin
+     * a little on gen (bumped whenever there may be new work for them)
+     * before sleeping on `go`; a publisher wakes as many sleepers as its
+     * grid wants helpers. */
     pthread_mutex_t m;
-    pthread_cond_t go, done;
+    pthread_cond_t go;              /* pool threads: gen moved */
+    pthread_cond_t done;            /* launchers: a helper left a withdrawn grid */
     _Atomic uint64_t gen;
-    _Atomic unsigned pending;       /* joined workers still busy */
-    zn_job *job;                    /* NULL once withdrawn */
-    unsigned participants;          /* workers 1..participants-1 join */
-    uint64_t seq;
+    zn_job *head, *tail;
+    _Atomic unsigned published;     /* grids on the board */
+    _Atomic unsigned busy;          /* threads running blocks, launchers too */
+    unsigned sleepers;              /* pool threads waiting on `go` */
+    _Atomic uint64_t seq;           /* launch numbers, unique process-wide */
+    /* launching threads' workers: made at a thread's first launch, freed
+     * when it exits (key destructor); all live ones are on lw_list */
+    pthread_mutex_t lw_lock;
+    pthread_key_t lw_key;
+    zn_worker *lw_list;
+    uint64_t lw_used[ZN_LAUNCHER_SLOTS / 64];
 } pool = {
     .init_lock = PTHREAD_MUTEX_INITIALIZER,
-    .launch_lock = PTHREAD_MUTEX_INITIALIZER,
     .m = PTHREAD_MUTEX_INITIALIZER,
     .go = PTHREAD_COND_INITIALIZER,
     .done = PTHREAD_COND_INITIALIZER,
+    .lw_lock = PTHREAD_MUTEX_INITIALIZER,
 };
+
+static _Thread_local zn_worker *tl_worker;
 
 /* Roughly tens of microseconds: long enough to catch back-to-back
  * launches, short enough not to matter when the host is busy. */
@@ -57,11 +83,18 @@ static inline void pool_pause(void)
 #endif
 }
 
+/* Claims chunks until the hand-out is exhausted, the grid failed, or its
+ * context was poisoned by another grid's fault (l->abort). */
 static void pool_work(zn_job *job, zn_worker *wk)
 {
+    const _Atomic int *abort = job->abort;
     for (;;) {
         if (atomic_load_explicit(&job->status, memory_order_relaxed) != ZN_KSTATUS_OK)
             return;
+        if (abort && atomic_load_explicit(abort, memory_order_relaxed) != 0) {
+            zn_job_fail(job, ZN_KSTATUS_ABORTED);
+            return;
+        }
         uint64_t first = atomic_fetch_add(&job->next_block, job->chunk);
         if (first >= job->nblocks)
             return;
@@ -70,31 +103,58 @@ static void pool_work(zn_job *job, zn_worker *wk)
     }
 }
 
+/* Under m: the oldest grid that wants another helper, if the CPUs are not
+ * all taken. */
+static zn_job *pool_pick(void)
+{
+    if (atomic_load(&pool.busy) >= atomic_load_explicit(&pool.nthreads, memory_order_relaxed))
+        return NULL;
+    for (zn_job *j = pool.head; j; j = j->next)
+        if (atomic_load_explicit(&j->joined, memory_order_relaxed) < j->helpers &&
+            atomic_load_explicit(&j->next_block, memory_order_relaxed) < j->nblocks &&
+            atomic_load_explicit(&j->status, memory_order_relaxed) == ZN_KSTATUS_OK)
+            return j;
+    return NULL;
+}
+
+/* Under m: there may be work for a pool thread now. */
+static void pool_wake_one(void)
+{
+    atomic_fetch_add(&pool.gen, 1);
+    if (pool.sleepers)
+        pthread_cond_signal(&pool.go);
+}
+
 static void *pool_thread(void *arg)
 {
     zn_worker *wk = arg;
-    uint64_t seen = 0;
     zn_fiber_init_native(&wk->native);
+    pthread_mutex_lock(&pool.m);
     for (;;) {
+        zn_job *job = pool_pick();
+        if (job) {
+            atomic_fetch_add(&job->joined, 1);
+            atomic_fetch_add(&pool.busy, 1);
+            pthread_mutex_unlock(&pool.m);
+            pool_work(job, wk);
+            pthread_mutex_lock(&pool.m);
+            atomic_fetch_sub(&pool.busy, 1);
+            /* the decrement is the last touch of job: once it reads 0 the
+             * launcher may return and its stack frame (job) is gone */
+            int withdrawn = job->withdrawn;
+            if (atomic_fetch_sub(&job->joined, 1) == 1 && withdrawn)
+                pthread_cond_broadcast(&pool.done);
+            continue;
+        }
+        uint64_t seen = atomic_load(&pool.gen);
+        pthread_mutex_unlock(&pool.m);
         for (int i = 0; i < ZN_SPIN_ITERS && atomic_load(&pool.gen) == seen; i++)
             pool_pause();
         pthread_mutex_lock(&pool.m);
+        pool.sleepers++;
         while (atomic_load(&pool.gen) == seen)
             pthread_cond_wait(&pool.go, &pool.m);
-        seen = atomic_load(&pool.gen);
-        zn_job *job = pool.job;
-        int joins = job && wk->index < pool.participants;
-        if (joins)
-            atomic_fetch_add(&pool.pending, 1);
-        pthread_mutex_unlock(&pool.m);
-        if (!joins)
-            continue;
-        pool_work(job, wk);
-        if (atomic_fetch_sub(&pool.pending, 1) == 1) {
-            pthread_mutex_lock(&pool.m);
-            pthread_cond_signal(&pool.done);
-            pthread_mutex_unlock(&pool.m);
-        }
+        pool.sleepers--;
     }
     return NULL;
 }
@@ -135,6 +195,56 @@ static int pool_spawn(zn_worker *wk)
     return rc;
 }
 
+/* A launching thread exits: its worker's buffers, fibers and slot go. */
+static void launcher_release(void *arg)
+{
+    zn_worker *wk = arg;
+    pthread_mutex_lock(&pool.lw_lock);
+    for (zn_worker **p = &pool.lw_list; *p; p = &(*p)->lw_next)
+        if (*p == wk) {
+            *p = wk->lw_next;
+            break;
+        }
+    if (wk->lw_slot < ZN_LAUNCHER_SLOTS)
+        pool.lw_used[wk->lw_slot / 64] &= ~((uint64_t)1 << (wk->lw_slot % 64));
+    pthread_mutex_unlock(&pool.lw_lock);
+    zn_block_worker_free(wk);
+    free(wk);
+    tl_worker = NULL;   /* a later launch on this thread makes a new one */
+}
+
+/* The calling thread's worker (blocks of the grids it launches run on it). */
+static zn_worker *launcher_worker(void)
+{
+    zn_worker *wk = tl_worker;
+    if (wk)
+        return wk;
+    wk = calloc(1, sizeof *wk);
+    if (!wk)
+        return NULL;
+    zn_fiber_init_native(&wk->native);
+    pthread_mutex_lock(&pool.lw_lock);
+    unsigned slot = ZN_LAUNCHER_SLOTS;
+    for (unsigned i = 0; i < ZN_LAUNCHER_SLOTS; i++)
+        if (!(pool.lw_used[i / 64] >> (i % 64) & 1)) {
+            slot = i;
+            pool.lw_used[i / 64] |= (uint64_t)1 << (i % 64);
+            break;
+        }
+    /* out of slots: an index no other worker has (racecheck skips it) */
+    wk->lw_slot = slot;
+    wk->index = slot == 0 ? 0 : slot < ZN_LAUNCHER_SLOTS ? ZN_LAUNCHER_SLOTS - slot : UINT32_MAX;
+    wk->lw_next = pool.lw_list;
+    pool.lw_list = wk;
+    pthread_mutex_unlock(&pool.lw_lock);
+    if (pthread_setspecific(pool.lw_key, wk) != 0) {
+        launcher_release(wk);
+        return NULL;
+    }
+    tl_worker = wk;
+    return wk;
+}
+
 int zn_exec_init(unsigned nthreads)
 {
     pthread_mutex_lock(&pool.init_lock);
@@ -144,11 +254,12 @@ int zn_exec_init(unsigned nthreads)
         if (n > 1024)
             n = 1024;
         pool.workers = calloc(n, sizeof *pool.workers);
-        if (!pool.workers) {
+        if (!pool.workers || pthread_key_create(&pool.lw_key, launcher_release) != 0) {
+            free(pool.workers);
+            pool.workers = NULL;
             rc = -1;
         } else {
             pool.nthreads = 1;
-            zn_fiber_init_native(&pool.workers[0].native);
             for (unsigned i = 1; i < n; i++) {
                 pool.workers[i].index = i;
                 if (pool_spawn(&pool.workers[i]) != 0) {
@@ -191,12 +302,64 @@ static int launch_valid(const zn_launch *l)
            (uint64_t)l->static_shared + l->dyn_shared <= UINT32_MAX;
 }
 
+static void board_publish(zn_job *job)
+{
+    pthread_mutex_lock(&pool.m);
+    job->prev = pool.tail;
+    job->next = NULL;
+    if (pool.tail)
+        pool.tail->next = job;
+    else
+        pool.head = job;
+    pool.tail = job;
+    atomic_fetch_add(&pool.published, 1);
+    atomic_fetch_add(&pool.gen, 1);
+    unsigned wake = job->helpers < pool.sleepers ? job->helpers : pool.sleepers;
+    for (unsigned i = 0; i < wake; i++)
+        pthread_cond_signal(&pool.go);
+    pthread_mutex_unlock(&pool.m);
+}
+
+/* The launcher has done its share: takes the grid off the board, gives its
+ * CPU to whatever else is published, and waits for the helpers. */
+static void board_withdraw(zn_job *job)
+{
+    pthread_mutex_lock(&pool.m);
+    if (job->prev)
+        job->prev->next = job->next;
+    else
+        pool.head = job->next;
+    if (job->next)
+        job->next->prev = job->prev;
+    else
+        pool.tail = job->prev;
+    job->withdrawn = 1;
+    atomic_fetch_sub(&pool.published, 1);
+    atomic_fetch_sub(&pool.busy, 1);
+    if (pool.head)
+        pool_wake_one();
+    pthread_mutex_unlock(&pool.m);
+    for (int i = 0; i < ZN_SPIN_ITERS && atomic_load(&job->joined) > 0; i++)
+        pool_pause();
+    if (atomic_load(&job->joined) > 0) {
+        pthread_mutex_lock(&pool.m);
+        while (atomic_load(&job->joined) > 0)
+            pthread_cond_wait(&pool.done, &pool.m);
+        pthread_mutex_unlock(&pool.m);
+    }
+}
+
 int zn_exec_launch(const zn_launch *l)
 {
     if (!launch_valid(l))
         return ZN_KSTATUS_INVALID_LAUNCH;
     if (zn_exec_init(0) != 0)
         return ZN_KSTATUS_TRAP;
+    zn_worker *wk = launcher_worker();
+    if (!wk) {
+        zn_log(ZN_LOG_ERROR, "launch: out of memory for the launching thread's worker");
+        return ZN_KSTATUS_TRAP;
+    }
 
     zn_job job = {.l = l};
     job.nblocks = (uint64_t)l->grid[0] * l->grid[1] * l->grid[2];
@@ -208,35 +371,29 @@ int zn_exec_launch(const zn_launch *l)
         job.stack_bytes = l->stack_bytes + (64u << 10);
     atomic_init(&job.next_block, 0);
     atomic_init(&job.status, ZN_KSTATUS_OK);
-
-    pthread_mutex_lock(&pool.launch_lock);
-    job.seq = ++pool.seq;
+    atomic_init(&job.joined, 0);
+    job.abort = l->abort;
+    job.seq = atomic_fetch_add(&pool.seq, 1) + 1;
     unsigned parts = pool.nthreads;
     if (job.nblocks < parts)
         parts = (unsigned)job.nblocks;
     uint64_t chunk = job.nblocks / ((uint64_t)parts * 8);
     job.chunk = chunk < 1 ? 1 : chunk > 64 ? 64 : (uint32_t)chunk;
+    job.helpers = parts - 1;
 
+    atomic_fetch_add(&pool.busy, 1);
+    if (parts > 1)
+        board_publish(&job);
+    pool_work(&job, wk);
     if (parts > 1) {
-        pthread_mutex_lock(&pool.m);
-        pool.job = &job;
-        pool.participants = parts;
-        atomic_fetch_add(&pool.gen, 1);
-        pthread_cond_broadcast(&pool.go);
-        pthread_mutex_unlock(&pool.m);
+        board_withdraw(&job);
+    } else {
+        atomic_fetch_sub(&pool.busy, 1);
+        if (atomic_load(&pool.published) > 0) {
+            pthread_mutex_lock(&pool.m);
+            pool_wake_one();
+            pthread_mutex_unlock(&pool.m);
+        }
     }
-    pool_work(&job, &pool.workers[0]);
-    if (parts > 1) {
-        pthread_mutex_lock(&pool.m);
-        pool.job = NULL;
-        pthread_mutex_unlock(&pool.m);
-        for (int i = 0; i < ZN_SPIN_ITERS && atomic_load(&pool.pending) > 0; i++)
-            pool_pause();
-        pthread_mutex_lock(&pool.m);
-        while (atomic_load(&pool.pending) > 0)
-            pthread_cond_wait(&pool.done, &pool.m);
-        pthread_mutex_unlock(&pool.m);
-    }
-    pthread_mutex_unlock(&pool.launch_lock);
     return atomic_load(&job.status);
 }

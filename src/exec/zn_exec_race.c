@@ -96,7 +96,7 @@ static race_shadow *block_shadow(zn_warp_ctx *w)
 {
     const zn_block_ctx *b = w->block;
     const zn_block_run *run = b->exec;
-    race_shadow *s = shadow_of(w->smid, true);
+    race_shadow *s = shadow_of(run->worker->index, true); /* smid is shared */
     if (!s)
         return NULL;
     size_t nw = ((size_t)b->shared_size + 3) / 4;

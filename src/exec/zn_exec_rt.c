@@ -2,6 +2,7 @@
 #include "zn_exec_internal.h"
 #include "zn_exec_tex.h"
 
+#include <sched.h>
 #include <stdlib.h>
 #include <time.h>
 
@@ -79,6 +80,14 @@ static void rt_free(zn_warp_ctx *w, void *p)
     free(p);
 }
 
+/* A warp of a cooperative grid is about to poll memory another block
+ * writes (grid.sync()): let that block's thread run. */
+static void rt_spin(zn_warp_ctx *w)
+{
+    (void)w;
+    sched_yield();
+}
+
 const zn_rt_ops zn_exec_rt_ops = {
     .barrier = zn_warps_barrier,
     .assertfail = rt_assertfail,
@@ -89,4 +98,5 @@ const zn_rt_ops zn_exec_rt_ops = {
     .free = rt_free,
     .memcheck = zn_check_rt,
     .tex = zn_exec_tex,
+    .spin = rt_spin,
 };

@@ -11,13 +11,27 @@
  * indices outside the texture are clamped, wrapped, mirrored or replaced
  * by the border colour. 8- and 16-bit integer formats read without
  * CU_TRSF_READ_AS_INTEGER become floats in [0, 1] (unsigned) or [-1, 1]
- * (signed); 32-bit integers are always read as integers. Surfaces address x in bytes; out-of-range accesses trap,
- * clamp to the nearest element or read zero / drop the store.
+ * (signed); 32-bit integers are always read as integers. Surfaces address
+ * x in bytes (sust.p: in elements); out-of-range accesses trap, clamp to
+ * the nearest element or read zero / drop the store. sust.p converts its
+ * .b32 values to the array's format: floats for HALF/FLOAT arrays (half
+ * rounds to nearest even), integers saturated to 8/16-bit channels.
+ *
+ * Mipmaps: the LOD is 0 for plain tex, the operand of tex.level, or for
+ * tex.grad log2 of the longer gradient scaled to level-0 texels; then the
+ * descriptor's bias and min/max clamps apply and the point mip filter
+ * samples the nearest level, the linear one blends the two around the LOD
+ * with a weight in the same 9-bit fixed point as the in-level filter (an
+ * assumption: the guides do not give that precision). Cubemaps: tex.cube
+ * picks the face of the major axis and samples it as a normalized 2D layer
+ * clamped to its edges (no seamless filtering across faces); tex.grad.cube
+ * projects the gradients onto that face.
  */
 #include "zn_exec_tex.h"
 
 #include <math.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <string.h>
 
 /* CUarray_format, CUaddress_mode, CU_TRSF values (cuda.h) */
@@ -52,6 +66,13 @@ static float half_to_float(uint16_t h)
     }
     float f;
     memcpy(&f, &bits, 4);
+    return f;
+}
+
+static float u2f(uint32_t u)
+{
+    float f;
+    memcpy(&f, &u, 4);
     return f;
 }
 
@@ -170,7 +191,8 @@ static float scale_coord(const zn_tex_desc *d, unsigned dim, float c, uint32_t n
 
 typedef struct tex_pos {
     unsigned ndim;          /* 1, 2 or 3 */
-    float x[3];             /* texel-space coordinates (float coordinates) */
+    float u[3];             /* float coordinates as given (normalized or not) */
+    float x[3];             /* texel-space coordinates at the level sampled */
     int32_t ix[3];          /* integer coordinates */
     bool int_coords;
     uint32_t layer;
@@ -200,10 +222,16 @@ static float weight(float frac)
     return roundf(frac * 256.0f) / 256.0f;
 }
 
+/* integer texels (read as integers) are never filtered */
+static bool raw_ints(const zn_tex_desc *d)
+{
+    return is_int_format(d->format) && !reads_normalized(d);
+}
+
 static void sample(const zn_tex_desc *d, const tex_pos *p, texel *out)
 {
     int32_t idx[3];
-    if (p->int_coords || d->filter == 0 || (is_int_format(d->format) && !reads_normalized(d))) {
+    if (p->int_coords || d->filter == 0 || raw_ints(d)) {
         for (unsigned k = 0; k < p->ndim; k++)
             idx[k] = p->int_coords ? p->ix[k] : ifloor(p->x[k]);
         fetch(d, p, idx, out);
@@ -235,29 +263,104 @@ static void sample(const zn_tex_desc *d, const tex_pos *p, texel *out)
     memcpy(out->f, acc, sizeof acc);
 }
 
+/* The descriptor of mip level i, in *tmp when it differs from d. A
+ * cubemap face is sampled as a 2D texture with normalized coordinates
+ * clamped to the face (no filtering across face edges). */
+static const zn_tex_desc *level_view(const zn_tex_desc *d, unsigned i, zn_tex_desc *tmp)
+{
+    if (i == 0 && !d->cube)
+        return d;
+    memcpy(tmp, d, offsetof(zn_tex_desc, level));
+    const zn_tex_level *l = &d->level[i];
+    tmp->data = l->data;
+    tmp->pitch = l->pitch;
+    tmp->slice = l->slice;
+    tmp->width = l->width;
+    tmp->height = l->height;
+    tmp->depth = l->depth;
+    if (d->cube) {
+        tmp->flags |= TRSF_NORMALIZED_COORDINATES;
+        tmp->addr[0] = tmp->addr[1] = A_CLAMP;
+    }
+    return tmp;
+}
+
+/* Samples mip level i: float coordinates are scaled by that level's size. */
+static void sample_level(const zn_tex_desc *d, unsigned i, const tex_pos *p0, texel *out)
+{
+    zn_tex_desc tmp;
+    const zn_tex_desc *ld = level_view(d, i, &tmp);
+    tex_pos p = *p0;
+    if (!p.int_coords)
+        for (unsigned k = 0; k < p.ndim; k++)
+            p.x[k] = scale_coord(ld, k, p.u[k], dim_size(ld, k));
+    sample(ld, &p, out);
+}
+
+/* tex.grad: log2 of the longer of the two gradients in level-0 texels. */
+static float grad_lod(const zn_tex_desc *d, unsigned nd, const uint64_t *io, unsigned lane)
+{
+    bool norm = (d->flags & TRSF_NORMALIZED_COORDINATES) || d->cube;
+    float lx = 0.0f, ly = 0.0f;
+    for (unsigned k = 0; k < nd; k++) {
+        float s = norm ? (float)dim_size(d, k) : 1.0f;
+        float gx = u2f((uint32_t)io[(4 + k) * 32 + lane]) * s;
+        float gy = u2f((uint32_t)io[(8 + k) * 32 + lane]) * s;
+        lx += gx * gx;
+        ly += gy * gy;
+    }
+    return 0.5f * log2f(fmaxf(lx, ly)); /* log2(sqrt(m)) */
+}
+
+/* The LOD after the bias and the descriptor's clamps, then picks one level
+ * (point mip filter: the nearest) or blends two (linear: weight in the
+ * same 9-bit fixed point as the in-level filter). Plain tex uses LOD 0. */
+static void sample_mip(const zn_tex_desc *d, const tex_pos *p, float lod, texel *out)
+{
+    if (d->nlevels <= 1) {
+        sample_level(d, 0, p, out);
+        return;
+    }
+    lod += d->mip_bias;
+    lod = fminf(fmaxf(lod, d->mip_min), d->mip_max);
+    lod = fminf(fmaxf(lod, 0.0f), (float)(d->nlevels - 1));
+    if (!(lod == lod))
+        lod = 0.0f;
+    if (d->mip_filter == 0 || raw_ints(d)) {
+        sample_level(d, (unsigned)floorf(lod + 0.5f), p, out);
+        return;
+    }
+    unsigned l0 = (unsigned)floorf(lod);
+    float w = weight(lod - (float)l0);
+    sample_level(d, l0, p, out);
+    if (w == 0.0f || l0 + 1 >= d->nlevels)
+        return;
+    texel hi;
+    sample_level(d, l0 + 1, p, &hi);
+    for (unsigned c = 0; c < 4; c++)
+        out->f[c] = (1.0f - w) * out->f[c] + w * hi.f[c];
+}
+
 /* tld4: component `comp` of the four texels bilinear filtering of (x, y)
  * would read, in the order (i, j+1), (i+1, j+1), (i+1, j), (i, j). */
-static void gather(const zn_tex_desc *d, const tex_pos *p, unsigned comp, texel *out)
+static void gather(const zn_tex_desc *d, const tex_pos *p0, unsigned comp, texel *out)
 {
-    int32_t i = ifloor(p->x[0] - 0.5f), j = ifloor(p->x[1] - 0.5f);
+    tex_pos p = *p0;
+    for (unsigned k = 0; k < p.ndim; k++)
+        p.x[k] = scale_coord(d, k, p.u[k], dim_size(d, k));
+    int32_t i = ifloor(p.x[0] - 0.5f), j = ifloor(p.x[1] - 0.5f);
     const int32_t at[4][2] = {{i, j + 1}, {i + 1, j + 1}, {i + 1, j}, {i, j}};
     for (unsigned k = 0; k < 4; k++) {
         texel t;
-        fetch(d, p, at[k], &t);
+        fetch(d, &p, at[k], &t);
         out->u[k] = t.u[comp];
     }
 }
 
 static unsigned geom_dims(unsigned g)
 {
-    return g == ZN_TEX_G_3D ? 3 : g == ZN_TEX_G_2D || g == ZN_TEX_G_A2D ? 2 : 1;
-}
-
-static float u2f(uint32_t u)
-{
-    float f;
-    memcpy(&f, &u, 4);
-    return f;
+    return g == ZN_TEX_G_3D || g == ZN_TEX_G_CUBE || g == ZN_TEX_G_ACUBE ? 3
+         : g == ZN_TEX_G_2D || g == ZN_TEX_G_A2D ? 2 : 1;
 }
 
 /* Coordinates of one lane: layered geometries put the layer first. */
@@ -276,12 +379,92 @@ static void lane_pos(const zn_tex_desc *d, unsigned g, bool int_coords, const ui
     for (unsigned k = 0; k < p->ndim; k++) {
         uint32_t v = (uint32_t)io[(first + k) * 32 + lane];
         p->ix[k] = (int32_t)v;
-        p->x[k] = scale_coord(d, k, u2f(v), dim_size(d, k));
+        p->u[k] = u2f(v);
     }
 }
 
-static uint32_t txq(const zn_tex_desc *d, unsigned q)
+/* The cubemap table of the CUDA Programming Guide: per face, the axis and
+ * sign giving m (the major axis's magnitude), s and t. */
+static const struct { uint8_t axis[3]; int8_t sign[3]; } cube_tab[6] = {
+    {{0, 2, 1}, {1, -1, -1}}, /* +x: m = x, s = -z, t = -y */
+    {{0, 2, 1}, {-1, 1, -1}}, /* -x: m = -x, s = z, t = -y */
+    {{1, 0, 2}, {1, 1, 1}},   /* +y: m = y, s = x, t = z */
+    {{1, 0, 2}, {-1, 1, -1}}, /* -y: m = -y, s = x, t = -z */
+    {{2, 0, 1}, {1, 1, -1}},  /* +z: m = z, s = x, t = -y */
+    {{2, 0, 1}, {-1, -1, -1}}, /* -z: m = -z, s = -x, t = -y */
+};
+
+/* The face of the direction's major axis (ties go to x, then y). */
+static unsigned cube_face(const float *v)
 {
+    float ax = fabsf(v[0]), ay = fabsf(v[1]), az = fabsf(v[2]);
+    if (ax >= ay && ax >= az)
+        return v[0] >= 0 ? 0 : 1;
+    if (ay >= az)
+        return v[1] >= 0 ? 2 : 3;
+    return v[2] >= 0 ? 4 : 5;
+}
+
+/* tex.cube / tex.acube: face coordinates (s/m + 1) / 2, (t/m + 1) / 2 of
+ * the face cube_face picks; the layer is 6 * cube + face. */
+static void cube_pos(const zn_tex_desc *d, unsigned g, const uint64_t *io, unsigned lane,
+                     tex_pos *p, float *dir)
+{
+    memset(p, 0, sizeof *p);
+    unsigned first = g == ZN_TEX_G_ACUBE;
+    for (unsigned k = 0; k < 3; k++)
+        dir[k] = u2f((uint32_t)io[(first + k) * 32 + lane]);
+    unsigned face = cube_face(dir);
+    float m = cube_tab[face].sign[0] * dir[cube_tab[face].axis[0]];
+    float s = cube_tab[face].sign[1] * dir[cube_tab[face].axis[1]];
+    float t = cube_tab[face].sign[2] * dir[cube_tab[face].axis[2]];
+    p->ndim = 2;
+    p->u[0] = (s / m + 1.0f) * 0.5f;
+    p->u[1] = (t / m + 1.0f) * 0.5f;
+    uint32_t cube = first ? (uint32_t)io[lane] : 0, cubes = d->layers / 6;
+    if (cube >= cubes)
+        cube = cubes ? cubes - 1 : 0;
+    p->layer = cube * 6 + face;
+    if (d->layers && p->layer >= d->layers)
+        p->layer = d->layers - 1;
+}
+
+/* tex.grad.cube: the direction's gradients projected onto the face, the
+ * derivative of (s/m + 1) / 2 being (ds m - s dm) / (2 m^2), in level-0
+ * texels; the LOD is log2 of the longer one. The guides do not spell
+ * this out: it is the usual projection, unverified on hardware. */
+static float cube_grad_lod(const zn_tex_desc *d, const float *dir, const uint64_t *io,
+                           unsigned lane)
+{
+    unsigned face = cube_face(dir);
+    float v[3], len[2];
+    for (unsigned k = 0; k < 3; k++)
+        v[k] = cube_tab[face].sign[k] * dir[cube_tab[face].axis[k]];
+    for (unsigned gi = 0; gi < 2; gi++) {
+        float gv[3];
+        for (unsigned k = 0; k < 3; k++)
+            gv[k] = cube_tab[face].sign[k] *
+                    u2f((uint32_t)io[(4 + 4 * gi + cube_tab[face].axis[k]) * 32 + lane]);
+        float du = (gv[1] * v[0] - v[1] * gv[0]) / (2.0f * v[0] * v[0]) * (float)d->width;
+        float dv = (gv[2] * v[0] - v[2] * gv[0]) / (2.0f * v[0] * v[0]) * (float)d->width;
+        len[gi] = du * du + dv * dv;
+    }
+    return 0.5f * log2f(fmaxf(len[0], len[1]));
+}
+
+/* txq; txq.level passes its (s32) level in io[4]: sizes of that level,
+ * 0 past the last one */
+static uint32_t txq(const zn_tex_desc *d, uint32_t code, const uint64_t *io, unsigned lane)
+{
+    unsigned q = (code >> 16) & 15;
+    if ((code >> 12) & 1) {
+        int32_t lv = (int32_t)(uint32_t)io[4 * 32 + lane];
+        uint32_t n = d->nlevels ? d->nlevels : 1;
+        if (lv < 0 || (uint32_t)lv >= n)
+            return 0;
+        const zn_tex_level *l = &d->level[lv];
+        return q == ZN_TXQ_WIDTH ? l->width : q == ZN_TXQ_HEIGHT ? l->height : l->depth;
+    }
     switch (q) {
     case ZN_TXQ_WIDTH: return d->width;
     case ZN_TXQ_HEIGHT: return d->height;
@@ -293,9 +476,63 @@ static uint32_t txq(const zn_tex_desc *d, unsigned q)
     case ZN_TXQ_ADDR_MODE_0: return d->addr[0];
     case ZN_TXQ_ADDR_MODE_1: return d->addr[1];
     case ZN_TXQ_ADDR_MODE_2: return d->addr[2];
-    case ZN_TXQ_ARRAY_SIZE: return d->layers;
-    case ZN_TXQ_NUM_MIPMAP_LEVELS: return 1;
+    case ZN_TXQ_ARRAY_SIZE:
+        return d->cube == 1 ? 0 : d->cube == 2 ? d->layers / 6 : d->layers;
+    case ZN_TXQ_NUM_MIPMAP_LEVELS: return d->nlevels ? d->nlevels : 1;
     default: return 0; /* num_samples: not multisampled */
+    }
+}
+
+/* float -> IEEE half, round to nearest even (sust.p into a HALF array) */
+static uint16_t float_to_half(float f)
+{
+    uint32_t x;
+    memcpy(&x, &f, 4);
+    uint32_t sign = (x >> 16) & 0x8000u, e = (x >> 23) & 0xff, m = x & 0x7fffffu;
+    if (e == 0xff)
+        return (uint16_t)(sign | 0x7c00u | (m ? 0x200u : 0));
+    int32_t he = (int32_t)e - 112; /* rebias 127 -> 15 */
+    if (he >= 31)
+        return (uint16_t)(sign | 0x7c00u);
+    uint32_t mant = m | 0x800000u, shift = 13;
+    if (he <= 0) { /* subnormal (or zero) half */
+        if (he < -10)
+            return (uint16_t)sign;
+        shift = (uint32_t)(14 - he);
+        he = 0;
+    } else {
+        mant &= 0x7fffffu;
+    }
+    uint32_t h = mant >> shift, rem = mant & ((1u << shift) - 1), half = 1u << (shift - 1);
+    if (rem > half || (rem == half && (h & 1)))
+        h++; /* a carry into the exponent is still the right encoding */
+    return (uint16_t)(sign | (((uint32_t)he << 10) + h));
+}
+
+static uint32_t sat_u(uint32_t v, uint32_t max)
+{
+    return v > max ? max : v;
+}
+
+static int32_t sat_s(int32_t v, int32_t lo, int32_t hi)
+{
+    return v < lo ? lo : v > hi ? hi : v;
+}
+
+/* sust.p: component v (.f32 for float arrays, .u32/.s32 for integer ones,
+ * saturated to the channel) stored into channel c of element p. */
+static void store_formatted(const zn_tex_desc *d, uint8_t *p, unsigned c, uint32_t v)
+{
+    uint8_t *q = p + c * d->csize;
+    uint8_t u8;
+    uint16_t u16;
+    switch (d->format) {
+    case F_U8: u8 = (uint8_t)sat_u(v, 0xff); memcpy(q, &u8, 1); break;
+    case F_S8: u8 = (uint8_t)sat_s((int32_t)v, -128, 127); memcpy(q, &u8, 1); break;
+    case F_U16: u16 = (uint16_t)sat_u(v, 0xffff); memcpy(q, &u16, 2); break;
+    case F_S16: u16 = (uint16_t)sat_s((int32_t)v, -32768, 32767); memcpy(q, &u16, 2); break;
+    case F_HALF: u16 = float_to_half(u2f(v)); memcpy(q, &u16, 2); break;
+    default: memcpy(q, &v, 4); break; /* F_U32, F_S32, F_FLOAT: as given */
     }
 }
 
@@ -304,7 +541,9 @@ static int32_t surface(const zn_tex_desc *d, uint32_t code, uint64_t *io, unsign
 {
     unsigned g = (code >> 4) & 15, mode = (code >> 12) & 3;
     unsigned esz = 1u << ((code >> 16) & 3), vec = (code >> 20) & 7, size = esz * vec;
-    bool st = (code & 15) == ZN_TEX_K_SUST;
+    bool fmt = (code & 15) == ZN_TEX_K_SUSTP, st = fmt || (code & 15) == ZN_TEX_K_SUST;
+    if (fmt)
+        size = d->esize; /* x counts elements: one element is written */
     unsigned first = g == ZN_TEX_G_A1D || g == ZN_TEX_G_A2D, nd = geom_dims(g);
     int64_t c[3] = {0, 0, 0};
     int64_t lim[3] = {(int64_t)d->width * d->esize - size, (int64_t)d->height - 1,
@@ -313,6 +552,8 @@ static int32_t surface(const zn_tex_desc *d, uint32_t code, uint64_t *io, unsign
     bool out = first && layer >= (int64_t)(d->layers ? d->layers : 1);
     for (unsigned k = 0; k < nd; k++) {
         c[k] = (int32_t)(uint32_t)io[(first + k) * 32 + lane];
+        if (fmt && k == 0)
+            c[k] *= d->esize;
         if (c[k] < 0 || c[k] > lim[k])
             out = true;
     }
@@ -334,6 +575,11 @@ static int32_t surface(const zn_tex_desc *d, uint32_t code, uint64_t *io, unsign
     }
     uint8_t *p = d->data + (uint64_t)(layer + c[2]) * d->slice + (uint64_t)c[1] * d->pitch +
                  (uint64_t)c[0];
+    if (fmt) { /* components past the array's channels are ignored */
+        for (unsigned v = 0; v < vec && v < d->nch; v++)
+            store_formatted(d, p, v, (uint32_t)io[(4 + v) * 32 + lane]);
+        return ZN_KSTATUS_OK;
+    }
     for (unsigned v = 0; v < vec; v++) {
         if (st)
             memcpy(p + v * esz, &io[(4 + v) * 32 + lane], esz); /* little endian */
@@ -359,22 +605,34 @@ int32_t zn_exec_tex(zn_warp_ctx *w, uint32_t code, uint32_t mask, const uint64_t
         if (!d || d->magic != ZN_TEX_MAGIC)
             return ZN_KSTATUS_ILLEGAL_ADDRESS;
         if (kind == ZN_TEX_K_TXQ) {
-            io[lane] = txq(d, (code >> 16) & 15);
+            io[lane] = txq(d, code, io, lane);
             continue;
         }
-        if (kind == ZN_TEX_K_SULD || kind == ZN_TEX_K_SUST) {
+        if (kind == ZN_TEX_K_SULD || kind == ZN_TEX_K_SUST || kind == ZN_TEX_K_SUSTP) {
             int32_t s = surface(d, code, io, lane);
             if (s != ZN_KSTATUS_OK)
                 return s;
             continue;
         }
         tex_pos p;
-        lane_pos(d, g, int_coords, io, lane, &p);
-        texel t;
-        if (kind == ZN_TEX_K_TLD4)
-            gather(d, &p, (code >> 12) & 3, &t);
+        float dir[3];
+        bool cube = g == ZN_TEX_G_CUBE || g == ZN_TEX_G_ACUBE;
+        if (cube)
+            cube_pos(d, g, io, lane, &p, dir);
         else
-            sample(d, &p, &t);
+            lane_pos(d, g, int_coords, io, lane, &p);
+        texel t;
+        if (kind == ZN_TEX_K_TLD4) {
+            gather(d, &p, (code >> 12) & 3, &t);
+        } else {
+            unsigned lodsrc = (code >> 12) & 3;
+            float lod = lodsrc == ZN_TEX_LOD_LEVEL ? u2f((uint32_t)io[4 * 32 + lane])
+                      : lodsrc == ZN_TEX_LOD_GRAD
+                          ? (cube ? cube_grad_lod(d, dir, io, lane)
+                                  : grad_lod(d, geom_dims(g), io, lane))
+                      : 0.0f;
+            sample_mip(d, &p, lod, &t);
+        }
         /* an .s32/.u32 result of a float texel, or the reverse, keeps the bits */
         for (unsigned c = 0; c < 4; c++)
             io[c * 32 + lane] = t.u[c];

@@ -12,6 +12,14 @@
 #include "zn_kernel_abi.h"
 
 #define ZN_TEX_MAGIC 0x5a4e5458u /* "ZNTX": a stale or foreign handle faults */
+#define ZN_TEX_MAX_LEVELS 17    /* mip levels of a 65536-wide array */
+
+/* Where one mip level lives (level 0 repeats the descriptor's fields). */
+typedef struct zn_tex_level {
+    uint8_t *data;
+    uint64_t pitch, slice;
+    uint32_t width, height, depth;
+} zn_tex_level;
 
 typedef struct zn_tex_desc {
     uint32_t magic;
@@ -29,14 +37,24 @@ typedef struct zn_tex_desc {
     uint32_t filter;        /* CUfilter_mode */
     uint32_t flags;         /* CU_TRSF_* (read as integer, normalized coords) */
     float border[4];
+    uint32_t cube;          /* 1: cubemap, 2: cubemap layered (6 layers a cube) */
+    uint32_t nlevels;       /* mip levels: 1 unless a mipmapped array */
+    uint32_t mip_filter;    /* CUfilter_mode between levels */
+    float mip_bias, mip_min, mip_max; /* LOD bias and clamps (texture descriptor) */
+    zn_tex_level level[ZN_TEX_MAX_LEVELS];
 } zn_tex_desc;
 
 /* The `code` word of a zn_rt_ops.tex call, built by zn_lower_tex.c. */
 enum {
     ZN_TEX_K_TEX = 1, ZN_TEX_K_TLD4 = 2, ZN_TEX_K_TXQ = 3, ZN_TEX_K_SULD = 4,
-    ZN_TEX_K_SUST = 5
+    ZN_TEX_K_SUST = 5, ZN_TEX_K_SUSTP = 6 /* sust.p: formatted, x in elements */
 };
-enum { ZN_TEX_G_1D = 1, ZN_TEX_G_2D, ZN_TEX_G_3D, ZN_TEX_G_A1D, ZN_TEX_G_A2D };
+enum {
+    ZN_TEX_G_1D = 1, ZN_TEX_G_2D, ZN_TEX_G_3D, ZN_TEX_G_A1D, ZN_TEX_G_A2D, ZN_TEX_G_CUBE,
+    ZN_TEX_G_ACUBE
+};
+/* tex: where the level of detail comes from (the `sel` field) */
+enum { ZN_TEX_LOD_ZERO = 0, ZN_TEX_LOD_LEVEL = 1, ZN_TEX_LOD_GRAD = 2 };
 enum { ZN_TEX_T_F32 = 0, ZN_TEX_T_S32 = 1, ZN_TEX_T_U32 = 2 };
 enum { ZN_SU_TRAP = 0, ZN_SU_CLAMP = 1, ZN_SU_ZERO = 2 };
 enum {
@@ -46,7 +64,7 @@ enum {
     ZN_TXQ_NUM_MIPMAP_LEVELS, ZN_TXQ_NUM_SAMPLES
 };
 /* kind | geometry << 4 | coordinate type << 8 | result type << 10 |
- * (tld4 component, or surface out-of-range mode) << 12 |
+ * (tld4 component, tex LOD source, or surface out-of-range mode) << 12 |
  * (txq query, or log2 of the surface element size) << 16 |
  * surface vector length << 20 */
 #define ZN_TEX_CODE(kind, geom, ct, rt, sel, q, vec)                                   \
@@ -54,9 +72,11 @@ enum {
      (uint32_t)(rt) << 10 | (uint32_t)(sel) << 12 | (uint32_t)(q) << 16 |              \
      (uint32_t)(vec) << 20)
 
-/* zn_rt_ops.tex: io is [8][32] 64-bit words, component-major: the inputs
- * (coordinates in io[0..3], sust values in io[4..7]) of each lane in mask,
- * then the results (io[0..3]). Returns a ZN_KSTATUS. */
+/* zn_rt_ops.tex: io is [8][32] 64-bit words ([12][32] for tex.grad),
+ * component-major: the inputs (coordinates in io[0..3]; sust values, the
+ * tex.level LOD or the tex.grad x gradient in io[4..7]; the tex.grad y
+ * gradient in io[8..11]) of each lane in mask, then the results (io[0..3]).
+ * Returns a ZN_KSTATUS. */
 int32_t zn_exec_tex(zn_warp_ctx *w, uint32_t code, uint32_t mask, const uint64_t *handles,
                     uint64_t *io);
 

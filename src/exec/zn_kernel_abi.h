@@ -47,6 +47,11 @@ typedef struct zn_block_ctx {
     uint32_t dyn_shared_size; /* %dynamic_smem_size */
     const uint8_t *params;  /* kernel parameter buffer, PTX .param layout */
     void *exec;             /* executor-private (barrier state, fibers) */
+    /* Cooperative launches: the grid barrier's workspace (zeroed words
+     * that grid.sync() counts arrivals in), read by compiled code as
+     * %envreg2 (low half) and %envreg1 (high half) as CUDA's driver
+     * provides it; NULL otherwise, so grid.sync() traps as on a GPU. */
+    void *grid_ws;
 } zn_block_ctx;
 
 #define ZN_BLOCK_FIELD_CTAID 0
@@ -57,6 +62,7 @@ typedef struct zn_block_ctx {
 #define ZN_BLOCK_FIELD_SHARED_SIZE 5
 #define ZN_BLOCK_FIELD_DYN_SHARED_SIZE 6
 #define ZN_BLOCK_FIELD_PARAMS 7
+#define ZN_BLOCK_FIELD_GRID_WS 9  /* 8 is exec */
 
 /* Services the executor provides to compiled code, called through pointers
  * so that compiled objects carry no relocations against the driver. */
@@ -91,6 +97,11 @@ typedef struct zn_rt_ops {
      * values and results, code what to do). Returns a ZN_KSTATUS. */
     int32_t (*tex)(zn_warp_ctx *w, uint32_t code, uint32_t mask, const uint64_t *handles,
                    uint64_t *io);
+    /* Called before each .acquire/.relaxed/.volatile global load in a
+     * cooperative launch (block->grid_ws set): such loads are how grid.sync()
+     * spins, and its blocks are more threads than cores, so the spinner
+     * gives its core to the blocks it waits for. */
+    void (*spin)(zn_warp_ctx *w);
 } zn_rt_ops;
 
 /* Per-warp state. */

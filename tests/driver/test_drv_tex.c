@@ -2,8 +2,11 @@
  * driver API: the error cases of cuArrayCreate/cuArray3DCreate, copies to
  * and from arrays with offsets (cuMemcpy2D/3D, checked element by element
  * against the host data), descriptors read back, texture and surface
- * object creation errors (bad resource, views, sRGB, mipmaps, filtering
- * integers, surfaces without SURFACE_LDST), and a PTX kernel running txq
+ * object creation errors (bad resource, views, sRGB, seamless cubemaps,
+ * filtering integers,
+ * surfaces without SURFACE_LDST), cubemap array shapes, mipmapped arrays
+ * (level sizes, level handles, copies, texture objects on them), and a
+ * PTX kernel running txq
  * and tex.2d on a pitch2D texture. Last, a kernel given a destroyed
  * texture object must fail with CUDA_ERROR_ILLEGAL_ADDRESS.
  */
@@ -61,8 +64,24 @@ static void test_arrays(void)
     bad = d;
     bad.Width = 0;
     EXPECT_RC(cuArrayCreate(&a, &bad), CUDA_ERROR_INVALID_VALUE);
+    /* cubemaps: square faces, 6 layers (a multiple of 6 when layered) */
     CUDA_ARRAY3D_DESCRIPTOR cube = {8, 8, 6, CU_AD_FORMAT_FLOAT, 1, CUDA_ARRAY3D_CUBEMAP};
-    EXPECT_RC(cuArray3DCreate(&a, &cube), CUDA_ERROR_NOT_SUPPORTED);
+    OK(cuArray3DCreate(&a, &cube));
+    CUDA_ARRAY3D_DESCRIPTOR cg;
+    OK(cuArray3DGetDescriptor(&cg, a));
+    EXPECT(cg.Width == 8 && cg.Height == 8 && cg.Depth == 6 && cg.Flags == CUDA_ARRAY3D_CUBEMAP);
+    OK(cuArrayDestroy(a));
+    CUDA_ARRAY3D_DESCRIPTOR badcube = cube;
+    badcube.Height = 7;
+    EXPECT_RC(cuArray3DCreate(&a, &badcube), CUDA_ERROR_INVALID_VALUE);
+    badcube = cube;
+    badcube.Depth = 12; /* two cubes need the layered flag */
+    EXPECT_RC(cuArray3DCreate(&a, &badcube), CUDA_ERROR_INVALID_VALUE);
+    badcube.Flags |= CUDA_ARRAY3D_LAYERED;
+    OK(cuArray3DCreate(&a, &badcube));
+    OK(cuArrayDestroy(a));
+    badcube.Depth = 9;
+    EXPECT_RC(cuArray3DCreate(&a, &badcube), CUDA_ERROR_INVALID_VALUE);
     CUDA_ARRAY3D_DESCRIPTOR layered0 = {8, 8, 0, CU_AD_FORMAT_FLOAT, 1, CUDA_ARRAY3D_LAYERED};
     EXPECT_RC(cuArray3DCreate(&a, &layered0), CUDA_ERROR_INVALID_VALUE);
 
@@ -165,6 +184,99 @@ static void test_arrays(void)
     OK(cuArrayDestroy(a));
 }
 
+/* Mipmapped arrays: level sizes, level handles, the level count limit,
+ * texture objects on them, and what may not be done with a level. */
+static void test_mipmaps(const CUDA_TEXTURE_DESC *td)
+{
+    void *fn = NULL; /* cudart finds it through cuGetProcAddress */
+    OK(cuGetProcAddress("cuMipmappedArrayCreate", &fn, 13000, 0, NULL));
+    EXPECT(fn == (void *)cuMipmappedArrayCreate);
+    CUmipmappedArray mm;
+    CUDA_ARRAY3D_DESCRIPTOR md = {20, 6, 0, CU_AD_FORMAT_FLOAT, 2, 0};
+    EXPECT_RC(cuMipmappedArrayCreate(&mm, &md, 0), CUDA_ERROR_INVALID_VALUE);
+    EXPECT_RC(cuMipmappedArrayCreate(&mm, &md, 6), CUDA_ERROR_INVALID_VALUE); /* 20: 5 */
+    EXPECT_RC(cuMipmappedArrayCreate(NULL, &md, 2), CUDA_ERROR_INVALID_VALUE);
+    OK(cuMipmappedArrayCreate(&mm, &md, 5));
+    const size_t want_w[5] = {20, 10, 5, 2, 1}, want_h[5] = {6, 3, 1, 1, 1};
+    CUarray lv[5];
+    for (unsigned i = 0; i < 5; i++) {
+        OK(cuMipmappedArrayGetLevel(&lv[i], mm, i));
+        CUDA_ARRAY3D_DESCRIPTOR g;
+        OK(cuArray3DGetDescriptor(&g, lv[i]));
+        EXPECT(g.Width == want_w[i] && g.Height == want_h[i] && g.Depth == 0 &&
+               g.NumChannels == 2 && g.Format == CU_AD_FORMAT_FLOAT);
+    }
+    CUarray past;
+    EXPECT_RC(cuMipmappedArrayGetLevel(&past, mm, 5), CUDA_ERROR_INVALID_VALUE);
+    EXPECT_RC(cuMipmappedArrayGetLevel(&past, (CUmipmappedArray)&failures, 0),
+              CUDA_ERROR_INVALID_HANDLE);
+    EXPECT_RC(cuArrayDestroy(lv[1]), CUDA_ERROR_INVALID_HANDLE); /* owned by mm */
+    /* a level takes copies like any array: 10 x 3 float2 in and back */
+    float in[3][20], back[3][20];
+    for (int y = 0; y < 3; y++)
+        for (int x = 0; x < 20; x++)
+            in[y][x] = (float)(y * 100 + x), back[y][x] = -1.0f;
+    CUDA_MEMCPY2D c;
+    memset(&c, 0, sizeof c);
+    c.srcMemoryType = CU_MEMORYTYPE_HOST;
+    c.srcHost = in;
+    c.srcPitch = sizeof in[0];
+    c.dstMemoryType = CU_MEMORYTYPE_ARRAY;
+    c.dstArray = lv[1];
+    c.WidthInBytes = 10 * 8;
+    c.Height = 3;
+    OK(cuMemcpy2D(&c));
+    memset(&c, 0, sizeof c);
+    c.srcMemoryType = CU_MEMORYTYPE_ARRAY;
+    c.srcArray = lv[1];
+    c.dstMemoryType = CU_MEMORYTYPE_HOST;
+    c.dstHost = back;
+    c.dstPitch = sizeof back[0];
+    c.WidthInBytes = 10 * 8;
+    c.Height = 3;
+    OK(cuMemcpy2D(&c));
+    EXPECT(memcmp(in, back, sizeof in) == 0);
+    /* texture objects on it; not surfaces (those take one level's array) */
+    CUDA_RESOURCE_DESC r;
+    memset(&r, 0, sizeof r);
+    r.resType = CU_RESOURCE_TYPE_MIPMAPPED_ARRAY;
+    r.res.mipmap.hMipmappedArray = mm;
+    CUDA_TEXTURE_DESC t2 = *td;
+    t2.mipmapFilterMode = CU_TR_FILTER_MODE_LINEAR;
+    t2.maxMipmapLevelClamp = 4.0f;
+    CUtexObject t;
+    OK(cuTexObjectCreate(&t, &r, &t2, NULL));
+    CUDA_RESOURCE_DESC rb;
+    CUDA_TEXTURE_DESC tb;
+    OK(cuTexObjectGetResourceDesc(&rb, t));
+    EXPECT(rb.resType == CU_RESOURCE_TYPE_MIPMAPPED_ARRAY && rb.res.mipmap.hMipmappedArray == mm);
+    OK(cuTexObjectGetTextureDesc(&tb, t));
+    EXPECT(tb.mipmapFilterMode == CU_TR_FILTER_MODE_LINEAR && tb.maxMipmapLevelClamp == 4.0f);
+    OK(cuTexObjectDestroy(t));
+    t2.mipmapFilterMode = (CUfilter_mode)7;
+    EXPECT_RC(cuTexObjectCreate(&t, &r, &t2, NULL), CUDA_ERROR_INVALID_VALUE);
+    CUsurfObject s;
+    EXPECT_RC(cuSurfObjectCreate(&s, &r), CUDA_ERROR_INVALID_VALUE);
+    OK(cuMipmappedArrayDestroy(mm));
+    EXPECT_RC(cuMipmappedArrayDestroy(mm), CUDA_ERROR_INVALID_HANDLE);
+    /* 3D: depth shrinks too; layered and cubemap: the layers stay */
+    CUDA_ARRAY3D_DESCRIPTOR d3 = {8, 4, 16, CU_AD_FORMAT_HALF, 1, 0};
+    OK(cuMipmappedArrayCreate(&mm, &d3, 5));
+    CUDA_ARRAY3D_DESCRIPTOR g;
+    OK(cuMipmappedArrayGetLevel(&past, mm, 3));
+    OK(cuArray3DGetDescriptor(&g, past));
+    EXPECT(g.Width == 1 && g.Height == 1 && g.Depth == 2);
+    OK(cuMipmappedArrayDestroy(mm));
+    CUDA_ARRAY3D_DESCRIPTOR cl = {16, 16, 12, CU_AD_FORMAT_FLOAT, 4,
+                                  CUDA_ARRAY3D_CUBEMAP | CUDA_ARRAY3D_LAYERED};
+    EXPECT_RC(cuMipmappedArrayCreate(&mm, &cl, 6), CUDA_ERROR_INVALID_VALUE); /* 16: 5 */
+    OK(cuMipmappedArrayCreate(&mm, &cl, 5));
+    OK(cuMipmappedArrayGetLevel(&past, mm, 2));
+    OK(cuArray3DGetDescriptor(&g, past));
+    EXPECT(g.Width == 4 && g.Height == 4 && g.Depth == 12 && g.Flags == cl.Flags);
+    OK(cuMipmappedArrayDestroy(mm));
+}
+
 static void test_objects(CUmodule mod)
 {
     CUarray a;
@@ -188,6 +300,9 @@ static void test_objects(CUmodule mod)
     CUDA_TEXTURE_DESC srgb = td;
     srgb.flags = CU_TRSF_SRGB;
     EXPECT_RC(cuTexObjectCreate(&t, &rd, &srgb, NULL), CUDA_ERROR_NOT_SUPPORTED);
+    CUDA_TEXTURE_DESC seamless = td;
+    seamless.flags = CU_TRSF_SEAMLESS_CUBEMAP | CU_TRSF_NORMALIZED_COORDINATES;
+    EXPECT_RC(cuTexObjectCreate(&t, &rd, &seamless, NULL), CUDA_ERROR_NOT_SUPPORTED);
     CUDA_TEXTURE_DESC asint = td;
     asint.flags = CU_TRSF_READ_AS_INTEGER;   /* integers cannot be filtered */
     EXPECT_RC(cuTexObjectCreate(&t, &rd, &asint, NULL), CUDA_ERROR_INVALID_VALUE);
@@ -196,7 +311,7 @@ static void test_objects(CUmodule mod)
     EXPECT_RC(cuTexObjectCreate(&t, &rd, &badmode, NULL), CUDA_ERROR_INVALID_VALUE);
     CUDA_RESOURCE_DESC mip = rd;
     mip.resType = CU_RESOURCE_TYPE_MIPMAPPED_ARRAY;
-    EXPECT_RC(cuTexObjectCreate(&t, &mip, &td, NULL), CUDA_ERROR_NOT_SUPPORTED);
+    EXPECT_RC(cuTexObjectCreate(&t, &mip, &td, NULL), CUDA_ERROR_INVALID_HANDLE);
     CUDA_RESOURCE_DESC stale = rd;
     stale.res.array.hArray = (CUarray)&failures;
     EXPECT_RC(cuTexObjectCreate(&t, &stale, &td, NULL), CUDA_ERROR_INVALID_HANDLE);
@@ -228,17 +343,7 @@ static void test_objects(CUmodule mod)
     OK(cuArrayDestroy(as));
     OK(cuArrayDestroy(a));
 
-    /* mipmapped arrays: not supported, with a log line */
-    void *fn = NULL;
-    OK(cuGetProcAddress("cuMipmappedArrayCreate", &fn, 13000, 0, NULL));
-    EXPECT(fn != NULL);
-    if (fn) {
-        CUmipmappedArray mm;
-        CUDA_ARRAY3D_DESCRIPTOR md = {8, 8, 0, CU_AD_FORMAT_FLOAT, 1, 0};
-        CUresult (*create)(CUmipmappedArray *, const CUDA_ARRAY3D_DESCRIPTOR *, unsigned) =
-            (CUresult (*)(CUmipmappedArray *, const CUDA_ARRAY3D_DESCRIPTOR *, unsigned))fn;
-        EXPECT_RC(create(&mm, &md, 3), CUDA_ERROR_NOT_SUPPORTED);
-    }
+    test_mipmaps(&td);
 
     /* pitch2D texture, 5 x 4 floats in rows of 64 bytes; txq and tex.2d */
     CUdeviceptr img, out;
