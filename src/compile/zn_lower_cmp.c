@@ -108,20 +108,51 @@ static void setp(zn_lfn *l, const ptx_ins *ins)
         zn_dst_reg(l, o[0].reg2, PTX_T_PRED, q);
 }
 
+/* What set writes for "true": 1.0 in a float destination (in each half
+ * of an f16x2/bf16x2 one), all ones in an integer one (in each half when
+ * the sources are x2). A 16-bit float destination once got all ones,
+ * which is an f16 NaN: ggml's flash-attention exp correction
+ * (set.eq.f16.f16 then fma.rn.f16) turned whole rows into NaN. */
+static uint64_t set_true_bits(ptx_type dt)
+{
+    switch (dt) {
+    case PTX_T_F16: case PTX_T_F16X2: return 0x3c00u;
+    case PTX_T_BF16: case PTX_T_BF16X2: return 0x3f80u;
+    default: return ~0ull;
+    }
+}
+
 static void set(zn_lfn *l, const ptx_ins *ins)
 {
     zn_lmod *m = l->m;
     const ptx_opnd *o = ins->opnds;
     ptx_type dt = ins->type[0], st = ins->ntypes > 1 ? ins->type[1] : ins->type[0];
+    bool comb = ins->subop == PTX_SUB_AND || ins->subop == PTX_SUB_OR ||
+                ins->subop == PTX_SUB_XOR;
+    LLVMValueRef c = comb ? zn_src(l, &o[3], PTX_T_PRED) : NULL;
     LLVMValueRef r = compare(l, ins, st, 0);
-    if (ins->subop == PTX_SUB_AND || ins->subop == PTX_SUB_OR || ins->subop == PTX_SUB_XOR)
-        r = combine(l, ins, r, zn_src(l, &o[3], PTX_T_PRED));
+    if (comb)
+        r = combine(l, ins, r, c);
     LLVMValueRef d;
-    if (dt == PTX_T_F32)
+    if (dt == PTX_T_F32) {
         d = LLVMBuildSelect(l->b, r, ll_const_fvec(m->t_f32, 1.0),
                             ll_const_fvec(m->t_f32, 0.0), "");
-    else
-        d = LLVMBuildSExt(l->b, r, zn_vec_type(m, dt), "");
+    } else if (st == PTX_T_F16X2 || st == PTX_T_BF16X2) {
+        /* one compare per half, each into its half of the 32-bit result */
+        LLVMValueRef r1 = compare(l, ins, st, 1);
+        if (comb)
+            r1 = combine(l, ins, r1, c);
+        uint32_t t = (uint32_t)set_true_bits(dt) & 0xffffu;
+        LLVMValueRef zero = ll_const_vec(m->t_i32, 0);
+        LLVMValueRef lo = LLVMBuildSelect(l->b, r, ll_const_vec(m->t_i32, t), zero, "");
+        LLVMValueRef hi = LLVMBuildSelect(l->b, r1, ll_const_vec(m->t_i32, t << 16), zero, "");
+        d = LLVMBuildOr(l->b, lo, hi, "");
+    } else {
+        LLVMTypeRef vt = zn_vec_type(m, dt);
+        LLVMTypeRef et = LLVMGetElementType(vt);
+        d = LLVMBuildSelect(l->b, r, ll_const_vec(et, set_true_bits(dt)),
+                            LLVMConstNull(vt), "");
+    }
     zn_dst(l, &o[0], dt, d);
 }
 

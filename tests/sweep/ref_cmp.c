@@ -87,6 +87,23 @@ REF(setp_ltu_xor_pq_f32)
 REF(set_lt_u32_s32) { out[0] = (int32_t)A < (int32_t)B ? 0xffffffffu : 0; }
 REF(set_gtu_f32_f32) { out[0] = fcmp(sw_f(A), sw_f(B), 10) ? 0x3f800000u : 0; }
 REF(set_eq_s32_f64) { out[0] = fcmp(sw_d(A), sw_d(B), 0) ? 0xffffffffu : 0; }
+/* a 16-bit float destination gets 1.0 in its format (0x3c00 f16, 0x3f80
+ * bf16); x2 sources compare each half into the same half of the result */
+static double bf16v(uint64_t v) { return sw_bf2f((uint16_t)v); }
+static uint64_t set_x2(uint64_t a, uint64_t b, int op, uint32_t t, double (*conv)(uint64_t),
+                       int c)
+{
+    uint32_t lo = fcmp(conv(a & 0xffff), conv(b & 0xffff), op) && c ? t : 0;
+    uint32_t hi = fcmp(conv((a >> 16) & 0xffff), conv((b >> 16) & 0xffff), op) && c ? t : 0;
+    return lo | hi << 16;
+}
+REF(set_eq_f16_f16) { out[0] = fcmp(f16v(A), f16v(B), 0) ? 0x3c00u : 0; }
+REF(set_lt_bf16_f32) { out[0] = fcmp(sw_f(A), sw_f(B), 2) ? 0x3f80u : 0; }
+REF(set_ltu_u16_f16) { out[0] = fcmp(f16v(A), f16v(B), 8) ? 0xffffu : 0; }
+REF(set_gt_u32_f16x2) { out[0] = set_x2(A, B, 4, 0xffffu, f16v, 1); }
+REF(set_eq_f16x2_f16x2) { out[0] = set_x2(A, B, 0, 0x3c00u, f16v, 1); }
+REF(set_neu_and_f16x2_f16x2) { out[0] = set_x2(A, B, 7, 0x3c00u, f16v, (int)C); }
+REF(set_ge_bf16x2_bf16x2) { out[0] = set_x2(A, B, 5, 0x3f80u, bf16v, 1); }
 
 #define TESTP(t, conv)                                                          \
     REF(testp_finite_##t) { out[0] = isfinite(conv(A)); }                      \
