@@ -19,6 +19,7 @@ Usage:
 The CTest docs/driver_coverage runs --check.
 """
 import difflib
+import os
 import re
 import sys
 
@@ -128,6 +129,34 @@ def classify(name, rows, reqs):
     return ("partial", "; ".join(notes)) if notes else ("implemented", "")
 
 
+TEST_EXTS = (".c", ".cu", ".h", ".def")
+
+
+def test_texts(root):
+    """Every test source under ROOT/tests, by path relative to ROOT."""
+    texts = {}
+    for dirpath, dirs, names in os.walk(f"{root}/tests"):
+        dirs.sort()
+        for n in sorted(names):
+            if n.endswith(TEST_EXTS):
+                path = os.path.join(dirpath, n)
+                with open(path, errors="replace") as f:
+                    texts[os.path.relpath(path, root)] = f.read()
+    return texts
+
+
+def tested_by(name, texts):
+    """The test sources that call `name` (or an ABI variant of it), or the
+    runtime function of the same name (cuX -> cudaX), which reaches it."""
+    pats = [re.compile(r"\b%s(_v\d+)?(_ptsz|_ptds)?\b" % re.escape(name)),
+            re.compile(r"\bcuda%s\b" % re.escape(name[2:]))]
+    hits = [p for p, t in texts.items() if any(r.search(t) for r in pats)]
+    if not hits:
+        return "-"
+    more = f" +{len(hits) - 1}" if len(hits) > 1 else ""
+    return f"`{hits[0]}`{more}"
+
+
 def generate(root):
     with open(f"{root}/{API}") as f:
         api = parse_api(f.read())
@@ -137,6 +166,9 @@ def generate(root):
         if not any(k == "E" for k, _, _ in api.get(name, [])):
             sys.exit(f"{sys.argv[0]}: PARTIAL names {name}, which has no E row in {API}")
     table = [(n, *classify(n, api.get(n), reqs[n])) for n in sorted(reqs)]
+    texts = test_texts(root)
+    tests = {n: tested_by(n, texts) for n in reqs}
+    ntested = sum(1 for n in reqs if tests[n] != "-")
     count = {s: sum(1 for _, st, _ in table if st == s)
              for s in ("implemented", "partial", "NOT_SUPPORTED")}
     extra = sorted(n for n, r in api.items() if n not in reqs and any(k == "E" for k, _, _ in r))
@@ -160,13 +192,20 @@ def generate(root):
         "- **partial**: implemented, but a requested version resolves to a",
         "  `CUDA_ERROR_NOT_SUPPORTED` stub, or some inputs are refused with it (why).",
         "- **NOT_SUPPORTED**: no version is implemented (why).",
+        "- **tested by**: the first test source (of how many more) under `tests/`",
+        "  that calls the entry point, an ABI variant of it, or the runtime",
+        "  function of the same name (`cuX` -> `cudaX`, which reaches it); "
+        f"{ntested} of {len(table)}",
+        "  are named by a test. Tests that reach an entry point only through a",
+        "  differently named runtime call (`cudaMalloc` -> `cuMemAlloc`) are not",
+        "  counted here.",
         "",
-        "| entry point | versions requested | status | why |",
-        "|---|---|---|---|",
+        "| entry point | versions requested | status | why | tested by |",
+        "|---|---|---|---|---|",
     ]
     for name, status, why in table:
         versions = ", ".join(fmt_req(v, pt) for v, pt in reqs[name])
-        out.append(f"| `{name}` | {versions} | {status} | {why} |")
+        out.append(f"| `{name}` | {versions} | {status} | {why} | {tests[name]} |")
     out += [
         "",
         f"Zinc also implements {len(extra)} entry points that cudart 13 does not request",
