@@ -14,6 +14,20 @@ __global__ void axpb(float *x, int n, float a, float b)
 static const int N = 1000;
 static int host_runs;
 
+/* A kernel node x = a x + b over the N elements, after deps. */
+static cudaGraphNode_t add_axpb(cudaGraph_t g, const cudaGraphNode_t *deps, size_t ndeps,
+                                void **args)
+{
+    cudaKernelNodeParams kp = {};
+    kp.func = (void *)axpb;
+    kp.gridDim = dim3((N + 127) / 128);
+    kp.blockDim = dim3(128);
+    kp.kernelParams = args;
+    cudaGraphNode_t n;
+    CK(cudaGraphAddKernelNode(&n, g, deps, ndeps, &kp));
+    return n;
+}
+
 static int destroyed;
 static void CUDART_CB destroy_obj(void *p)
 {
@@ -29,16 +43,10 @@ static void check_user_objects(cudaStream_t s, float *dx)
     CK(cudaUserObjectCreate(&obj, &weight, destroy_obj, 1, cudaUserObjectNoDestructorSync));
     cudaGraph_t g, clone;
     CK(cudaGraphCreate(&g, 0));
-    cudaGraphNode_t n;
-    cudaKernelNodeParams kp = {};
     int n_elems = N;
     float a = 1.0f, b = 0.0f;
     void *args[] = { &dx, &n_elems, &a, &b };
-    kp.func = (void *)axpb;
-    kp.gridDim = dim3((N + 127) / 128);
-    kp.blockDim = dim3(128);
-    kp.kernelParams = args;
-    CK(cudaGraphAddKernelNode(&n, g, NULL, 0, &kp));
+    add_axpb(g, NULL, 0, args);
     CK(cudaGraphRetainUserObject(g, obj, 2, 0));         /* graph: 2, caller: 1 */
     CK(cudaUserObjectRelease(obj, 1));                    /* caller's gone */
     if (destroyed)
@@ -71,16 +79,10 @@ static void check_params_kept(cudaStream_t s, float *dx)
 {
     cudaGraph_t g;
     CK(cudaGraphCreate(&g, 0));
-    cudaGraphNode_t n;
-    cudaKernelNodeParams kp = {};
     int n_elems = N;
     float a = 0.0f, b = 1.0f;
     void *args[] = { &dx, &n_elems, &a, &b };
-    kp.func = (void *)axpb;
-    kp.gridDim = dim3((N + 127) / 128);
-    kp.blockDim = dim3(128);
-    kp.kernelParams = args;
-    CK(cudaGraphAddKernelNode(&n, g, NULL, 0, &kp));
+    cudaGraphNode_t n = add_axpb(g, NULL, 0, args);
     cudaKernelNodeParams got;
     CK(cudaGraphKernelNodeGetParams(n, &got));
     float hx[N];

@@ -64,6 +64,25 @@ __device__ static void load_ab(const unsigned char *a, const unsigned char *b, u
     }
 }
 
+/* The f32 C fragment of this lane in, the D fragment out (row-major 16x8). */
+__device__ static void load_c(const float *c, float cr[4])
+{
+    int row, col;
+    for (int i = 0; i < 4; i++) {
+        c_pos(threadIdx.x, i, &row, &col);
+        cr[i] = c[row * 8 + col];
+    }
+}
+
+__device__ static void store_d(float *d, const float dr[4])
+{
+    int row, col;
+    for (int i = 0; i < 4; i++) {
+        c_pos(threadIdx.x, i, &row, &col);
+        d[row * 8 + col] = dr[i];
+    }
+}
+
 #define MMA_F32_K32(NAME, TA, TB)                                                              \
     __global__ void NAME(const unsigned char *a, const unsigned char *b, const float *c,      \
                          float *d)                                                             \
@@ -71,20 +90,13 @@ __device__ static void load_ab(const unsigned char *a, const unsigned char *b, u
         unsigned ar[4], br[2];                                                                 \
         load_ab<32>(a, b, ar, br);                                                             \
         float cr[4], dr[4];                                                                    \
-        int row, col;                                                                          \
-        for (int i = 0; i < 4; i++) {                                                          \
-            c_pos(threadIdx.x, i, &row, &col);                                                 \
-            cr[i] = c[row * 8 + col];                                                          \
-        }                                                                                      \
+        load_c(c, cr);                                                                         \
         asm volatile("mma.sync.aligned.m16n8k32.row.col.f32." TA "." TB ".f32 "                \
                      "{%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, {%10,%11,%12,%13};"               \
                      : "=f"(dr[0]), "=f"(dr[1]), "=f"(dr[2]), "=f"(dr[3])                      \
                      : "r"(ar[0]), "r"(ar[1]), "r"(ar[2]), "r"(ar[3]), "r"(br[0]), "r"(br[1]), \
                        "f"(cr[0]), "f"(cr[1]), "f"(cr[2]), "f"(cr[3]));                        \
-        for (int i = 0; i < 4; i++) {                                                          \
-            c_pos(threadIdx.x, i, &row, &col);                                                 \
-            d[row * 8 + col] = dr[i];                                                          \
-        }                                                                                      \
+        store_d(d, dr);                                                                        \
     }
 
 #define MMA_F32_K16(NAME, TA, TB)                                                              \
@@ -94,20 +106,13 @@ __device__ static void load_ab(const unsigned char *a, const unsigned char *b, u
         unsigned ar[2], br[1];                                                                 \
         load_ab<16>(a, b, ar, br);                                                             \
         float cr[4], dr[4];                                                                    \
-        int row, col;                                                                          \
-        for (int i = 0; i < 4; i++) {                                                          \
-            c_pos(threadIdx.x, i, &row, &col);                                                 \
-            cr[i] = c[row * 8 + col];                                                          \
-        }                                                                                      \
+        load_c(c, cr);                                                                         \
         asm volatile("mma.sync.aligned.m16n8k16.row.col.f32." TA "." TB ".f32 "                \
                      "{%0,%1,%2,%3}, {%4,%5}, {%6}, {%7,%8,%9,%10};"                           \
                      : "=f"(dr[0]), "=f"(dr[1]), "=f"(dr[2]), "=f"(dr[3])                      \
                      : "r"(ar[0]), "r"(ar[1]), "r"(br[0]),                                     \
                        "f"(cr[0]), "f"(cr[1]), "f"(cr[2]), "f"(cr[3]));                        \
-        for (int i = 0; i < 4; i++) {                                                          \
-            c_pos(threadIdx.x, i, &row, &col);                                                 \
-            d[row * 8 + col] = dr[i];                                                          \
-        }                                                                                      \
+        store_d(d, dr);                                                                        \
     }
 
 /* f16 C/D: two registers, {c0, c1} and {c2, c3}, low half first */
