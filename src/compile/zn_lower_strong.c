@@ -92,7 +92,8 @@ static LLVMValueRef offset_addr(zn_lfn *l, LLVMValueRef a, uint64_t off)
 
 /* In a cooperative launch (the block's grid workspace is set) every strong
  * load first calls rt->spin: grid.sync() polls with such loads while the
- * blocks it waits for are threads that need a core (exec/zn_exec_coop.c).
+ * blocks it waits for are threads that need a core (exec/zn_exec_coop.c);
+ * when it says the grid has failed, the warp returns that status.
  * Elsewhere it costs a load and a predictable branch. */
 static void spin_hint(zn_lfn *l)
 {
@@ -103,9 +104,14 @@ static void spin_hint(zn_lfn *l)
     LLVMBuildCondBr(l->b, LLVMBuildIsNotNull(l->b, ws, ""), call, cont);
     LLVMPositionBuilderAtEnd(l->b, call);
     LLVMValueRef w = l->w;
-    LLVMBuildCall2(l->b, LLVMFunctionType(m->t_void, &m->t_ptr, 1, 0),
-                   ll_rt_fn(l, ZN_RT_SPIN), &w, 1, "");
-    LLVMBuildBr(l->b, cont);
+    LLVMValueRef st = LLVMBuildCall2(l->b, LLVMFunctionType(m->t_i32, &m->t_ptr, 1, 0),
+                                     ll_rt_fn(l, ZN_RT_SPIN), &w, 1, "spin");
+    /* nonzero: the grid failed elsewhere, the barrier cannot complete */
+    LLVMBasicBlockRef dead = LLVMAppendBasicBlockInContext(m->ctx, l->fn, "coop.dead");
+    LLVMBuildCondBr(l->b, LLVMBuildICmp(l->b, LLVMIntNE, st, LLVMConstInt(m->t_i32, 0, 0), ""),
+                    dead, cont);
+    LLVMPositionBuilderAtEnd(l->b, dead);
+    zn_return_status(l, st);
     LLVMPositionBuilderAtEnd(l->b, cont);
 }
 

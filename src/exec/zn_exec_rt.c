@@ -81,11 +81,16 @@ static void rt_free(zn_warp_ctx *w, void *p)
 }
 
 /* A warp of a cooperative grid is about to poll memory another block
- * writes (grid.sync()): let that block's thread run. */
-static void rt_spin(zn_warp_ctx *w)
+ * writes (grid.sync()): let that block's thread run. If a block has
+ * failed, the barrier will never complete: end this warp too (a GPU kills
+ * the whole grid). */
+static int32_t rt_spin(zn_warp_ctx *w)
 {
-    (void)w;
+    const zn_block_run *run = w->block->exec;
+    if (run && atomic_load_explicit(&run->job->status, memory_order_relaxed) != ZN_KSTATUS_OK)
+        return ZN_KSTATUS_ABORTED;
     sched_yield();
+    return ZN_KSTATUS_OK;
 }
 
 const zn_rt_ops zn_exec_rt_ops = {

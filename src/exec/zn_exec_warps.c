@@ -97,9 +97,12 @@ void zn_warps_run_on_fibers(zn_block_run *run)
         run->waiting[id] = run->arrived[id] = run->narrived[id] = run->bar_count[id] = 0;
     zn_fiber_switch(&run->worker->native, warp_fiber(run, 0));
     while (run->done_mask != run->all_mask) {
-        zn_log(ZN_LOG_WARN, "block (%u,%u,%u): barrier deadlock, releasing %u waiting warps",
-               run->blk.ctaid[0], run->blk.ctaid[1], run->blk.ctaid[2],
-               (unsigned)__builtin_popcount(run->all_mask & ~run->done_mask));
+        /* after a failure (a warp returned an error) waiting is expected:
+         * the warps run out without waiting */
+        if (atomic_load_explicit(&run->job->status, memory_order_relaxed) == ZN_KSTATUS_OK)
+            zn_log(ZN_LOG_WARN, "block (%u,%u,%u): barrier deadlock, releasing %u waiting warps",
+                   run->blk.ctaid[0], run->blk.ctaid[1], run->blk.ctaid[2],
+                   (unsigned)__builtin_popcount(run->all_mask & ~run->done_mask));
         for (uint32_t id = 0; id < ZN_MAX_BARRIERS; id++)
             warps_release(run, id);
         int j = warps_next_runnable(run, run->nwarps - 1);
@@ -112,6 +115,14 @@ void zn_warps_run_on_fibers(zn_block_run *run)
 void zn_warps_barrier(zn_warp_ctx *w, uint32_t id, uint32_t count, uint32_t mode)
 {
     zn_block_run *run = w->block->exec;
+    if (mode == 2) {
+        /* yield (mbarrier waits, nanosleep): the warp stays runnable and the
+         * block's next runnable warp, which may be the one it waits for, runs */
+        int j = run->job->on_fibers ? warps_next_runnable(run, w->warpid) : -1;
+        if (j >= 0 && (uint32_t)j != w->warpid)
+            zn_fiber_switch(warp_fiber(run, w->warpid), warp_fiber(run, (uint32_t)j));
+        return;
+    }
     if (!run->job->on_fibers) {
         /* warps run one after another: only a single warp can sync */
         if (run->nwarps > 1) {

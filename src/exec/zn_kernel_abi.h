@@ -69,7 +69,8 @@ typedef struct zn_block_ctx {
 typedef struct zn_rt_ops {
     /* bar.sync / barrier.sync / bar.arrive / bar.red: id is the barrier
      * number, count the expected thread count (0 = all threads of the block).
-     * mode: 0 sync, 1 arrive. Returns when every warp has arrived. */
+     * mode: 0 sync, 1 arrive (returns when every warp has arrived); 2 yield:
+     * id and count unused, lets the block's other warps run first. */
     void (*barrier)(zn_warp_ctx *w, uint32_t id, uint32_t count, uint32_t mode);
     /* __assertfail(message, file, line, function, charSize) for one lane */
     void (*assertfail)(zn_warp_ctx *w, const char *msg, const char *file,
@@ -100,8 +101,10 @@ typedef struct zn_rt_ops {
     /* Called before each .acquire/.relaxed/.volatile global load in a
      * cooperative launch (block->grid_ws set): such loads are how grid.sync()
      * spins, and its blocks are more threads than cores, so the spinner
-     * gives its core to the blocks it waits for. */
-    void (*spin)(zn_warp_ctx *w);
+     * gives its core to the blocks it waits for. Nonzero (a ZN_KSTATUS):
+     * the grid has failed (another block faulted or trapped), the warp
+     * returns it instead of polling for a barrier that cannot complete. */
+    int32_t (*spin)(zn_warp_ctx *w);
 } zn_rt_ops;
 
 /* Per-warp state. */

@@ -6,7 +6,9 @@
  * cudaLaunchCooperativeKernel on the largest co-resident grid (occupancy x
  * SMs) that writes in phase 1, grid.sync()s, and reads other blocks' data
  * in phase 2, several rounds; and a too-large cooperative grid refused with
- * cudaErrorCooperativeLaunchTooLarge. All against CPU references.
+ * cudaErrorCooperativeLaunchTooLarge. All against CPU references. Last, a
+ * block that traps while the others wait in grid.sync() fails the launch
+ * instead of hanging it.
  */
 #include <cooperative_groups.h>
 #include <cooperative_groups/reduce.h>
@@ -89,6 +91,16 @@ __global__ void k_grid(int *a, int *b, int rounds, unsigned *info)
         b[i] = a[(i + shift) % n] * 3 + r;  /* phase 2: others' data */
         int *t = a; a = b; b = t;
     }
+}
+
+/* Block `fail` traps before the grid barrier the others wait in. */
+__global__ void k_grid_trap(int *out, unsigned fail)
+{
+    cg::grid_group grid = cg::this_grid();
+    if (blockIdx.x == fail)
+        __trap();
+    grid.sync();
+    out[grid.thread_rank()] = 1;
 }
 
 static void check_groups(void)
@@ -230,10 +242,30 @@ static void check_grid_sync(void)
     CK(cudaFree(d_info));
 }
 
+/* A block traps while the rest of the grid waits in grid.sync(): the
+ * launch fails with cudaErrorLaunchFailure, as a GPU kills the grid, rather
+ * than the waiting blocks spinning forever. The error is sticky: last. */
+static void check_grid_trap(void)
+{
+    const unsigned nblocks = 8, bs = 64;
+    int *d_out;
+    CK(cudaMalloc(&d_out, nblocks * bs * sizeof(int)));
+    unsigned fail = 5;
+    void *args[] = {&d_out, &fail};
+    cudaError_t e = cudaLaunchCooperativeKernel((void *)k_grid_trap, dim3(nblocks), dim3(bs),
+                                                args, 0, 0);
+    if (e == cudaSuccess)
+        e = cudaDeviceSynchronize();
+    if (e != cudaErrorLaunchFailure)
+        zt_fail("trap in one block of a cooperative grid: %s (%d), want "
+                "cudaErrorLaunchFailure", cudaGetErrorString(e), (int)e);
+}
+
 int main(void)
 {
     zt_begin("coop_groups");
     check_groups();
     check_grid_sync();
+    check_grid_trap();
     return zt_finish();
 }

@@ -12,32 +12,38 @@
 
 #include <stdatomic.h>
 
-static void grid_barrier(zn_warp_ctx *w, uint32_t participants)
+/* ZN_KSTATUS_OK, or what rt->spin says when the grid has failed. */
+static int32_t grid_barrier(zn_warp_ctx *w, uint32_t participants)
 {
     const zn_block_ctx *b = w->block;
     w->rt->barrier(w, 0, 0, 0);
     if (w->warpid != 0) {
         w->rt->barrier(w, 0, 0, 0);
-        return;
+        return ZN_KSTATUS_OK;
     }
     _Atomic uint32_t *ctr = (_Atomic uint32_t *)((uint8_t *)b->grid_ws + 4);
     bool first = test_block_linear(b) == 0;
     uint32_t old = atomic_fetch_add_explicit(ctr, first ? 0x80000001u - participants : 1u,
                                              memory_order_release);
     for (;;) {
-        w->rt->spin(w);
+        int32_t st = w->rt->spin(w);
+        if (st != ZN_KSTATUS_OK)
+            return st;
         uint32_t now = atomic_load_explicit(ctr, memory_order_acquire);
         if ((now ^ old) & 0x80000000u)
             break;
     }
     w->rt->barrier(w, 0, 0, 0);
+    return ZN_KSTATUS_OK;
 }
 
-/* params: int *a, int *b, uint32_t rounds */
+/* params: int *a, int *b, uint32_t rounds, uint32_t fail: blocks numbered
+ * fail - 1 trap before the first grid barrier (0: none) */
 static int32_t k_rounds(zn_warp_ctx *w)
 {
     int *a = TEST_PARAM(w, int *, 0), *b = TEST_PARAM(w, int *, 8);
     uint32_t rounds = TEST_PARAM(w, uint32_t, 16);
+    uint32_t fail = TEST_PARAM(w, uint32_t, 20);
     const zn_block_ctx *blk = w->block;
     uint64_t nblocks = (uint64_t)blk->nctaid[0] * blk->nctaid[1] * blk->nctaid[2];
     uint32_t n = (uint32_t)(nblocks * blk->nthreads);
@@ -48,8 +54,12 @@ static int32_t k_rounds(zn_warp_ctx *w)
     for (uint32_t lane = 0; lane < 32; lane++)
         if (w->live_mask >> lane & 1)
             a[base + lane] = (int)((base + lane) * 7 + 1);
+    if (fail && test_block_linear(blk) == fail - 1)
+        return ZN_KSTATUS_TRAP;
     for (uint32_t r = 0; r < rounds; r++) {
-        grid_barrier(w, participants);
+        int32_t st = grid_barrier(w, participants);
+        if (st != ZN_KSTATUS_OK)
+            return st;
         for (uint32_t lane = 0; lane < 32; lane++)
             if (w->live_mask >> lane & 1) {
                 uint32_t i = base + lane;
@@ -79,7 +89,7 @@ static void check_rounds(uint32_t nblocks, uint32_t bs, uint32_t rounds)
     CHECK(a && b && ra && rb);
     memset(a, 0xa5, n * sizeof *a);
     memset(b, 0xa5, n * sizeof *b);
-    struct { int *a, *b; uint32_t rounds; } params = {a, b, rounds};
+    struct { int *a, *b; uint32_t rounds, fail; } params = {a, b, rounds, 0};
     zn_launch l = test_launch(k_rounds, nblocks, 1, 1, bs, 1, 1, &params);
     l.uses_barrier = 1;
     CHECK_EQ(zn_exec_launch_coop(&l), ZN_KSTATUS_OK);
@@ -101,6 +111,23 @@ static void check_rounds(uint32_t nblocks, uint32_t bs, uint32_t rounds)
     CHECK_EQ(zn_mem_free(b), 0);
 }
 
+/* One block traps before the first grid barrier: the others, already
+ * spinning in it, must end (the launch reports the trap) rather than wait
+ * for a block that will never arrive. */
+static void check_failed_block(uint32_t nblocks, uint32_t bs, uint32_t fail_block)
+{
+    uint32_t n = nblocks * bs;
+    int *a = zn_mem_alloc(n * sizeof *a, 0, ZN_MEM_DEVICE);
+    int *b = zn_mem_alloc(n * sizeof *b, 0, ZN_MEM_DEVICE);
+    CHECK(a && b);
+    struct { int *a, *b; uint32_t rounds, fail; } params = {a, b, 3, fail_block + 1};
+    zn_launch l = test_launch(k_rounds, nblocks, 1, 1, bs, 1, 1, &params);
+    l.uses_barrier = 1;
+    CHECK_EQ(zn_exec_launch_coop(&l), ZN_KSTATUS_TRAP);
+    CHECK_EQ(zn_mem_free(a), 0);
+    CHECK_EQ(zn_mem_free(b), 0);
+}
+
 int main(void)
 {
     CHECK_EQ(zn_exec_init(4), 0);
@@ -108,6 +135,8 @@ int main(void)
     check_rounds(8, 96, 4);         /* 3 warps per block */
     check_rounds(64, 64, 5);        /* 16 blocks per worker thread */
     check_rounds(48, 40, 2);        /* partial last warps */
+    check_failed_block(8, 64, 5);
+    check_failed_block(16, 32, 0);  /* the block that starts the barrier */
 
     int *seen = zn_mem_alloc(16 * sizeof *seen, 0, ZN_MEM_DEVICE);
     CHECK(seen != NULL);
@@ -122,7 +151,7 @@ int main(void)
     for (int i = 0; i < 16; i++)
         CHECK_EQ(seen[i], 1);
     /* ordinary launch of the barrier kernel: traps, as grid.sync() does */
-    struct { int *a, *b; uint32_t rounds; } bad = {seen, seen, 1};
+    struct { int *a, *b; uint32_t rounds, fail; } bad = {seen, seen, 1, 0};
     zn_launch lb = test_launch(k_rounds, 2, 1, 1, 8, 1, 1, &bad);
     CHECK_EQ(zn_exec_launch(&lb), ZN_KSTATUS_TRAP);
     CHECK_EQ(zn_mem_free(seen), 0);
