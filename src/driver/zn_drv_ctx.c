@@ -452,12 +452,15 @@ CUresult cuCtxSetCacheConfig(int config)
     ZN_RET(CUDA_SUCCESS);
 }
 
+/* Shared memory banks are fixed (4 bytes, as on every GPU since Volta,
+ * where the setting "has no effect"): the answer does not follow Set. */
 CUresult cuCtxGetSharedMemConfig(int *config)
 {
     ZN_ENTER(c);
+    (void)c;
     if (!config)
         ZN_RET(CUDA_ERROR_INVALID_VALUE);
-    *config = c->shmem_config;
+    *config = 1;     /* CU_SHARED_MEM_CONFIG_FOUR_BYTE_BANK_SIZE */
     ZN_RET(CUDA_SUCCESS);
 }
 
