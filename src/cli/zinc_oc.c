@@ -229,9 +229,9 @@ static void report(const zn_oc_module *mod, const zn_offline *r, double ms_parse
         fprintf(stderr, "zinc oc info    : Function properties for %s\n"
                 "    %s bytes stack frame, %u bytes static shared, %u bytes local per lane, "
                 "%u bytes params, %u bytes warp stack (estimate), uses barrier: %s, "
-                "vector width 32\n",
+                "polls other blocks: %s, vector width 32\n",
                 ki->name, frame, ki->static_shared, ki->local_bytes, ki->param_bytes,
-                ki->stack_bytes, ki->uses_barrier ? "yes" : "no");
+                ki->stack_bytes, ki->uses_barrier ? "yes" : "no", ki->polls ? "yes" : "no");
     }
     fprintf(stderr, "zinc oc info    : %s: %u kernel(s); parse %.1f ms, lower %.1f ms, "
             "optimise %.1f ms, codegen %.1f ms\n",

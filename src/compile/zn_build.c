@@ -188,6 +188,7 @@ void zn_kernel_facts_shared(const ptx_module *pm, const ptx_func *f, uint32_t st
     k->static_shared = static_shared;
     k->local_bytes = zn_func_local_bytes(f);
     k->uses_barrier = zn_func_uses_barrier(pm, f);
+    k->polls = zn_func_polls(pm, f);
     /* registers are spilled vectors of 32 lanes; calls can recurse */
     bool calls = false;
     for (uint32_t i = 0; i < f->nins; i++)

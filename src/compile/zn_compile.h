@@ -52,6 +52,7 @@ typedef struct zn_kernel_info {
     uint32_t local_bytes;       /* per-lane .local depot bytes (informative) */
     uint32_t stack_bytes;       /* native stack a warp needs, estimated */
     int uses_barrier;           /* has bar.sync/barrier: run warps as fibers */
+    int polls;                  /* waits on other blocks' flags: blocks in order */
     uint32_t max_threads;       /* .maxntid product or 1024 */
     uint32_t reqntid[3];        /* 0 if not given */
 } zn_kernel_info;

@@ -331,6 +331,9 @@ LLVMValueRef zn_declare_func(zn_lmod *m, const ptx_func *f);
 void zn_lower_func(zn_lmod *m, const ptx_func *f, LLVMValueRef fn);
 int zn_shared_layout(zn_lmod *m, const bool *want);
 bool zn_func_uses_barrier(const ptx_module *pm, const ptx_func *f);
+/* polls memory other blocks write: strong global loads, nanosleep
+ * (zn_kernel_polls.c) */
+bool zn_func_polls(const ptx_module *pm, const ptx_func *f);
 uint32_t zn_func_local_bytes(const ptx_func *f);
 bool zn_func_address_taken(const ptx_module *pm, const ptx_func *f);
 

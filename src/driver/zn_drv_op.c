@@ -46,6 +46,7 @@ static void run_kernel(zn_op *op)
         .dyn_shared = op->u.k.shmem,
         .stack_bytes = ki->stack_bytes,
         .uses_barrier = ki->uses_barrier,
+        .polls = ki->polls,
         .params = op->data,
         .abort = &op->ctx->sticky,  /* another grid's fault stops this one */
     };

@@ -103,6 +103,8 @@ typedef struct zn_launch {
     uint32_t dyn_shared;
     uint32_t stack_bytes;       /* per warp; 0 = default */
     int uses_barrier;
+    int polls;                  /* waits on flags of earlier blocks: hand
+                                 * blocks out one at a time, in order */
     const void *params;         /* packed parameter buffer (copied by caller
                                  * if it must outlive the call) */
     /* Optional: when it reads nonzero (the context was poisoned by another

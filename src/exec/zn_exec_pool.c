@@ -378,7 +378,7 @@ int zn_exec_launch(const zn_launch *l)
     if (job.nblocks < parts)
         parts = (unsigned)job.nblocks;
     uint64_t chunk = job.nblocks / ((uint64_t)parts * 8);
-    job.chunk = chunk < 1 ? 1 : chunk > 64 ? 64 : (uint32_t)chunk;
+    job.chunk = chunk < 1 || l->polls ? 1 : chunk > 64 ? 64 : (uint32_t)chunk;
     job.helpers = parts - 1;
 
     atomic_fetch_add(&pool.busy, 1);

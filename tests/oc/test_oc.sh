@@ -74,6 +74,11 @@ n=$(kernels_of "$KPTX" | wc -l)
     fail "-v: expected $n resource lines"
 grep -q "parse .* ms, lower .* ms, optimise .* ms, codegen .* ms" "$T/v.txt" ||
     fail "-v: no stage times"
+# a kernel that waits on another block's flag gets its blocks one at a time
+"$ZINC" oc -v --emit obj -o "$T/poll.o" "$(dirname "$SMALL")/poll.ptx" 2>"$T/poll.txt" &&
+    grep -q "polls other blocks: yes" "$T/poll.txt" || fail "-v: poll.ptx should poll"
+"$ZINC" oc -v --emit obj -o "$T/small.o" "$SMALL" 2>"$T/small.txt" &&
+    grep -q "polls other blocks: no" "$T/small.txt" || fail "-v: small.ptx should not poll"
 "$ZINC" oc -v --arch gfx1100 --emit asm -o "$T/g.s" "$SMALL" 2>"$T/g.txt" &&
     grep -q "Function properties for k" "$T/g.txt" || fail "-v for gfx1100"
 
