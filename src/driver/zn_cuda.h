@@ -614,7 +614,10 @@ typedef enum CUgraphNodeType {
     CU_GRAPH_NODE_TYPE_KERNEL = 0, CU_GRAPH_NODE_TYPE_MEMCPY = 1,
     CU_GRAPH_NODE_TYPE_MEMSET = 2, CU_GRAPH_NODE_TYPE_HOST = 3,
     CU_GRAPH_NODE_TYPE_GRAPH = 4, CU_GRAPH_NODE_TYPE_EMPTY = 5,
-    CU_GRAPH_NODE_TYPE_WAIT_EVENT = 6, CU_GRAPH_NODE_TYPE_EVENT_RECORD = 7
+    CU_GRAPH_NODE_TYPE_WAIT_EVENT = 6, CU_GRAPH_NODE_TYPE_EVENT_RECORD = 7,
+    CU_GRAPH_NODE_TYPE_EXT_SEMAS_SIGNAL = 8, CU_GRAPH_NODE_TYPE_EXT_SEMAS_WAIT = 9,
+    CU_GRAPH_NODE_TYPE_MEM_ALLOC = 10, CU_GRAPH_NODE_TYPE_MEM_FREE = 11,
+    CU_GRAPH_NODE_TYPE_BATCH_MEM_OP = 12, CU_GRAPH_NODE_TYPE_CONDITIONAL = 13
 } CUgraphNodeType;
 
 enum {
@@ -631,6 +634,7 @@ enum {
     ZN_CU_GRAPH_EXEC_UPDATE_ERROR_TOPOLOGY_CHANGED = 2,
     ZN_CU_GRAPH_EXEC_UPDATE_ERROR_NODE_TYPE_CHANGED = 3,
     ZN_CU_GRAPH_EXEC_UPDATE_ERROR_PARAMETERS_CHANGED = 5,
+    ZN_CU_GRAPH_EXEC_UPDATE_ERROR_NOT_SUPPORTED = 6,
     ZN_CU_GRAPH_INSTANTIATE_SUCCESS = 0, ZN_CU_GRAPH_INSTANTIATE_ERROR = 1,
     ZN_CU_MEM_ALLOCATION_TYPE_PINNED = 1, ZN_CU_MEM_LOCATION_TYPE_DEVICE = 1,
     ZN_CU_MEM_ACCESS_FLAGS_PROT_NONE = 0, ZN_CU_MEM_ACCESS_FLAGS_PROT_READ = 1,
@@ -755,6 +759,110 @@ ZN_API CUresult cuGraphExecUpdate_v2(CUgraphExec x, CUgraph g,
 ZN_API CUresult cuGraphNodeSetEnabled(CUgraphExec x, CUgraphNode n, unsigned int on);
 ZN_API CUresult cuGraphNodeGetEnabled(CUgraphExec x, CUgraphNode n, unsigned int *on);
 
+/* ---- graph memory nodes, the generic node API, node attributes
+ * (zn_drv_graph_mem.c, zn_drv_graph_node.c, zn_drv_graph_dot.c) ---- */
+enum {
+    ZN_CU_GRAPH_MEM_ATTR_USED_MEM_CURRENT = 0, ZN_CU_GRAPH_MEM_ATTR_USED_MEM_HIGH = 1,
+    ZN_CU_GRAPH_MEM_ATTR_RESERVED_MEM_CURRENT = 2, ZN_CU_GRAPH_MEM_ATTR_RESERVED_MEM_HIGH = 3,
+    ZN_CUDA_GRAPH_INSTANTIATE_FLAG_AUTO_FREE_ON_LAUNCH = 1,
+    ZN_CU_GRAPH_CHILD_GRAPH_OWNERSHIP_CLONE = 0, ZN_CU_GRAPH_CHILD_GRAPH_OWNERSHIP_MOVE = 1
+};
+
+typedef struct CUmemPoolProps {
+    int allocType;              /* CU_MEM_ALLOCATION_TYPE_PINNED */
+    int handleTypes;            /* must be CU_MEM_HANDLE_TYPE_NONE (0) */
+    CUmemLocation location;
+    void *win32SecurityAttributes;
+    size_t maxSize;
+    unsigned short usage;
+    unsigned char reserved[54];
+} CUmemPoolProps;
+
+typedef struct CUDA_MEM_ALLOC_NODE_PARAMS {
+    CUmemPoolProps poolProps;
+    const CUmemAccessDesc *accessDescs;
+    size_t accessDescCount;
+    size_t bytesize;
+    CUdeviceptr dptr;           /* out */
+} CUDA_MEM_ALLOC_NODE_PARAMS;
+
+typedef struct CUDA_MEMSET_NODE_PARAMS_v2 {
+    CUdeviceptr dst;
+    size_t pitch;
+    unsigned int value, elementSize;
+    size_t width, height;
+    CUcontext ctx;
+} CUDA_MEMSET_NODE_PARAMS_v2;
+
+typedef struct CUDA_MEMCPY_NODE_PARAMS {
+    int flags, reserved;
+    CUcontext copyCtx;
+    CUDA_MEMCPY3D copyParams;
+} CUDA_MEMCPY_NODE_PARAMS;
+
+typedef unsigned long long CUgraphConditionalHandle;
+
+typedef struct CUDA_CONDITIONAL_NODE_PARAMS {
+    CUgraphConditionalHandle handle;
+    int type;                   /* CU_GRAPH_COND_TYPE_IF, _WHILE, _SWITCH */
+    unsigned int size;
+    CUgraph *phGraph_out;       /* the driver's array of body graphs */
+    CUcontext ctx;
+} CUDA_CONDITIONAL_NODE_PARAMS;
+
+enum {
+    ZN_CU_GRAPH_COND_ASSIGN_DEFAULT = 1,
+    ZN_CU_GRAPH_COND_TYPE_IF = 0, ZN_CU_GRAPH_COND_TYPE_WHILE = 1, ZN_CU_GRAPH_COND_TYPE_SWITCH = 2
+};
+
+/* cuGraphAddNode's tagged union (232 bytes of union, as in cuda.h). */
+typedef struct CUgraphNodeParams {
+    int type;                   /* CUgraphNodeType */
+    int reserved0[3];
+    union {
+        long long reserved1[29];
+        CUDA_KERNEL_NODE_PARAMS kernel;
+        CUDA_MEMCPY_NODE_PARAMS memcpy;
+        CUDA_MEMSET_NODE_PARAMS_v2 memset;
+        CUDA_HOST_NODE_PARAMS host;
+        struct { CUgraph graph; int ownership; } graph;
+        struct { CUevent event; } eventWait;
+        struct { CUevent event; } eventRecord;
+        CUDA_MEM_ALLOC_NODE_PARAMS alloc;
+        struct { CUdeviceptr dptr; } free;
+        CUDA_CONDITIONAL_NODE_PARAMS conditional;
+    };
+    long long reserved2;
+} CUgraphNodeParams;
+
+ZN_API CUresult cuGraphAddMemAllocNode(CUgraphNode *n, CUgraph g, const CUgraphNode *deps,
+                                       size_t ndeps, CUDA_MEM_ALLOC_NODE_PARAMS *p);
+ZN_API CUresult cuGraphMemAllocNodeGetParams(CUgraphNode n, CUDA_MEM_ALLOC_NODE_PARAMS *p);
+ZN_API CUresult cuGraphAddMemFreeNode(CUgraphNode *n, CUgraph g, const CUgraphNode *deps,
+                                      size_t ndeps, CUdeviceptr dptr);
+ZN_API CUresult cuGraphMemFreeNodeGetParams(CUgraphNode n, CUdeviceptr *dptr);
+ZN_API CUresult cuDeviceGetGraphMemAttribute(CUdevice dev, int attr, void *value);
+ZN_API CUresult cuDeviceSetGraphMemAttribute(CUdevice dev, int attr, void *value);
+ZN_API CUresult cuDeviceGraphMemTrim(CUdevice dev);
+ZN_API CUresult cuGraphAddNode(CUgraphNode *n, CUgraph g, const CUgraphNode *deps,
+                               size_t ndeps, CUgraphNodeParams *p);
+ZN_API CUresult cuGraphAddNode_v2(CUgraphNode *n, CUgraph g, const CUgraphNode *deps,
+                                  const CUgraphEdgeData *edges, size_t ndeps,
+                                  CUgraphNodeParams *p);
+ZN_API CUresult cuGraphNodeSetParams(CUgraphNode n, CUgraphNodeParams *p);
+ZN_API CUresult cuGraphExecNodeSetParams(CUgraphExec x, CUgraphNode n, CUgraphNodeParams *p);
+ZN_API CUresult cuGraphExecChildGraphNodeSetParams(CUgraphExec x, CUgraphNode n, CUgraph child);
+ZN_API CUresult cuGraphKernelNodeGetAttribute(CUgraphNode n, int attr,
+                                              CUlaunchAttributeValue *v);
+ZN_API CUresult cuGraphKernelNodeSetAttribute(CUgraphNode n, int attr,
+                                              const CUlaunchAttributeValue *v);
+ZN_API CUresult cuGraphKernelNodeCopyAttributes(CUgraphNode dst, CUgraphNode src);
+ZN_API CUresult cuGraphNodeFindInClone(CUgraphNode *out, CUgraphNode orig, CUgraph clone);
+ZN_API CUresult cuGraphDebugDotPrint(CUgraph g, const char *path, unsigned int flags);
+ZN_API CUresult cuGraphConditionalHandleCreate(CUgraphConditionalHandle *h, CUgraph g,
+                                               CUcontext ctx, unsigned int dflt,
+                                               unsigned int flags);
+
 ZN_API CUresult cuMemAddressReserve(CUdeviceptr *p, size_t size, size_t align,
                                     CUdeviceptr addr, unsigned long long flags);
 ZN_API CUresult cuMemAddressFree(CUdeviceptr p, size_t size);
@@ -876,5 +984,95 @@ ZN_API CUresult cuTexObjectGetTextureDesc(CUDA_TEXTURE_DESC *td, CUtexObject t);
 ZN_API CUresult cuSurfObjectCreate(CUsurfObject *s, const CUDA_RESOURCE_DESC *r);
 ZN_API CUresult cuSurfObjectDestroy(CUsurfObject s);
 ZN_API CUresult cuSurfObjectGetResourceDesc(CUDA_RESOURCE_DESC *r, CUsurfObject s);
+
+
+/* ---- explicit pools, batched copies and memory ops, managed ranges,
+ * atomic capabilities, the driver log (zn_drv_pool.c, zn_drv_batch.c,
+ * zn_drv_stream.c, zn_drv_range.c, zn_drv_atomic.c, zn_drv_logs.c) ---- */
+typedef struct CUmemcpyAttributes {
+    int srcAccessOrder;         /* CU_MEMCPY_SRC_ACCESS_ORDER_* (1-3) */
+    CUmemLocation srcLocHint, dstLocHint;
+    unsigned int flags;         /* CU_MEMCPY_FLAG_* */
+} CUmemcpyAttributes;
+
+typedef struct CUmemcpy3DOperand {
+    int type;                   /* 1 pointer, 2 array */
+    union {
+        struct { CUdeviceptr ptr; size_t rowLength, layerHeight; CUmemLocation locHint; } ptr;
+        struct { CUarray array; size_t x, y, z; } array;   /* offset in elements */
+    } op;
+} CUmemcpy3DOperand;
+
+typedef struct CUDA_MEMCPY3D_BATCH_OP {
+    CUmemcpy3DOperand src, dst;
+    size_t width, height, depth;    /* extent, in elements */
+    int srcAccessOrder;
+    unsigned int flags;
+} CUDA_MEMCPY3D_BATCH_OP;
+
+/* 48 bytes; operation is the tag of every member. */
+typedef union CUstreamBatchMemOpParams {
+    int operation;
+    struct { int operation; CUdeviceptr address; uint64_t value; unsigned int flags;
+             CUdeviceptr alias; } value;                     /* wait and write */
+    struct { int operation; unsigned int flags; } flush, barrier;
+    uint64_t pad[6];
+} CUstreamBatchMemOpParams;
+
+typedef struct CUlogsCallbackEntry *CUlogsCallbackHandle;
+typedef void (*CUlogsCallback)(void *data, int level, char *message, size_t length);
+typedef unsigned int CUlogIterator;
+
+ZN_API CUresult cuMemPoolCreate(CUmemoryPool *pool, const CUmemPoolProps *props);
+ZN_API CUresult cuMemPoolDestroy(CUmemoryPool pool);
+ZN_API CUresult cuMemPoolSetAccess(CUmemoryPool pool, const CUmemAccessDesc *map, size_t count);
+ZN_API CUresult cuMemPoolGetAccess(int *flags, CUmemoryPool pool, CUmemLocation *loc);
+#define ZN_COPY_BATCH_ARGS CUdeviceptr *dsts, CUdeviceptr *srcs, size_t *sizes, size_t count, \
+    CUmemcpyAttributes *attrs, size_t *idx, size_t nattrs
+ZN_API CUresult cuMemcpyBatchAsync(ZN_COPY_BATCH_ARGS, size_t *fail, CUstream s);
+ZN_API CUresult cuMemcpyBatchAsync_ptsz(ZN_COPY_BATCH_ARGS, size_t *fail, CUstream s);
+ZN_API CUresult cuMemcpyBatchAsync_v2(ZN_COPY_BATCH_ARGS, CUstream s);
+ZN_API CUresult cuMemcpyBatchAsync_v2_ptsz(ZN_COPY_BATCH_ARGS, CUstream s);
+ZN_API CUresult cuMemcpy3DBatchAsync(size_t n, CUDA_MEMCPY3D_BATCH_OP *list, size_t *fail,
+                                     unsigned long long flags, CUstream s);
+ZN_API CUresult cuMemcpy3DBatchAsync_ptsz(size_t n, CUDA_MEMCPY3D_BATCH_OP *list, size_t *fail,
+                                          unsigned long long flags, CUstream s);
+ZN_API CUresult cuMemcpy3DBatchAsync_v2(size_t n, CUDA_MEMCPY3D_BATCH_OP *list,
+                                        unsigned long long flags, CUstream s);
+ZN_API CUresult cuMemcpy3DBatchAsync_v2_ptsz(size_t n, CUDA_MEMCPY3D_BATCH_OP *list,
+                                             unsigned long long flags, CUstream s);
+#define ZN_MEM_BATCH_ARGS CUdeviceptr *p, size_t *n, size_t count
+#define ZN_LOC_BATCH_ARGS CUmemLocation *locs, size_t *idx, size_t nlocs
+ZN_API CUresult cuMemPrefetchBatchAsync(ZN_MEM_BATCH_ARGS, ZN_LOC_BATCH_ARGS,
+                                        unsigned long long flags, CUstream s);
+ZN_API CUresult cuMemPrefetchBatchAsync_ptsz(ZN_MEM_BATCH_ARGS, ZN_LOC_BATCH_ARGS,
+                                             unsigned long long flags, CUstream s);
+ZN_API CUresult cuMemDiscardBatchAsync(ZN_MEM_BATCH_ARGS, unsigned long long flags, CUstream s);
+ZN_API CUresult cuMemDiscardBatchAsync_ptsz(ZN_MEM_BATCH_ARGS, unsigned long long flags,
+                                            CUstream s);
+ZN_API CUresult cuMemDiscardAndPrefetchBatchAsync(ZN_MEM_BATCH_ARGS, ZN_LOC_BATCH_ARGS,
+                                                  unsigned long long flags, CUstream s);
+ZN_API CUresult cuMemDiscardAndPrefetchBatchAsync_ptsz(ZN_MEM_BATCH_ARGS, ZN_LOC_BATCH_ARGS,
+                                                       unsigned long long flags, CUstream s);
+#define ZN_BATCH_MEMOP_ARGS CUstream s, unsigned int count, CUstreamBatchMemOpParams *ops, \
+    unsigned int flags
+ZN_API CUresult cuStreamBatchMemOp(ZN_BATCH_MEMOP_ARGS);
+ZN_API CUresult cuStreamBatchMemOp_ptsz(ZN_BATCH_MEMOP_ARGS);
+ZN_API CUresult cuStreamBatchMemOp_v2(ZN_BATCH_MEMOP_ARGS);
+ZN_API CUresult cuStreamBatchMemOp_v2_ptsz(ZN_BATCH_MEMOP_ARGS);
+ZN_API CUresult cuMemRangeGetAttribute(void *data, size_t size, int attr, CUdeviceptr p,
+                                       size_t n);
+ZN_API CUresult cuMemRangeGetAttributes(void **data, size_t *sizes, int *attrs, size_t nattrs,
+                                        CUdeviceptr p, size_t n);
+ZN_API CUresult cuDeviceGetHostAtomicCapabilities(unsigned int *caps, const int *ops,
+                                                  unsigned int count, CUdevice dev);
+ZN_API CUresult cuDeviceGetP2PAtomicCapabilities(unsigned int *caps, const int *ops,
+                                                 unsigned int count, CUdevice src, CUdevice dst);
+ZN_API CUresult cuLogsRegisterCallback(CUlogsCallback fn, void *user, CUlogsCallbackHandle *out);
+ZN_API CUresult cuLogsUnregisterCallback(CUlogsCallbackHandle h);
+ZN_API CUresult cuLogsCurrent(CUlogIterator *it, unsigned int flags);
+ZN_API CUresult cuLogsDumpToFile(CUlogIterator *it, const char *path, unsigned int flags);
+ZN_API CUresult cuLogsDumpToMemory(CUlogIterator *it, char *buf, size_t *size,
+                                   unsigned int flags);
 
 #endif

@@ -269,6 +269,18 @@ bool zn_mem_range_ok(CUdeviceptr p, size_t n);
 /* Host memory that stays valid and pinned: pinned allocations, registered
  * ranges and device-range memory (managed, module variables). */
 bool zn_mem_is_pinned(const void *p);
+/* Pools (zn_drv_pool.c): cuMemFree of p. 1: p was a pool allocation, now
+ * forgotten (the caller frees it); -1: p is a block the pool already got
+ * back (a double free); 0: not pool memory. */
+int zn_pool_on_free(void *p);
+/* Managed-memory advice and prefetch locations (zn_drv_range.c). loc:
+ * CUmemLocation; the range must be managed memory, else INVALID_VALUE. */
+CUresult zn_range_advise(CUdeviceptr p, size_t n, int advice, CUmemLocation loc);
+CUresult zn_range_prefetched(CUdeviceptr p, size_t n, CUmemLocation loc);
+CUresult zn_range_check_loc(CUmemLocation *loc);  /* validates, normalises */
+void zn_range_forget(void *base);                   /* the allocation is freed */
+/* Driver log (zn_drv_logs.c): a failed call, kept for cuLogs*. */
+void zn_logs_note(const char *fn, CUresult r);
 
 /* ---- modules (zn_drv_module.c) ---- */
 typedef struct zn_image {
@@ -336,6 +348,10 @@ typedef struct zn_gnode {
     struct zn_gnode **deps;
     size_t ndeps, capdeps;
     size_t index;               /* position in graph->nodes */
+    uint64_t id, clone_of;      /* unique; the id of the node it was cloned from */
+    struct zn_gmem *mem;        /* MEM_ALLOC / MEM_FREE: the allocation */
+    CUlaunchAttributeValue *kattr;  /* kernel node attributes set (ids 0-16), or NULL */
+    struct zn_gcond *cond;      /* CONDITIONAL: handle, kind, body graphs */
 } zn_gnode;
 
 /* References to user objects (zn_drv_userobj.c). */
@@ -365,6 +381,7 @@ typedef struct zn_gexec {
     size_t n;
     zn_op **ops;                /* in a topological order (children flattened) */
     const zn_gnode **src;       /* the node each op came from (NULL: child's) */
+    const zn_gnode **top;       /* the top-level node each op came from (a child's: its node) */
     bool *disabled;
     zn_uobj_set uobjs;          /* its graph's, children included */
 } zn_gexec;
@@ -387,6 +404,44 @@ void zn_graph_free(zn_graph *g);
 CUresult zn_graph_add(zn_graph *g, CUgraphNodeType type, zn_op *op, zn_gnode *const *deps,
                       size_t ndeps, zn_gnode **out);
 int zn_nodeset_add(zn_nodeset *s, zn_gnode *n);
+/* Graph memory nodes (zn_drv_graph_mem.c). */
+bool zn_graph_has_mem(const zn_graph *g);
+/* The gmem block of a live graph allocation starting at p, or NULL. */
+struct zn_gmem *zn_gmem_find(CUdeviceptr p);
+/* The block of a memory node's op (a host op), or NULL; *alloc: an alloc's. */
+struct zn_gmem *zn_gmem_of_op(const zn_op *op, bool *alloc);
+/* cuMemAllocAsync / cuMemFreeAsync on a capturing stream: add the node. */
+CUresult zn_gmem_capture_alloc(zn_stream *s, size_t bytes, CUdeviceptr *dptr);
+CUresult zn_gmem_capture_free(zn_stream *s, struct zn_gmem *m);
+/* cuMemFree(Async) of a graph allocation outside a graph: s NULL frees now. */
+CUresult zn_gmem_free_outside(struct zn_gmem *m, zn_stream *s);
+/* Instantiation (one executable graph at a time), its end, and a launch:
+ * refuses a relaunch while an allocation of the last one is not freed. */
+CUresult zn_gmem_exec_bind(const zn_gexec *x, bool bind);
+CUresult zn_gmem_launch(const zn_gexec *x);
+/* Kernel node attributes (zn_drv_graph_node.c): applies them to n's op. */
+void zn_gnode_apply_kattr(zn_gnode *n);
+/* Conditional nodes (zn_drv_graph_cond.c). */
+void zn_gcond_free(struct zn_gcond *c);
+struct zn_gcond *zn_gcond_clone(const struct zn_gcond *c);
+CUresult zn_gcond_add(zn_gnode **out, zn_graph *g, zn_gnode *const *deps, size_t ndeps,
+                      CUDA_CONDITIONAL_NODE_PARAMS *p);
+/* Flattens a body graph into ops (topological order) for zn_gcond_exec_op. */
+typedef CUresult (*zn_flatten_fn)(const zn_graph *g, zn_op ***ops, size_t *n,
+                                  zn_uobj_set *objs);
+/* The op a launch runs for conditional node n: bodies flattened with flat,
+ * owned by a user object added to objs. */
+CUresult zn_gcond_exec_op(const zn_gnode *n, zn_ctx *ctx, zn_flatten_fn flat, zn_op **op,
+                          zn_uobj_set *objs);
+/* n's body graphs (their count; 0: not a conditional node). */
+unsigned zn_gcond_bodies(const zn_gnode *n, zn_graph *const **bodies);
+/* The launch-start op that resets n's handle to its default, or NULL. */
+zn_op *zn_gcond_default_op(const zn_gnode *n);
+/* PTX text with cudaGraphSetConditional's declaration replaced by Zinc's
+ * definition (malloc'd, *outlen bytes), or NULL when it declares none. */
+char *zn_gcond_ptx_patch(const char *text, size_t len, size_t *outlen);
+/* Graph clone (zn_drv_graph.c). */
+zn_graph *zn_graph_clone(const zn_graph *g);
 void zn_nodeset_set(zn_nodeset *s, zn_gnode *const *v, size_t n);
 void zn_nodeset_free(zn_nodeset *s);
 /* Capture: zn_submit hands over ops of capturing streams (and waits on

@@ -33,6 +33,8 @@ const char *zn_drv_error_name(CUresult r)
 
 CUresult zn_drv_ret(const char *fn, CUresult r)
 {
+    if (r != CUDA_SUCCESS)
+        zn_logs_note(fn, r);    /* cuLogs* (zn_drv_logs.c) */
     if (zn_log_level() >= ZN_LOG_DEBUG)
         zn_log(ZN_LOG_DEBUG, "%s -> %s", fn, zn_drv_error_name(r));
     return r;

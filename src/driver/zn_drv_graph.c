@@ -7,6 +7,7 @@
  * holds its own clone of the child. Instantiation is zn_drv_graph_exec.c.
  */
 #include "zn_drv.h"
+#include "../util/zn_log.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -73,6 +74,8 @@ static void node_free(zn_gnode *n)
     free(n->op);
     free(n->argv);
     free(n->deps);
+    free(n->kattr);
+    zn_gcond_free(n->cond);
     if (n->child)
         zn_graph_free(n->child);
     zn_handle_retire(ZN_HANDLE_GNODE, n, sizeof *n);
@@ -123,7 +126,9 @@ CUresult zn_graph_add(zn_graph *g, CUgraphNodeType type, zn_op *op, zn_gnode *co
         free(op);
         return CUDA_ERROR_OUT_OF_MEMORY;
     }
+    static _Atomic uint64_t next_id = 1;
     n->magic = ZN_MAGIC_GNODE;
+    n->id = atomic_fetch_add(&next_id, 1);
     n->graph = g;
     n->type = type;
     n->op = op;
@@ -163,7 +168,8 @@ CUresult zn_graph_add(zn_graph *g, CUgraphNodeType type, zn_op *op, zn_gnode *co
     return CUDA_SUCCESS;
 }
 
-/* Deep copy: nodes, ops and child graphs; edges remapped by index. */
+/* Deep copy: nodes, ops and child graphs; edges remapped by index. Each
+ * copy remembers the id of its original (cuGraphNodeFindInClone). */
 static zn_graph *graph_clone(const zn_graph *g)
 {
     zn_graph *c = zn_graph_new(g->ctx);
@@ -182,7 +188,16 @@ static zn_graph *graph_clone(const zn_graph *g)
         }
         m->copy = n->copy;
         m->set = n->set;
-        if (n->child && !(m->child = graph_clone(n->child))) {
+        m->clone_of = n->id;
+        if (n->kattr) {
+            if (!(m->kattr = malloc(17 * sizeof *m->kattr))) {
+                zn_graph_free(c);
+                return NULL;
+            }
+            memcpy(m->kattr, n->kattr, 17 * sizeof *m->kattr);
+        }
+        if ((n->child && !(m->child = graph_clone(n->child))) ||
+            (n->cond && !(m->cond = zn_gcond_clone(n->cond)))) {
             zn_graph_free(c);
             return NULL;
         }
@@ -192,6 +207,11 @@ static zn_graph *graph_clone(const zn_graph *g)
         return NULL;
     }
     return c;
+}
+
+zn_graph *zn_graph_clone(const zn_graph *g)
+{
+    return graph_clone(g);
 }
 
 /* ---- entry points ---- */
@@ -220,6 +240,8 @@ CUresult cuGraphClone(CUgraph *out, CUgraph g)
     (void)c;
     if (!out || !zn_graph_valid(g))
         ZN_RET(CUDA_ERROR_INVALID_VALUE);
+    if (zn_graph_has_mem(g))    /* CUDA: such graphs cannot be cloned */
+        ZN_RET(CUDA_ERROR_NOT_SUPPORTED);
     *out = graph_clone(g);
     ZN_RET(*out ? CUDA_SUCCESS : CUDA_ERROR_OUT_OF_MEMORY);
 }
@@ -305,8 +327,10 @@ static CUresult kernel_set(CUgraphNode n, const CUDA_KERNEL_NODE_PARAMS *p, bool
         free(op);
         return CUDA_ERROR_OUT_OF_MEMORY;
     }
+    op->u.k.coop = n->op->u.k.coop;     /* a captured cooperative launch stays one */
     free(n->op);
     n->op = op;
+    zn_gnode_apply_kattr(n);
     return CUDA_SUCCESS;
 }
 
@@ -470,6 +494,8 @@ CUresult cuGraphAddChildGraphNode(CUgraphNode *pn, CUgraph g, const CUgraphNode 
         ZN_RET(r);
     if (!zn_graph_valid(child) || child == g)
         ZN_RET(CUDA_ERROR_INVALID_VALUE);
+    if (zn_graph_has_mem(child))    /* only moved in (cuGraphAddNode) */
+        ZN_RET(CUDA_ERROR_NOT_SUPPORTED);
     zn_graph *copy = graph_clone(child);
     if (!copy)
         ZN_RET(CUDA_ERROR_OUT_OF_MEMORY);
@@ -621,6 +647,11 @@ static CUresult get_edges(CUgraph g, CUgraphNode *from, CUgraphNode *to,
             }
             k++;
         }
+    for (size_t i = k; from && i < *n; i++) {   /* CUDA: the rest set to NULL */
+        from[i] = to[i] = NULL;
+        if (ed)
+            memset(&ed[i], 0, sizeof *ed);
+    }
     if (!from || k < *n)
         *n = k;
     return CUDA_SUCCESS;
@@ -660,7 +691,9 @@ static CUresult node_deps(CUgraphNode n, CUgraphNode *out, CUgraphEdgeData *ed, 
                 }
     }
     if (ed && out)
-        memset(ed, 0, (k < *nd ? k : *nd) * sizeof *ed);
+        memset(ed, 0, *nd * sizeof *ed);
+    for (size_t i = k; out && i < *nd; i++)    /* CUDA: the rest set to NULL */
+        out[i] = NULL;
     if (!out || k < *nd)
         *nd = k;
     return CUDA_SUCCESS;
@@ -714,11 +747,25 @@ static CUresult change_deps(CUgraph g, const CUgraphNode *from, const CUgraphNod
 {
     if (!zn_graph_valid(g) || (n && (!from || !to)))
         return CUDA_ERROR_INVALID_VALUE;
+    if (!add && zn_graph_has_mem(g))    /* CUDA: edges of such graphs stay */
+        return CUDA_ERROR_NOT_SUPPORTED;
+    /* every pair checked first, so a refused call changes nothing */
     for (size_t i = 0; i < n; i++) {
         zn_gnode *f = from[i], *t = to[i];
         if (!zn_gnode_valid(f) || !zn_gnode_valid(t) || f->graph != g || t->graph != g ||
             f == t)
             return CUDA_ERROR_INVALID_VALUE;
+        bool exists = false;
+        for (size_t j = 0; j < t->ndeps; j++)
+            exists |= t->deps[j] == f;
+        for (size_t k = 0; k < i; k++)      /* the same pair twice in one call */
+            if (from[k] == f && to[k] == t)
+                return CUDA_ERROR_INVALID_VALUE;
+        if (exists == add)
+            return CUDA_ERROR_INVALID_VALUE;
+    }
+    for (size_t i = 0; i < n; i++) {
+        zn_gnode *f = from[i], *t = to[i];
         if (add) {
             TRY(add_dep(f, t));
             continue;
@@ -740,11 +787,25 @@ CUresult cuGraphAddDependencies(CUgraph g, const CUgraphNode *from, const CUgrap
     ZN_RET(change_deps(g, from, to, n, true));
 }
 
+/* Zinc's edges are full dependencies: programmatic ports and types are
+ * refused (logged), not silently made full. */
+static CUresult plain_edges(const CUgraphEdgeData *e, size_t n)
+{
+    for (size_t i = 0; e && i < n; i++)
+        if (e[i].from_port || e[i].to_port || e[i].type) {
+            zn_log(ZN_LOG_WARN, "graph edge data (type %u, ports %u/%u): programmatic "
+                   "dependencies are not supported", e[i].type, e[i].from_port, e[i].to_port);
+            return CUDA_ERROR_NOT_SUPPORTED;
+        }
+    return CUDA_SUCCESS;
+}
+
 CUresult cuGraphAddDependencies_v2(CUgraph g, const CUgraphNode *from, const CUgraphNode *to,
                                    const CUgraphEdgeData *e, size_t n)
 {
     ZN_CHECK_INIT();
-    ZN_RET(change_deps(g, from, to, n, true));
+    CUresult r = plain_edges(e, n);
+    ZN_RET(r != CUDA_SUCCESS ? r : change_deps(g, from, to, n, true));
 }
 
 CUresult cuGraphRemoveDependencies(CUgraph g, const CUgraphNode *from, const CUgraphNode *to,
@@ -758,7 +819,8 @@ CUresult cuGraphRemoveDependencies_v2(CUgraph g, const CUgraphNode *from,
                                       const CUgraphNode *to, const CUgraphEdgeData *e, size_t n)
 {
     ZN_CHECK_INIT();
-    ZN_RET(change_deps(g, from, to, n, false));
+    CUresult r = plain_edges(e, n);
+    ZN_RET(r != CUDA_SUCCESS ? r : change_deps(g, from, to, n, false));
 }
 
 /* Removes the node and every edge that touches it. */
@@ -768,6 +830,8 @@ CUresult cuGraphDestroyNode(CUgraphNode n)
     if (!zn_gnode_valid(n))
         ZN_RET(CUDA_ERROR_INVALID_VALUE);
     zn_graph *g = n->graph;
+    if (zn_graph_has_mem(g))    /* CUDA: nodes of such graphs stay */
+        ZN_RET(CUDA_ERROR_NOT_SUPPORTED);
     pthread_mutex_lock(&g->lock);
     size_t k = 0;
     for (size_t i = 0; i < g->n; i++) {

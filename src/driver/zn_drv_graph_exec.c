@@ -18,11 +18,12 @@
 
 typedef struct oplist {
     zn_op **ops;
-    const zn_gnode **src;
+    const zn_gnode **src, **top;
     size_t n, cap;
+    zn_uobj_set objs;           /* what the ops need alive: conditional bodies */
 } oplist;
 
-static bool oplist_push(oplist *l, zn_op *op, const zn_gnode *src)
+static bool oplist_push(oplist *l, zn_op *op, const zn_gnode *src, const zn_gnode *top)
 {
     if (l->n == l->cap) {
         size_t cap = l->cap ? l->cap * 2 : 16;
@@ -32,11 +33,15 @@ static bool oplist_push(oplist *l, zn_op *op, const zn_gnode *src)
         const zn_gnode **s = realloc(l->src, cap * sizeof *s);
         if (s)
             l->src = s;
-        if (!o || !s)
+        const zn_gnode **t = realloc(l->top, cap * sizeof *t);
+        if (t)
+            l->top = t;
+        if (!o || !s || !t)
             return false;
         l->cap = cap;
     }
     l->ops[l->n] = op;
+    l->top[l->n] = top;
     l->src[l->n++] = src;
     return true;
 }
@@ -47,10 +52,35 @@ static void oplist_free(oplist *l)
         free(l->ops[i]);
     free(l->ops);
     free(l->src);
+    free(l->top);
+    zn_uobj_set_clear(&l->objs);
 }
 
-/* Appends g's ops in topological order; top: record the source nodes. */
-static CUresult flatten(const zn_graph *g, oplist *l, bool top)
+static CUresult flatten(const zn_graph *g, oplist *l, const zn_gnode *owner);
+
+/* A conditional node's body as a plain op array (zn_drv_graph_cond.c). */
+static CUresult flatten_body(const zn_graph *g, zn_op ***ops, size_t *n, zn_uobj_set *objs)
+{
+    oplist l = { 0 };
+    CUresult r = flatten(g, &l, (const zn_gnode *)g);   /* any non-NULL owner: no defaults */
+    /* nested conditionals: their bodies live as long as the outer ones */
+    if (r == CUDA_SUCCESS && !zn_uobj_set_merge(objs, &l.objs))
+        r = CUDA_ERROR_OUT_OF_MEMORY;
+    if (r != CUDA_SUCCESS) {
+        oplist_free(&l);
+        return r;
+    }
+    *ops = l.ops;
+    *n = l.n;
+    free(l.src);
+    free(l.top);
+    zn_uobj_set_clear(&l.objs);
+    return CUDA_SUCCESS;
+}
+
+/* Appends g's ops in topological order; owner: the top-level node whose
+ * child g is (NULL: g is the top-level graph, whose nodes are recorded). */
+static CUresult flatten(const zn_graph *g, oplist *l, const zn_gnode *owner)
 {
     size_t n = g->n;
     if (!n)
@@ -64,6 +94,20 @@ static CUresult flatten(const zn_graph *g, oplist *l, bool top)
     }
     for (size_t i = 0; i < n; i++)
         indeg[i] = g->nodes[i]->ndeps;
+    /* handles with a default value are reset when a launch starts */
+    for (size_t i = 0; i < n && !owner; i++) {
+        zn_op *op = zn_gcond_default_op(g->nodes[i]);
+        bool dup = false;
+        for (size_t k = 0; op && k < l->n; k++)
+            dup |= l->ops[k]->kind == ZN_OP_HOST && l->ops[k]->u.host.user == op->u.host.user;
+        if (op && (dup || !oplist_push(l, op, NULL, NULL))) {
+            free(op);
+            if (!dup) {
+                r = CUDA_ERROR_OUT_OF_MEMORY;
+                goto out;
+            }
+        }
+    }
     /* repeatedly take the first node, by index, whose dependencies ran */
     for (size_t k = 0; k < n; k++) {
         size_t i = 0;
@@ -83,11 +127,18 @@ static CUresult flatten(const zn_graph *g, oplist *l, bool top)
     for (size_t k = 0; k < n && r == CUDA_SUCCESS; k++) {
         const zn_gnode *node = g->nodes[order[k]];
         if (node->child) {
-            r = flatten(node->child, l, false);
+            r = flatten(node->child, l, owner ? owner : node);
             continue;
         }
-        zn_op *op = node->op ? zn_op_clone(node->op) : zn_op_new(ZN_OP_EMPTY, 0);
-        if (!op || !oplist_push(l, op, top ? node : NULL)) {
+        zn_op *op = NULL;
+        if (node->cond) {
+            r = zn_gcond_exec_op(node, g->ctx, flatten_body, &op, &l->objs);
+            if (r != CUDA_SUCCESS)
+                continue;
+        } else {
+            op = node->op ? zn_op_clone(node->op) : zn_op_new(ZN_OP_EMPTY, 0);
+        }
+        if (!op || !oplist_push(l, op, owner ? NULL : node, owner ? owner : node)) {
             free(op);
             r = CUDA_ERROR_OUT_OF_MEMORY;
         }
@@ -104,6 +155,18 @@ static bool gexec_valid(const zn_gexec *x)
     return x && x->magic == ZN_MAGIC_GEXEC;
 }
 
+static void exec_free(zn_gexec *x)
+{
+    for (size_t i = 0; i < x->n; i++)
+        free(x->ops[i]);
+    free(x->ops);
+    free(x->src);
+    free(x->top);
+    free(x->disabled);
+    zn_uobj_set_clear(&x->uobjs);     /* launches in flight hold their own */
+    zn_handle_retire(ZN_HANDLE_GEXEC, x, sizeof *x);
+}
+
 static CUresult instantiate(CUgraphExec *px, CUgraph g, uint64_t flags)
 {
     zn_ctx *c;
@@ -111,7 +174,7 @@ static CUresult instantiate(CUgraphExec *px, CUgraph g, uint64_t flags)
     if (!px || !zn_graph_valid(g))
         return CUDA_ERROR_INVALID_VALUE;
     oplist l = { 0 };
-    CUresult r = flatten(g, &l, true);
+    CUresult r = flatten(g, &l, NULL);
     zn_gexec *x = r == CUDA_SUCCESS ? zn_handle_new(ZN_HANDLE_GEXEC, sizeof *x) : NULL;
     if (x && !(x->disabled = calloc(l.n ? l.n : 1, sizeof *x->disabled))) {
         zn_handle_retire(ZN_HANDLE_GEXEC, x, sizeof *x);
@@ -121,7 +184,7 @@ static CUresult instantiate(CUgraphExec *px, CUgraph g, uint64_t flags)
         oplist_free(&l);
         return r != CUDA_SUCCESS ? r : CUDA_ERROR_OUT_OF_MEMORY;
     }
-    if (!zn_uobj_set_of_graph(&x->uobjs, g)) {
+    if (!zn_uobj_set_of_graph(&x->uobjs, g) || !zn_uobj_set_merge(&x->uobjs, &l.objs)) {
         zn_uobj_set_clear(&x->uobjs);
         zn_handle_retire(ZN_HANDLE_GEXEC, x, sizeof *x);
         oplist_free(&l);
@@ -133,6 +196,13 @@ static CUresult instantiate(CUgraphExec *px, CUgraph g, uint64_t flags)
     x->n = l.n;
     x->ops = l.ops;
     x->src = l.src;
+    x->top = l.top;
+    zn_uobj_set_clear(&l.objs);     /* merged into x->uobjs */
+    r = zn_gmem_exec_bind(x, true);     /* one instantiation of a graph with memory nodes */
+    if (r != CUDA_SUCCESS) {
+        exec_free(x);
+        return r;
+    }
     *px = x;
     return CUDA_SUCCESS;
 }
@@ -186,13 +256,8 @@ CUresult cuGraphExecDestroy(CUgraphExec x)
     ZN_CHECK_INIT();
     if (!gexec_valid(x))
         ZN_RET(CUDA_ERROR_INVALID_VALUE);
-    for (size_t i = 0; i < x->n; i++)
-        free(x->ops[i]);
-    free(x->ops);
-    free(x->src);
-    free(x->disabled);
-    zn_uobj_set_clear(&x->uobjs);     /* launches in flight hold their own */
-    zn_handle_retire(ZN_HANDLE_GEXEC, x, sizeof *x);
+    zn_gmem_exec_bind(x, false);
+    exec_free(x);
     ZN_RET(CUDA_SUCCESS);
 }
 
@@ -216,6 +281,7 @@ static CUresult graph_launch(CUgraphExec x, CUstream h, bool pt)
     zn_stream *s = zn_stream_get(h, pt);
     if (!s)
         return CUDA_ERROR_INVALID_HANDLE;
+    TRY(zn_gmem_launch(x));
     for (size_t i = 0; i < x->n; i++) {
         if (x->disabled[i] || x->ops[i]->kind == ZN_OP_EMPTY)
             continue;
@@ -255,10 +321,23 @@ static long exec_index(const zn_gexec *x, const zn_gnode *n)
     return -1;
 }
 
+/* The node type whose ops an op kind replaces (memory nodes hold host ops). */
+static CUgraphNodeType kind_type(zn_op_kind kind)
+{
+    switch (kind) {
+    case ZN_OP_KERNEL: return CU_GRAPH_NODE_TYPE_KERNEL;
+    case ZN_OP_COPY: return CU_GRAPH_NODE_TYPE_MEMCPY;
+    case ZN_OP_SET: return CU_GRAPH_NODE_TYPE_MEMSET;
+    case ZN_OP_EVENT_RECORD: return CU_GRAPH_NODE_TYPE_EVENT_RECORD;
+    case ZN_OP_EVENT_WAIT: return CU_GRAPH_NODE_TYPE_WAIT_EVENT;
+    default: return CU_GRAPH_NODE_TYPE_HOST;
+    }
+}
+
 static CUresult exec_replace(CUgraphExec x, CUgraphNode n, zn_op_kind kind, zn_op *op)
 {
     long i = exec_index(x, n);
-    if (i < 0 || x->ops[i]->kind != kind) {
+    if (i < 0 || x->ops[i]->kind != kind || n->type != kind_type(kind)) {
         free(op);
         return CUDA_ERROR_INVALID_VALUE;
     }
@@ -281,6 +360,9 @@ static CUresult exec_kernel(CUgraphExec x, CUgraphNode n, const CUDA_KERNEL_NODE
     unsigned b[3] = { q.blockDimX, q.blockDimY, q.blockDimZ };
     zn_op *op;
     TRY(zn_op_kernel(&op, f, g, b, q.sharedMemBytes, q.kernelParams, q.extra));
+    long i = exec_index(x, n);
+    if (i >= 0 && x->ops[i]->kind == ZN_OP_KERNEL)
+        op->u.k.coop = x->ops[i]->u.k.coop;    /* the node's attribute stays */
     return exec_replace(x, n, ZN_OP_KERNEL, op);
 }
 
@@ -336,7 +418,7 @@ CUresult cuGraphExecHostNodeSetParams(CUgraphExec x, CUgraphNode n,
 static CUresult exec_event(CUgraphExec x, CUgraphNode n, CUevent e, zn_op_kind kind)
 {
     long i = exec_index(x, n);
-    if (i < 0 || x->ops[i]->kind != kind || !zn_event_valid(e))
+    if (i < 0 || x->ops[i]->kind != kind || n->type != kind_type(kind) || !zn_event_valid(e))
         return CUDA_ERROR_INVALID_VALUE;
     x->ops[i]->u.ev.e = e;
     return CUDA_SUCCESS;
@@ -358,7 +440,9 @@ CUresult cuGraphNodeSetEnabled(CUgraphExec x, CUgraphNode n, unsigned int on)
 {
     ZN_CHECK_INIT();
     long i = exec_index(x, n);
-    if (i < 0)
+    /* CUDA: only kernel, memcpy and memset nodes can be disabled */
+    if (i < 0 || (n->type != CU_GRAPH_NODE_TYPE_KERNEL && n->type != CU_GRAPH_NODE_TYPE_MEMCPY &&
+                  n->type != CU_GRAPH_NODE_TYPE_MEMSET))
         ZN_RET(CUDA_ERROR_INVALID_VALUE);
     x->disabled[i] = !on;
     ZN_RET(CUDA_SUCCESS);
@@ -387,7 +471,7 @@ static CUresult exec_update(CUgraphExec x, CUgraph g, CUgraphExecUpdateResultInf
         return CUDA_ERROR_INVALID_VALUE;
     memset(info, 0, sizeof *info);
     oplist l = { 0 };
-    CUresult r = flatten(g, &l, true);
+    CUresult r = flatten(g, &l, NULL);
     if (r != CUDA_SUCCESS) {
         info->result = ZN_CU_GRAPH_EXEC_UPDATE_ERROR;
         oplist_free(&l);
@@ -397,12 +481,18 @@ static CUresult exec_update(CUgraphExec x, CUgraph g, CUgraphExecUpdateResultInf
     if (l.n != x->n)
         result = ZN_CU_GRAPH_EXEC_UPDATE_ERROR_TOPOLOGY_CHANGED;
     for (size_t i = 0; i < l.n && result == ZN_CU_GRAPH_EXEC_UPDATE_SUCCESS; i++)
-        if (l.ops[i]->kind != x->ops[i]->kind) {
+        if (l.ops[i]->kind != x->ops[i]->kind ||
+            (l.src[i] && x->src[i] && l.src[i]->type != x->src[i]->type)) {
             result = ZN_CU_GRAPH_EXEC_UPDATE_ERROR_NODE_TYPE_CHANGED;
+            info->errorNode = (CUgraphNode)l.src[i];
+        } else if (zn_gmem_of_op(l.ops[i], NULL) || zn_gmem_of_op(x->ops[i], NULL)) {
+            /* CUDA: memory nodes cannot be updated */
+            result = ZN_CU_GRAPH_EXEC_UPDATE_ERROR_NOT_SUPPORTED;
             info->errorNode = (CUgraphNode)l.src[i];
         }
     zn_uobj_set objs = { 0 };
-    if (result == ZN_CU_GRAPH_EXEC_UPDATE_SUCCESS && !zn_uobj_set_of_graph(&objs, g)) {
+    if (result == ZN_CU_GRAPH_EXEC_UPDATE_SUCCESS &&
+        (!zn_uobj_set_of_graph(&objs, g) || !zn_uobj_set_merge(&objs, &l.objs))) {
         zn_uobj_set_clear(&objs);
         oplist_free(&l);
         return CUDA_ERROR_OUT_OF_MEMORY;
@@ -421,6 +511,8 @@ static CUresult exec_update(CUgraphExec x, CUgraph g, CUgraphExecUpdateResultInf
     }
     free(l.ops);
     free(l.src);
+    free(l.top);
+    zn_uobj_set_clear(&l.objs);
     return CUDA_SUCCESS;
 }
 
@@ -438,4 +530,54 @@ CUresult cuGraphExecUpdate(CUgraphExec x, CUgraph g, CUgraphNode *err, int *resu
     if (result)
         *result = info.result;
     ZN_RET(r);
+}
+
+/* ---- a child graph's ops replaced ---- */
+
+/* The new child must flatten to the same sequence of op kinds as the ops
+ * that n's child contributed to x (x->top marks them; they are
+ * contiguous, since a child is flattened in one piece). */
+static CUresult exec_child(CUgraphExec x, CUgraphNode n, CUgraph child)
+{
+    if (!gexec_valid(x) || !zn_gnode_valid(n) || n->type != CU_GRAPH_NODE_TYPE_GRAPH ||
+        !zn_graph_valid(child))
+        return CUDA_ERROR_INVALID_VALUE;
+    if (zn_graph_has_mem(child) || zn_graph_has_mem(n->child))
+        return CUDA_ERROR_INVALID_VALUE;    /* CUDA: memory nodes cannot change */
+    size_t first = x->n, k = 0;
+    for (size_t i = 0; i < x->n; i++)
+        if (x->top[i] == n) {
+            if (first == x->n)
+                first = i;
+            k++;
+        }
+    oplist l = { 0 };
+    CUresult r = flatten(child, &l, n);
+    if (r == CUDA_SUCCESS && l.n != k)
+        r = CUDA_ERROR_INVALID_VALUE;       /* the topology changed */
+    for (size_t i = 0; i < l.n && r == CUDA_SUCCESS; i++)
+        if (l.ops[i]->kind != x->ops[first + i]->kind)
+            r = CUDA_ERROR_INVALID_VALUE;
+    if (r == CUDA_SUCCESS && (!zn_uobj_set_of_graph(&x->uobjs, child) ||
+                              !zn_uobj_set_merge(&x->uobjs, &l.objs)))
+        r = CUDA_ERROR_OUT_OF_MEMORY;
+    if (r != CUDA_SUCCESS) {
+        oplist_free(&l);
+        return r;
+    }
+    for (size_t i = 0; i < l.n; i++) {
+        free(x->ops[first + i]);
+        x->ops[first + i] = l.ops[i];
+    }
+    free(l.ops);
+    free(l.src);
+    free(l.top);
+    zn_uobj_set_clear(&l.objs);
+    return CUDA_SUCCESS;
+}
+
+CUresult cuGraphExecChildGraphNodeSetParams(CUgraphExec x, CUgraphNode n, CUgraph child)
+{
+    ZN_CHECK_INIT();
+    ZN_RET(exec_child(x, n, child));
 }

@@ -160,9 +160,14 @@ static CUresult free_kind(void *p, zn_mem_kind want1, zn_mem_kind want2)
     void *base;
     size_t size;
     zn_mem_kind kind;
-    if (zn_mem_lookup(p, &base, &size, &kind) != 0 || base != p ||
-        (kind != want1 && kind != want2))
+    int pooled = zn_pool_on_free(p);   /* a stream-ordered allocation freed here */
+    if (pooled < 0)
         return CUDA_ERROR_INVALID_VALUE;
+    if (zn_mem_lookup(p, &base, &size, &kind) != 0 || base != p ||
+        (!pooled && kind != want1 && kind != want2))
+        return CUDA_ERROR_INVALID_VALUE;
+    if (kind == ZN_MEM_MANAGED)
+        zn_range_forget(p);
     return zn_mem_free(p) == 0 ? CUDA_SUCCESS : CUDA_ERROR_INVALID_VALUE;
 }
 
@@ -174,6 +179,9 @@ CUresult cuMemFree_v2(CUdeviceptr dptr)
     if (!dptr)
         ZN_RET(CUDA_SUCCESS);
     zn_ctx_wait_all(c);
+    struct zn_gmem *gm = zn_gmem_find(dptr);    /* a graph allocation (zn_drv_graph_mem.c) */
+    if (gm)
+        ZN_RET(zn_gmem_free_outside(gm, NULL));
     ZN_RET(free_kind((void *)(uintptr_t)dptr, ZN_MEM_DEVICE, ZN_MEM_MANAGED));
 }
 
@@ -277,52 +285,74 @@ CUresult cuMemAllocManaged(CUdeviceptr *dptr, size_t bytes, unsigned int flags)
     ZN_RET(alloc_kind(dptr, bytes, ZN_MEM_MANAGED));
 }
 
-/* Hints about placement mean nothing when all memory is host memory. */
+/* Hints about placement move nothing when all memory is host memory, but
+ * they are recorded for cuMemRangeGetAttribute (zn_drv_range.c). */
+static CUresult advise(CUdeviceptr p, size_t n, int advice, CUmemLocation loc)
+{
+    zn_ctx *c;
+    CUresult r = zn_ctx_enter(&c);
+    return r != CUDA_SUCCESS ? r : zn_range_advise(p, n, advice, loc);
+}
+
+/* The legacy form names a device: an ordinal or CU_DEVICE_CPU (-1). */
+static CUmemLocation dev_loc(CUdevice dev)
+{
+    return dev == -1 ? (CUmemLocation){ 2, 0 } : (CUmemLocation){ 1, dev };
+}
+
 CUresult cuMemAdvise(CUdeviceptr p, size_t n, int advice, CUdevice dev)
 {
-    ZN_ENTER(c);
-    (void)c;
-    /* the range must still be memory the driver knows (not freed) */
-    ZN_RET(advice >= 1 && advice <= 6 && zn_mem_range_ok(p, n) ? CUDA_SUCCESS
-                                                                : CUDA_ERROR_INVALID_VALUE);
+    ZN_RET(advise(p, n, advice, dev_loc(dev)));
 }
 
 CUresult cuMemAdvise_v2(CUdeviceptr p, size_t n, int advice, CUmemLocation loc)
 {
-    return cuMemAdvise(p, n, advice, 0);
+    ZN_RET(advise(p, n, advice, loc));
 }
 
-static CUresult prefetch(CUdeviceptr p, size_t n, CUstream s)
+/* Nothing moves; managed ranges remember the location asked for. Other
+ * device memory is accepted as before (Zinc has no pageable-access
+ * distinction to enforce). */
+static CUresult prefetch(CUdeviceptr p, size_t n, CUmemLocation loc, unsigned flags,
+                         CUstream s, bool pt)
 {
-    zn_ctx *c;
-    CUresult r = zn_ctx_enter(&c);
+    zn_stream *st;
+    CUresult r = zn_stream_enter(s, pt, &st);
     if (r != CUDA_SUCCESS)
         return r;
-    if (!zn_stream_valid(s))
-        return CUDA_ERROR_INVALID_HANDLE;
-    return zn_mem_range_ok(p, n) ? CUDA_SUCCESS : CUDA_ERROR_INVALID_VALUE;
+    if (flags != 0 || !zn_mem_range_ok(p, n))
+        return CUDA_ERROR_INVALID_VALUE;
+    if ((r = zn_range_check_loc(&loc)) != CUDA_SUCCESS)
+        return r;
+    void *base;
+    size_t size;
+    zn_mem_kind kind;
+    if (zn_mem_lookup((void *)(uintptr_t)p, &base, &size, &kind) == 0 &&
+        (kind == ZN_MEM_MANAGED || kind == ZN_MEM_MODULE))
+        return zn_range_prefetched(p, n, loc);
+    return CUDA_SUCCESS;
 }
 
 CUresult cuMemPrefetchAsync(CUdeviceptr p, size_t n, CUdevice dev, CUstream s)
 {
-    ZN_RET(prefetch(p, n, s));
+    ZN_RET(prefetch(p, n, dev_loc(dev), 0, s, false));
 }
 
 CUresult cuMemPrefetchAsync_ptsz(CUdeviceptr p, size_t n, CUdevice dev, CUstream s)
 {
-    ZN_RET(prefetch(p, n, s));
+    ZN_RET(prefetch(p, n, dev_loc(dev), 0, s, true));
 }
 
 CUresult cuMemPrefetchAsync_v2(CUdeviceptr p, size_t n, CUmemLocation loc,
                                unsigned int flags, CUstream s)
 {
-    ZN_RET(prefetch(p, n, s));
+    ZN_RET(prefetch(p, n, loc, flags, s, false));
 }
 
 CUresult cuMemPrefetchAsync_v2_ptsz(CUdeviceptr p, size_t n, CUmemLocation loc,
                                     unsigned int flags, CUstream s)
 {
-    ZN_RET(prefetch(p, n, s));
+    ZN_RET(prefetch(p, n, loc, flags, s, true));
 }
 
 /* ---- pointer attributes ---- */

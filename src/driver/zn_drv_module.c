@@ -205,7 +205,12 @@ static CUresult module_from_ptx(zn_ctx *ctx, zn_ptx_image *ptx, unsigned nptx,
     for (unsigned i = 0; i < nptx && r == CUDA_SUCCESS; i++) {
         char name[32];
         snprintf(name, sizeof name, "ptx%u", i);
-        m->imgs[i].ptx = ptx_parse(ptx[i].text, ptx[i].len, name, errbuf, ERRLEN);
+        /* device-side cudaGraphSetConditional (zn_drv_graph_cond.c) */
+        size_t plen = 0;
+        char *patched = zn_gcond_ptx_patch(ptx[i].text, ptx[i].len, &plen);
+        m->imgs[i].ptx = ptx_parse(patched ? patched : ptx[i].text,
+                                   patched ? plen : ptx[i].len, name, errbuf, ERRLEN);
+        free(patched);
         m->nimgs = i + 1;
         if (!m->imgs[i].ptx) {
             zn_log(ZN_LOG_ERROR, "PTX parse error: %s", errbuf);

@@ -458,3 +458,73 @@ BOTH(cuStreamWaitValue32_v2, MEMOP_ARGS, mem_op(s, addr, v, flags, 32, true, pt)
 BOTH(cuStreamWaitValue64_v2, MEMOP_ARGS64, mem_op(s, addr, v, flags, 64, true, pt))
 BOTH(cuStreamWriteValue32_v2, MEMOP_ARGS, mem_op(s, addr, v, flags, 32, false, pt))
 BOTH(cuStreamWriteValue64_v2, MEMOP_ARGS64, mem_op(s, addr, v, flags, 64, false, pt))
+
+/* ---- cuStreamBatchMemOp: the wait/write value ops above, in order, plus
+ * remote-write flushes and memory barriers (a fence when the stream gets
+ * there: the CPU has no remote writes to flush) ---- */
+enum {
+    MEMOP_WAIT32 = 1, MEMOP_WRITE32 = 2, MEMOP_FLUSH = 3, MEMOP_WAIT64 = 4, MEMOP_WRITE64 = 5,
+    MEMOP_BARRIER = 6
+};
+
+static void fence_now(void *user)
+{
+    (void)user;
+    __atomic_thread_fence(__ATOMIC_SEQ_CST);
+}
+
+static CUresult memop_check(const CUstreamBatchMemOpParams *o)
+{
+    switch (o->operation) {
+    case MEMOP_WAIT32: case MEMOP_WAIT64: case MEMOP_WRITE32: case MEMOP_WRITE64: {
+        bool wait = o->operation == MEMOP_WAIT32 || o->operation == MEMOP_WAIT64;
+        unsigned bytes = o->operation == MEMOP_WAIT64 || o->operation == MEMOP_WRITE64 ? 8 : 4;
+        unsigned allowed = wait ? 3u | ZN_CU_STREAM_WAIT_VALUE_FLUSH : 1u;
+        CUdeviceptr a = o->value.address;
+        return a && a % bytes == 0 && !(o->value.flags & ~allowed) && zn_mem_range_ok(a, bytes)
+                   ? CUDA_SUCCESS : CUDA_ERROR_INVALID_VALUE;
+    }
+    case MEMOP_FLUSH:
+        return o->flush.flags == 0 ? CUDA_SUCCESS : CUDA_ERROR_INVALID_VALUE;
+    case MEMOP_BARRIER:     /* CU_STREAM_MEMORY_BARRIER_TYPE_SYS or _GPU */
+        return o->barrier.flags <= 1 ? CUDA_SUCCESS : CUDA_ERROR_INVALID_VALUE;
+    default:
+        return CUDA_ERROR_INVALID_VALUE;
+    }
+}
+
+static CUresult batch_mem_op(CUstream h, unsigned count, const CUstreamBatchMemOpParams *ops,
+                             unsigned flags, bool pt)
+{
+    zn_stream *s;
+    CUresult r = zn_stream_enter(h, pt, &s);
+    if (r != CUDA_SUCCESS)
+        return r;
+    /* fewer than 256 operations (CUDA's limit), flags reserved */
+    if (count == 0 || count > 255 || !ops || flags != 0)
+        return CUDA_ERROR_INVALID_VALUE;
+    for (unsigned i = 0; i < count; i++)
+        if ((r = memop_check(&ops[i])) != CUDA_SUCCESS)
+            return r;
+    for (unsigned i = 0; i < count && r == CUDA_SUCCESS; i++) {
+        const CUstreamBatchMemOpParams *o = &ops[i];
+        if (o->operation == MEMOP_FLUSH || o->operation == MEMOP_BARRIER) {
+            zn_op *op = zn_op_new(ZN_OP_HOST, 0);
+            if (!op)
+                return CUDA_ERROR_OUT_OF_MEMORY;
+            op->u.host.fn = fence_now;
+            r = zn_submit(s, op, false);
+            continue;
+        }
+        bool wait = o->operation == MEMOP_WAIT32 || o->operation == MEMOP_WAIT64;
+        int bits = o->operation == MEMOP_WAIT64 || o->operation == MEMOP_WRITE64 ? 64 : 32;
+        uint64_t v = bits == 64 ? o->value.value : (uint32_t)o->value.value;
+        r = mem_op(h, o->value.address, v, o->value.flags, bits, wait, pt);
+    }
+    return r;
+}
+
+BOTH(cuStreamBatchMemOp, (CUstream s, unsigned int count, CUstreamBatchMemOpParams *ops, unsigned int flags),
+     batch_mem_op(s, count, ops, flags, pt))
+BOTH(cuStreamBatchMemOp_v2, (CUstream s, unsigned int count, CUstreamBatchMemOpParams *ops,
+                             unsigned int flags), batch_mem_op(s, count, ops, flags, pt))

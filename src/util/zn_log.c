@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <pthread.h>
+#include <stdatomic.h>
 
 static int log_level = -1;
 static FILE *log_file;
@@ -24,8 +25,24 @@ int zn_log_level(void)
     return log_level;
 }
 
+static _Atomic(zn_log_sink_fn) log_sink;
+
+void zn_log_set_sink(zn_log_sink_fn fn)
+{
+    atomic_store(&log_sink, fn);
+}
+
 void zn_log(int level, const char *fmt, ...)
 {
+    zn_log_sink_fn sink = level <= ZN_LOG_WARN ? atomic_load(&log_sink) : NULL;
+    if (sink) {
+        char msg[256];
+        va_list sp;
+        va_start(sp, fmt);
+        vsnprintf(msg, sizeof msg, fmt, sp);
+        va_end(sp);
+        sink(level, msg);
+    }
     if (level > zn_log_level())
         return;
     va_list ap;

@@ -11,6 +11,10 @@ enum { ZN_LOG_ERROR = 0, ZN_LOG_WARN = 1, ZN_LOG_INFO = 2, ZN_LOG_DEBUG = 3 };
 
 int zn_log_level(void);
 void zn_log(int level, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* A sink that also receives every error and warning, whatever ZINC_LOG
+ * says (the driver keeps them for cuLogs*); NULL: none. */
+typedef void (*zn_log_sink_fn)(int level, const char *msg);
+void zn_log_set_sink(zn_log_sink_fn fn);
 /* Internal invariant broken: prints and aborts. Never for bad user input. */
 _Noreturn void zn_die(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 

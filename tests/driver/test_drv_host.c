@@ -86,7 +86,7 @@ static void test_proc_address(void)
             }
         }
     }
-    EXPECT(stubs > 100);
+    EXPECT(stubs > 20);     /* the stub path is exercised (fewer as more is implemented) */
     if (f)
         fclose(f);
     EXPECT(n > 400);
