@@ -266,6 +266,10 @@ void zn_lower_mma(zn_lfn *l, const ptx_ins *ins);
 void zn_lower_async(zn_lfn *l, const ptx_ins *ins);
 bool zn_is_atom16(const ptx_ins *ins);
 void zn_lower_atom16(zn_lfn *l, const ptx_ins *ins);
+/* mbarrier.* and cp.async.mbarrier.arrive (zn_lower_mbarrier.c); yield:
+ * rt->barrier mode 2, lets the block's other warps run (spin loops) */
+void zn_lower_mbarrier(zn_lfn *l, const ptx_ins *ins);
+void zn_lower_yield(zn_lfn *l);
 
 /* .reg parameters and results of a .func (zn_lower_regparam.c), and
  * brx.idx (zn_lower_brx.c) */

@@ -185,16 +185,32 @@ void zn_lower_cvt(zn_lfn *l, const ptx_ins *ins)
     }
     /* float -> float */
     if (dt == PTX_T_BF16 && !sat && (ins->rnd == PTX_RND_RN || ins->rnd == PTX_RND_RZ ||
+                                     ins->rnd == PTX_RND_RM || ins->rnd == PTX_RND_RP ||
                                      ins->rnd == PTX_RND_NONE)) {
-        /* integer rounding keeps bf16 subnormals; f64 and f16 sources go
-         * through f32 (f64: rounded to odd, so the result rounds once) */
-        bool rz = ins->rnd == PTX_RND_RZ;
+        /* integer rounding keeps bf16 subnormals (LLVM's fptrunc to bfloat
+         * flushed them under .rm/.rp); f64 and f16 sources go through f32
+         * (f64: rounded to odd, so the result rounds once) */
+        bool rz = ins->rnd == PTX_RND_RZ, dir = ins->rnd == PTX_RND_RM || ins->rnd == PTX_RND_RP;
         if (at == PTX_T_F64)
             a = rz ? zn_fptrunc_directed(l, a, ll_vec(m->t_f32), PTX_RND_RZ)
                    : zn_round_odd_f32(l, a, NULL);
         else if (at == PTX_T_F16)
             a = LLVMBuildFPExt(b, a, ll_vec(m->t_f32), "");
-        LLVMValueRef h = zn_f32_to_half(l, a, true, rz);
+        LLVMValueRef h = zn_f32_to_half(l, a, true, rz || dir);
+        if (dir) { /* truncated; one step away from zero when bits were
+                    * dropped and the direction is away from zero */
+            LLVMTypeRef v32 = ll_vec(m->t_i32);
+            LLVMValueRef u = LLVMBuildBitCast(b, a, v32, "");
+            LLVMValueRef lost = LLVMBuildICmp(b, LLVMIntNE, LLVMBuildAnd(b, u,
+                                              ll_const_vec(m->t_i32, 0xffff), ""),
+                                              LLVMConstNull(v32), "");
+            LLVMValueRef neg = LLVMBuildICmp(b, LLVMIntSLT, u, LLVMConstNull(v32), "");
+            LLVMValueRef away = ins->rnd == PTX_RND_RP ? LLVMBuildNot(b, neg, "") : neg;
+            LLVMValueRef nan = LLVMBuildFCmp(b, LLVMRealUNO, a, a, "");
+            LLVMValueRef step = LLVMBuildAnd(b, LLVMBuildAnd(b, lost, away, ""),
+                                             LLVMBuildNot(b, nan, ""), "");
+            h = LLVMBuildAdd(b, h, LLVMBuildZExt(b, step, ll_vec(m->t_i16), ""), "");
+        }
         if (ins->flags & PTX_F(relu))
             h = relu16(l, h, true);
         zn_dst(l, &o[0], dt, h);

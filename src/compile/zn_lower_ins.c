@@ -1,6 +1,16 @@
 /* zn_lower_ins.c: the lowering dispatch, one case per PTX opcode family. */
 #include "zn_lower.h"
 
+/* cp.async.mbarrier.arrive (not a copy) and cp.async.bulk (completes on an
+ * mbarrier) */
+static bool cp_mbarrier(const ptx_ins *ins)
+{
+    for (unsigned i = 0; i < ins->nmods; i++)
+        if (ins->mods[i] == PTX_MOD_mbarrier_m || ins->mods[i] == PTX_MOD_bulk)
+            return true;
+    return false;
+}
+
 void zn_lower_ins(zn_lfn *l, const ptx_ins *ins)
 {
     bool fp = ptx_type_is_float(ins->type[0]);
@@ -53,7 +63,13 @@ void zn_lower_ins(zn_lfn *l, const ptx_ins *ins)
         zn_lower_mma(l, ins);
         return;
     case PTX_OP_cp: case PTX_OP_ldmatrix: case PTX_OP_stmatrix: case PTX_OP_movmatrix:
-        zn_lower_async(l, ins);
+        if (ins->op == PTX_OP_cp && cp_mbarrier(ins))
+            zn_lower_mbarrier(l, ins); /* cp.async.mbarrier.arrive */
+        else
+            zn_lower_async(l, ins);
+        return;
+    case PTX_OP_mbarrier:
+        zn_lower_mbarrier(l, ins); /* zn_lower_mbarrier.c */
         return;
     case PTX_OP_shfl: case PTX_OP_vote: case PTX_OP_activemask:
     case PTX_OP_match: case PTX_OP_redux:
@@ -74,7 +90,12 @@ void zn_lower_ins(zn_lfn *l, const ptx_ins *ins)
     case PTX_OP_bra: case PTX_OP_ret: case PTX_OP_exit: case PTX_OP_trap:
         zn_lower_branch(l, ins);
         return;
-    case PTX_OP_nanosleep: case PTX_OP_pmevent: case PTX_OP_discard:
+    case PTX_OP_nanosleep:
+        /* spin-wait backoff (libcu++'s barrier on sm_70): let the block's
+         * other warps, which the spinner may wait for, run */
+        zn_lower_yield(l);
+        return;
+    case PTX_OP_pmevent: case PTX_OP_discard:
     case PTX_OP_griddepcontrol: case PTX_OP_brkpt:
         return; /* no effect on a CPU */
     default:

@@ -182,6 +182,8 @@ static bool uses_barrier_rec(const ptx_module *pm, const ptx_func *f, uint8_t *s
         if ((ins->op == PTX_OP_bar || ins->op == PTX_OP_barrier) &&
             !(ins->flags & PTX_F(warp)))
             return true;
+        if (ins->op == PTX_OP_mbarrier) /* its waits yield to other warps */
+            return true;
         if (ins->op != PTX_OP_call)
             continue;
         for (uint32_t k = 0; k < ins->nopnds; k++) {

@@ -169,6 +169,8 @@ REF(cvt_rn_f16_f64) { out[0] = sw_f2h(sw_d(A), 0); }
 REF(cvt_f64_f16) { out[0] = sw_db(sw_h2f((uint16_t)A)); }
 REF(cvt_rn_bf16_f32) { out[0] = sw_f2bf(sw_f(A), 0); }
 REF(cvt_rz_bf16_f32) { out[0] = sw_f2bf(sw_f(A), 1); }
+REF(cvt_rm_bf16_f32) { out[0] = sw_f2bf(sw_f(A), 2); }
+REF(cvt_rp_bf16_f32) { out[0] = sw_f2bf(sw_f(A), 3); }
 REF(cvt_f32_bf16) { out[0] = sw_fb(sw_bf2f((uint16_t)A)); }
 /* {a, b} -> d with a in the upper half */
 REF(cvt_rn_f16x2_f32) { out[0] = (uint32_t)sw_f2h(sw_f(A), 0) << 16 | sw_f2h(sw_f(in[1]), 0); }

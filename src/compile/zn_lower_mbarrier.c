@@ -1,0 +1,301 @@
+/* zn_lower_mbarrier.c: mbarrier objects (sm_80+; what cuda::barrier,
+ * cuda::pipeline and cuda::memcpy_async emit), cp.async.mbarrier.arrive and
+ * the sm_90 bulk copy cp.async.bulk...mbarrier::complete_tx::bytes.
+ *
+ * The 64-bit object is opaque in PTX; Zinc's encoding:
+ *   bits  0..20  pending arrivals of the current phase
+ *   bits 21..41  expected arrivals of each phase (init count, less drops)
+ *   bits 42..62  the transaction count (bytes expected less bytes done),
+ *                two's complement: a copy completes here before its
+ *                expect_tx is counted
+ *   bit  63      the current phase's parity
+ * The phase completes (parity flips, pending reloads from expected) when
+ * an operation leaves pending arrivals and transaction count both zero.
+ * The state an arrive returns is the object before the arrival, so a wait
+ * on it completes once the phase bit differs. Each active lane operates in
+ * ascending lane order with plain loads and stores: an mbarrier lives in
+ * shared memory, whose block runs all its warps on one worker thread.
+ *
+ * test_wait/try_wait that finds an incomplete phase for any lane calls
+ * rt->barrier in mode 2 (yield): the warp stays runnable but lets the
+ * block's other warps run, since the arrivals it waits for come from them
+ * (warps are fibers that otherwise switch only at bar.sync). Copies
+ * complete at once (cp.async in zn_lower_async.c, bulk copies here), so
+ * cp.async.mbarrier.arrive without .noinc (pending +1, then an arrive)
+ * changes nothing and .noinc is one arrive. */
+#include "zn_lower.h"
+
+#define MB_CNT_MASK 0x1fffffull
+#define MB_EXP_SHIFT 21
+
+static bool has_mod(const ptx_ins *ins, int mod)
+{
+    for (unsigned i = 0; i < ins->nmods; i++)
+        if (ins->mods[i] == mod)
+            return true;
+    return false;
+}
+
+/* rt->barrier(w, 0, 0, 2): yield to the block's other warps */
+void zn_lower_yield(zn_lfn *l)
+{
+    zn_lmod *m = l->m;
+    LLVMTypeRef at[4] = {m->t_ptr, m->t_i32, m->t_i32, m->t_i32};
+    LLVMTypeRef ft = LLVMFunctionType(m->t_void, at, 4, 0);
+    LLVMValueRef z = LLVMConstInt(m->t_i32, 0, 0);
+    LLVMValueRef args[4] = {l->w, z, z, LLVMConstInt(m->t_i32, 2, 0)};
+    LLVMBuildCall2(l->b, ft, ll_rt_fn(l, ZN_RT_BARRIER), args, 4, "");
+}
+
+#define MB_TX_SHIFT 42
+
+enum mb_kind { MB_INIT, MB_INVAL, MB_UPDATE, MB_WAIT };
+
+typedef struct mb_job {
+    enum mb_kind kind;
+    LLVMValueRef ptrs;   /* <32 x ptr> */
+    LLVMValueRef arg;    /* <32 x i64>: init count, arrivals, wait token */
+    LLVMValueRef tx;     /* <32 x i64> transaction bytes added, or NULL */
+    LLVMValueRef src, dst; /* bulk copy of tx bytes first (<32 x ptr>), or NULL */
+    ptx_space space;     /* of ptrs */
+    bool arrive, drop, no_complete, parity, tx_sub;
+} mb_job;
+
+static LLVMValueRef c64(zn_lfn *l, uint64_t v)
+{
+    return LLVMConstInt(l->m->t_i64, v, 0);
+}
+
+static LLVMValueRef field(zn_lfn *l, LLVMValueRef v, unsigned shift)
+{
+    LLVMValueRef x = shift ? LLVMBuildLShr(l->b, v, c64(l, shift), "") : v;
+    return LLVMBuildAnd(l->b, x, c64(l, MB_CNT_MASK), "");
+}
+
+static LLVMValueRef mb_lane(zn_lfn *l, LLVMValueRef lane, void *ud)
+{
+    mb_job *j = ud;
+    LLVMBuilderRef b = l->b;
+    LLVMTypeRef i64 = l->m->t_i64;
+    LLVMValueRef p = LLVMBuildExtractElement(b, j->ptrs, lane, "");
+    LLVMValueRef a = LLVMBuildExtractElement(b, j->arg, lane, "");
+    if (j->kind == MB_INIT || j->kind == MB_INVAL) {
+        LLVMValueRef v = c64(l, 0);
+        if (j->kind == MB_INIT) {
+            LLVMValueRef n = LLVMBuildAnd(b, a, c64(l, MB_CNT_MASK), "");
+            v = LLVMBuildOr(b, n, LLVMBuildShl(b, n, c64(l, MB_EXP_SHIFT), ""), "");
+        }
+        LLVMSetAlignment(LLVMBuildStore(b, v, p), 8);
+        return NULL;
+    }
+    LLVMValueRef tx = j->tx ? LLVMBuildExtractElement(b, j->tx, lane, "") : NULL;
+    if (j->src) { /* the bulk copy is done before its bytes are counted */
+        LLVMValueRef d = LLVMBuildExtractElement(b, j->dst, lane, "");
+        LLVMValueRef s = LLVMBuildExtractElement(b, j->src, lane, "");
+        LLVMBuildMemCpy(b, d, 16, s, 16, tx);
+    }
+    LLVMValueRef old = LLVMBuildLoad2(b, i64, p, "mb.old");
+    LLVMSetAlignment(old, 8);
+    if (j->kind == MB_WAIT) {
+        /* complete when the current phase differs from the token's (or, with
+         * .parity, from the parity operand) */
+        LLVMValueRef ph = LLVMBuildLShr(b, old, c64(l, 63), "");
+        LLVMValueRef want = j->parity ? LLVMBuildAnd(b, a, c64(l, 1), "")
+                                      : LLVMBuildLShr(b, a, c64(l, 63), "");
+        return LLVMBuildICmp(b, LLVMIntNE, ph, want, "");
+    }
+    LLVMValueRef pend = field(l, old, 0), exp = field(l, old, MB_EXP_SHIFT);
+    LLVMValueRef txc = field(l, old, MB_TX_SHIFT);
+    LLVMValueRef ph = LLVMBuildAnd(b, old, c64(l, 1ull << 63), "");
+    if (tx) {
+        txc = j->tx_sub ? LLVMBuildSub(b, txc, tx, "") : LLVMBuildAdd(b, txc, tx, "");
+        txc = LLVMBuildAnd(b, txc, c64(l, MB_CNT_MASK), "");
+    }
+    if (j->arrive) {
+        LLVMValueRef cnt = LLVMBuildAnd(b, a, c64(l, MB_CNT_MASK), "");
+        pend = LLVMBuildAnd(b, LLVMBuildSub(b, pend, cnt, ""), c64(l, MB_CNT_MASK), "");
+        if (j->drop)
+            exp = LLVMBuildAnd(b, LLVMBuildSub(b, exp, cnt, ""), c64(l, MB_CNT_MASK), "");
+    }
+    LLVMValueRef expf = LLVMBuildShl(b, exp, c64(l, MB_EXP_SHIFT), "");
+    LLVMValueRef nv = LLVMBuildOr(b, LLVMBuildOr(b, ph, pend, ""),
+                                  LLVMBuildOr(b, expf, LLVMBuildShl(b, txc, c64(l, MB_TX_SHIFT), ""),
+                                              ""), "");
+    if (!j->no_complete) {
+        /* nothing pending: flip the phase, reload the arrival count */
+        LLVMValueRef nv_next = LLVMBuildOr(b, LLVMBuildXor(b, ph, c64(l, 1ull << 63), ""),
+                                           LLVMBuildOr(b, exp, expf, ""), "");
+        LLVMValueRef done = LLVMBuildICmp(b, LLVMIntEQ, LLVMBuildOr(b, pend, txc, ""),
+                                          c64(l, 0), "");
+        nv = LLVMBuildSelect(b, done, nv_next, nv, "");
+    }
+    LLVMSetAlignment(LLVMBuildStore(b, nv, p), 8);
+    return old;
+}
+
+static LLVMValueRef run_lanes(zn_lfn *l, mb_job *j, LLVMTypeRef res)
+{
+    /* memcheck: the 8-byte object (the space is shared or generic) */
+    zn_check_access(l, LLVMBuildPtrToInt(l->b, j->ptrs, ll_vec(l->m->t_i64), ""), 8, j->space,
+                    j->kind == MB_WAIT ? 0 : ZN_CHECK_WRITE);
+    return ll_lane_loop(l, l->emask, res, mb_lane, j);
+}
+
+/* the count or token operand as <32 x i64> (a default of dflt when absent) */
+static LLVMValueRef arg64(zn_lfn *l, const ptx_ins *ins, unsigned i, ptx_type t, uint64_t dflt)
+{
+    if (i >= ins->nopnds || ins->opnds[i].kind == PTX_OPND_NONE)
+        return ll_const_vec(l->m->t_i64, dflt);
+    LLVMValueRef v = zn_src(l, &ins->opnds[i], t);
+    if (t == PTX_T_U32)
+        v = LLVMBuildZExt(l->b, v, ll_vec(l->m->t_i64), "");
+    return v;
+}
+
+/* cp.async.mbarrier.arrive{.noinc}.shared{::cta}.b64 [addr] */
+static void lower_cp_arrive(zn_lfn *l, const ptx_ins *ins)
+{
+    if (ins->nopnds != 1 || ins->opnds[0].kind != PTX_OPND_ADDR) {
+        zn_lerr_unsupported(l);
+        return;
+    }
+    if (!has_mod(ins, PTX_MOD_noinc))
+        return; /* pending +1 now, -1 when the (finished) copies complete */
+    mb_job j = {.kind = MB_UPDATE, .ptrs = zn_mem_ptrs(l, &ins->opnds[0], ins->space),
+                .space = ins->space, .arg = ll_const_vec(l->m->t_i64, 1), .arrive = true};
+    run_lanes(l, &j, NULL);
+}
+
+/* cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes
+ *     [dst], [src], size, [mbar]: each active lane copies size bytes (a
+ * multiple of 16) and completes that many transaction bytes on mbar. */
+static void lower_cp_bulk(zn_lfn *l, const ptx_ins *ins)
+{
+    const ptx_opnd *o = ins->opnds;
+    if (!has_mod(ins, PTX_MOD_mbar_complete_tx) || !has_mod(ins, PTX_MOD_global) ||
+        ins->nopnds != 4 || o[0].kind != PTX_OPND_ADDR || o[1].kind != PTX_OPND_ADDR ||
+        o[3].kind != PTX_OPND_ADDR) {
+        zn_lerr_unsupported(l); /* multicast, cache hints, bulk stores, groups */
+        return;
+    }
+    LLVMValueRef dst = zn_mem_ptrs(l, &o[0], PTX_SPACE_SHARED);
+    LLVMValueRef src = zn_mem_ptrs(l, &o[1], PTX_SPACE_GLOBAL);
+    mb_job j = {.kind = MB_UPDATE, .ptrs = zn_mem_ptrs(l, &o[3], PTX_SPACE_SHARED),
+                .space = PTX_SPACE_SHARED, .arg = ll_const_vec(l->m->t_i64, 0),
+                .tx = arg64(l, ins, 2, PTX_T_U32, 0), .tx_sub = true, .src = src, .dst = dst};
+    zn_check_access(l, LLVMBuildPtrToInt(l->b, dst, ll_vec(l->m->t_i64), ""), 16,
+                    PTX_SPACE_SHARED, ZN_CHECK_WRITE);
+    zn_check_access(l, LLVMBuildPtrToInt(l->b, src, ll_vec(l->m->t_i64), ""), 16,
+                    PTX_SPACE_GLOBAL, 0);
+    run_lanes(l, &j, NULL);
+}
+
+static void lower_wait(zn_lfn *l, const ptx_ins *ins, mb_job *j)
+{
+    /* {test,try}_wait{.parity} waitComplete, [addr], state|parity{, hint} */
+    j->kind = MB_WAIT;
+    j->parity = has_mod(ins, PTX_MOD_parity);
+    if (ins->nopnds < 3) {
+        zn_lerr_unsupported(l);
+        return;
+    }
+    j->arg = arg64(l, ins, 2, j->parity ? PTX_T_U32 : PTX_T_B64, 0);
+    LLVMValueRef done = run_lanes(l, j, l->m->t_i1);
+    /* lanes not run keep a poison element: count only active ones */
+    done = LLVMBuildSelect(l->b, l->emask, done, LLVMConstAllOnes(ll_vec(l->m->t_i1)), "");
+    done = LLVMBuildFreeze(l->b, done, "");
+    LLVMBasicBlockRef y = LLVMAppendBasicBlockInContext(l->m->ctx, l->fn, "mb.yield");
+    LLVMBasicBlockRef cont = LLVMAppendBasicBlockInContext(l->m->ctx, l->fn, "mb.cont");
+    LLVMValueRef all = ll_mask_to_i32(l, done);
+    LLVMBuildCondBr(l->b, LLVMBuildICmp(l->b, LLVMIntEQ, all,
+                                        LLVMConstInt(l->m->t_i32, 0xffffffffu, 0), ""),
+                    cont, y);
+    LLVMPositionBuilderAtEnd(l->b, y);
+    zn_lower_yield(l);
+    LLVMBuildBr(l->b, cont);
+    LLVMPositionBuilderAtEnd(l->b, cont);
+    zn_dst(l, &ins->opnds[0], PTX_T_PRED, done);
+}
+
+void zn_lower_mbarrier(zn_lfn *l, const ptx_ins *ins)
+{
+    if (ins->op == PTX_OP_cp) {
+        if (has_mod(ins, PTX_MOD_bulk))
+            lower_cp_bulk(l, ins);
+        else
+            lower_cp_arrive(l, ins);
+        return;
+    }
+    const ptx_opnd *o = ins->opnds;
+    mb_job j = {0};
+    if (ins->nopnds < 1) {
+        zn_lerr_unsupported(l);
+        return;
+    }
+    if (has_mod(ins, PTX_MOD_pending_count)) {
+        /* mbarrier.pending_count.b64 count, state */
+        if (ins->nopnds != 2) {
+            zn_lerr_unsupported(l);
+            return;
+        }
+        LLVMValueRef s = zn_src(l, &o[1], PTX_T_B64);
+        s = LLVMBuildAnd(l->b, s, ll_const_vec(l->m->t_i64, MB_CNT_MASK), "");
+        zn_dst(l, &o[0], PTX_T_U32, LLVMBuildTrunc(l->b, s, ll_vec(l->m->t_i32), ""));
+        return;
+    }
+    bool arrive = (ins->flags & PTX_F(arrive)) || has_mod(ins, PTX_MOD_arrive_drop);
+    bool expect = has_mod(ins, PTX_MOD_expect_tx), complete = has_mod(ins, PTX_MOD_complete_tx);
+    if (!arrive && (expect || complete)) {
+        /* mbarrier.{expect,complete}_tx [addr], txCount */
+        if (ins->nopnds != 2 || o[0].kind != PTX_OPND_ADDR) {
+            zn_lerr_unsupported(l);
+            return;
+        }
+        j = (mb_job){.kind = MB_UPDATE, .ptrs = zn_mem_ptrs(l, &o[0], ins->space),
+                     .space = ins->space, .arg = ll_const_vec(l->m->t_i64, 0),
+                     .tx = arg64(l, ins, 1, PTX_T_U32, 0), .tx_sub = complete};
+        run_lanes(l, &j, NULL);
+        return;
+    }
+    if (has_mod(ins, PTX_MOD_init) || has_mod(ins, PTX_MOD_inval)) {
+        /* mbarrier.init [addr], count; mbarrier.inval [addr] */
+        j.kind = has_mod(ins, PTX_MOD_init) ? MB_INIT : MB_INVAL;
+        if (o[0].kind != PTX_OPND_ADDR || (j.kind == MB_INIT && ins->nopnds != 2)) {
+            zn_lerr_unsupported(l);
+            return;
+        }
+        j.ptrs = zn_mem_ptrs(l, &o[0], ins->space);
+        j.space = ins->space;
+        j.arg = arg64(l, ins, 1, PTX_T_U32, 0);
+        run_lanes(l, &j, NULL);
+        return;
+    }
+    if (ins->nopnds < 2 || o[1].kind != PTX_OPND_ADDR) {
+        zn_lerr_unsupported(l);
+        return;
+    }
+    j.ptrs = zn_mem_ptrs(l, &o[1], ins->space);
+    j.space = ins->space;
+    if (has_mod(ins, PTX_MOD_test_wait) || has_mod(ins, PTX_MOD_try_wait)) {
+        lower_wait(l, ins, &j);
+        return;
+    }
+    if (arrive && !complete) {
+        /* arrive{_drop}{.noComplete} state, [addr]{, count};
+         * arrive{_drop}.expect_tx state, [addr], txCount (one arrival) */
+        j.kind = MB_UPDATE;
+        j.arrive = true;
+        j.drop = has_mod(ins, PTX_MOD_arrive_drop);
+        j.no_complete = has_mod(ins, PTX_MOD_noComplete);
+        if (expect) {
+            j.tx = arg64(l, ins, 2, PTX_T_U32, 0);
+            j.arg = ll_const_vec(l->m->t_i64, 1);
+        } else {
+            j.arg = arg64(l, ins, 2, PTX_T_U32, 1);
+        }
+        LLVMValueRef old = run_lanes(l, &j, l->m->t_i64);
+        zn_dst(l, &o[0], PTX_T_B64, old);
+        return;
+    }
+    zn_lerr_unsupported(l);
+}
