@@ -12,7 +12,8 @@
  * 12-row buffer), txq.level its level in io[4]; sust.p stores .b32 values
  * the runtime converts to the array's format. Texture references (.texref
  * variables), independent mode ([tex, sampler, {...}]), offset/compare
- * forms and tld4 with a LOD are reported as unsupported.
+ * forms, tld4 with a LOD and tld4 on cubemaps (tld4 takes .2d and .a2d:
+ * level 0, or a resource view's first level) are reported as unsupported.
  */
 #include "zn_lower.h"
 #include "../exec/zn_exec_tex.h"
@@ -196,7 +197,8 @@ static void lower_sample(zn_lfn *l, const ptx_ins *ins, tex_call *c)
     unsigned lod = has_mod(ins, PTX_MOD_level) ? ZN_TEX_LOD_LEVEL
                  : has_mod(ins, PTX_MOD_grad) ? ZN_TEX_LOD_GRAD : ZN_TEX_LOD_ZERO;
     unsigned nops = lod == ZN_TEX_LOD_LEVEL ? 3 : lod == ZN_TEX_LOD_GRAD ? 4 : 2;
-    if (!g || (tld4 && (g != ZN_TEX_G_2D || lod)) || rt < 0 || ins->vec != 4 ||
+    if (!g || (tld4 && ((g != ZN_TEX_G_2D && g != ZN_TEX_G_A2D) || lod || ct != PTX_T_F32)) ||
+        rt < 0 || ins->vec != 4 ||
         (ct != PTX_T_F32 && ct != PTX_T_S32) || ((cube || lod) && ct != PTX_T_F32) ||
         ins->nopnds != nops ||
         d->kind != PTX_OPND_VEC || d->nelems != 4) {

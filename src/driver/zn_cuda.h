@@ -964,7 +964,31 @@ typedef struct CUDA_TEXTURE_DESC {
     int reserved[12];
 } CUDA_TEXTURE_DESC;
 
-typedef struct CUDA_RESOURCE_VIEW_DESC CUDA_RESOURCE_VIEW_DESC; /* views: not supported */
+#define CUDA_ARRAY3D_SPARSE 0x40
+#define CUDA_ARRAY3D_DEFERRED_MAPPING 0x80
+
+/* CUresourceViewFormat: NONE, then U8/S8/U16/S16/U32/S32 x 1/2/4 channels
+ * (0x01-0x12), half and float x 1/2/4 (0x13-0x18), block-compressed BC1-BC7
+ * (0x19-0x22) */
+typedef enum CUresourceViewFormat {
+    CU_RES_VIEW_FORMAT_NONE = 0x00, CU_RES_VIEW_FORMAT_FLOAT_4X32 = 0x18,
+    CU_RES_VIEW_FORMAT_UNSIGNED_BC1 = 0x19, CU_RES_VIEW_FORMAT_UNSIGNED_BC7 = 0x22
+} CUresourceViewFormat;
+
+typedef struct CUDA_RESOURCE_VIEW_DESC {
+    CUresourceViewFormat format;
+    size_t width, height, depth;
+    unsigned int firstMipmapLevel, lastMipmapLevel;
+    unsigned int firstLayer, lastLayer;
+    unsigned int reserved[16];
+} CUDA_RESOURCE_VIEW_DESC;
+
+typedef struct CUDA_ARRAY_MEMORY_REQUIREMENTS {
+    size_t size, alignment;
+    unsigned int reserved[4];
+} CUDA_ARRAY_MEMORY_REQUIREMENTS;
+
+typedef struct CUDA_ARRAY_SPARSE_PROPERTIES CUDA_ARRAY_SPARSE_PROPERTIES; /* never filled */
 
 ZN_API CUresult cuArrayCreate_v2(CUarray *a, const CUDA_ARRAY_DESCRIPTOR *d);
 ZN_API CUresult cuArrayGetDescriptor_v2(CUDA_ARRAY_DESCRIPTOR *d, CUarray a);
@@ -984,7 +1008,17 @@ ZN_API CUresult cuTexObjectGetTextureDesc(CUDA_TEXTURE_DESC *td, CUtexObject t);
 ZN_API CUresult cuSurfObjectCreate(CUsurfObject *s, const CUDA_RESOURCE_DESC *r);
 ZN_API CUresult cuSurfObjectDestroy(CUsurfObject s);
 ZN_API CUresult cuSurfObjectGetResourceDesc(CUDA_RESOURCE_DESC *r, CUsurfObject s);
-
+ZN_API CUresult cuTexObjectGetResourceViewDesc(CUDA_RESOURCE_VIEW_DESC *v, CUtexObject t);
+ZN_API CUresult cuArrayGetMemoryRequirements(CUDA_ARRAY_MEMORY_REQUIREMENTS *r, CUarray a,
+                                             CUdevice dev);
+ZN_API CUresult cuMipmappedArrayGetMemoryRequirements(CUDA_ARRAY_MEMORY_REQUIREMENTS *r,
+                                                      CUmipmappedArray m, CUdevice dev);
+ZN_API CUresult cuArrayGetPlane(CUarray *plane, CUarray a, unsigned int idx);
+ZN_API CUresult cuArrayGetSparseProperties(CUDA_ARRAY_SPARSE_PROPERTIES *p, CUarray a);
+ZN_API CUresult cuMipmappedArrayGetSparseProperties(CUDA_ARRAY_SPARSE_PROPERTIES *p,
+                                                    CUmipmappedArray m);
+ZN_API CUresult cuDeviceGetTexture1DLinearMaxWidth(size_t *w, CUarray_format f, unsigned nch,
+                                                   CUdevice dev);
 
 /* ---- explicit pools, batched copies and memory ops, managed ranges,
  * atomic capabilities, the driver log (zn_drv_pool.c, zn_drv_batch.c,

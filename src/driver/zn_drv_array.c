@@ -9,6 +9,9 @@
  * Cubemaps (CUDA_ARRAY3D_CUBEMAP, Width == Height, Depth 6 or, layered, a
  * multiple of 6) are stored like layered arrays: face f of cube c is layer
  * 6c + f. Sparse arrays and the video formats are NOT_SUPPORTED.
+ * CUDA_ARRAY3D_DEFERRED_MAPPING is accepted, but the array gets its own
+ * backing at once (cuMemMapArrayAsync is NOT_SUPPORTED); it only makes
+ * cuArrayGetMemoryRequirements answer (zn_drv_array_query.c).
  */
 #include "zn_drv.h"
 #include "../util/zn_log.h"
@@ -41,7 +44,12 @@ CUresult zn_array_create(CUarray *out, const CUDA_ARRAY3D_DESCRIPTOR *d)
     if (!out || !d)
         return CUDA_ERROR_INVALID_VALUE;
     const unsigned known = CUDA_ARRAY3D_LAYERED | CUDA_ARRAY3D_SURFACE_LDST |
-                           CUDA_ARRAY3D_TEXTURE_GATHER | CUDA_ARRAY3D_CUBEMAP;
+                           CUDA_ARRAY3D_TEXTURE_GATHER | CUDA_ARRAY3D_CUBEMAP |
+                           CUDA_ARRAY3D_DEFERRED_MAPPING;
+    if (d->Flags & CUDA_ARRAY3D_SPARSE) {
+        zn_log(ZN_LOG_WARN, "cuArray3DCreate: sparse arrays are not supported");
+        return CUDA_ERROR_NOT_SUPPORTED;
+    }
     if (d->Flags & ~known)
         return CUDA_ERROR_INVALID_VALUE;
     if ((d->Flags & CUDA_ARRAY3D_CUBEMAP) &&

@@ -4,9 +4,16 @@
  * member is the zn_tex_desc the kernel reads (src/exec/zn_exec_tex.h): one
  * load gives the sampler everything (data, pitch, sizes, format, modes).
  * Resources: CUDA arrays (1D, 2D, 3D, layered, cubemap), mipmapped arrays
- * (every level in zn_tex_desc.level[]), linear memory and pitch2D memory;
- * resource views, sRGB textures and seamless cubemap filtering are
- * NOT_SUPPORTED. Destroyed objects are retired handle blocks with a zero
+ * (every level in zn_tex_desc.level[]), linear memory and pitch2D memory.
+ * A resource view (arrays and mipmapped arrays only) rewrites the
+ * descriptor: another format of the same element size, a range of mip
+ * levels (the first becomes level 0, so the LOD clamps are relative to
+ * it) and a range of layers (the first becomes layer 0); block-compressed
+ * view formats are NOT_SUPPORTED. CU_TRSF_SRGB converts the R, G, B
+ * channels of 8-bit unsigned textures read as normalized floats (other
+ * formats ignore it, an unmeasured choice). CU_TRSF_SEAMLESS_CUBEMAP is
+ * taken by cubemaps only (the sampler filters across face edges,
+ * zn_exec_tex.c). Destroyed objects are retired handle blocks with a zero
  * magic, so a kernel using one stops with CUDA_ERROR_ILLEGAL_ADDRESS.
  */
 #include "zn_drv.h"
@@ -21,6 +28,8 @@ typedef struct zn_texobj {
     zn_tex_desc d;              /* first: the handle points here */
     CUDA_RESOURCE_DESC res;
     CUDA_TEXTURE_DESC tex;
+    CUDA_RESOURCE_VIEW_DESC view;
+    bool has_view;
 } zn_texobj;
 
 static zn_texobj *texobj_get(unsigned long long h, bool surface)
@@ -137,23 +146,86 @@ static CUresult describe(zn_tex_desc *d, const CUDA_RESOURCE_DESC *r, bool surfa
     return CUDA_SUCCESS;
 }
 
+/* CUresourceViewFormat 0x01-0x18 -> array format and channel count:
+ * U8, S8, U16, S16, U32, S32, HALF, FLOAT, each with 1, 2 and 4 channels */
+static bool view_format(unsigned vf, uint32_t *fmt, unsigned *nch)
+{
+    static const uint32_t fmts[8] = {
+        CU_AD_FORMAT_UNSIGNED_INT8, CU_AD_FORMAT_SIGNED_INT8, CU_AD_FORMAT_UNSIGNED_INT16,
+        CU_AD_FORMAT_SIGNED_INT16, CU_AD_FORMAT_UNSIGNED_INT32, CU_AD_FORMAT_SIGNED_INT32,
+        CU_AD_FORMAT_HALF, CU_AD_FORMAT_FLOAT};
+    if (vf < 1 || vf > CU_RES_VIEW_FORMAT_FLOAT_4X32)
+        return false;
+    *fmt = fmts[(vf - 1) / 3];
+    *nch = (const unsigned[]){1, 2, 4}[(vf - 1) % 3];
+    return true;
+}
+
+/* Applies a resource view to a descriptor describe() filled from an array
+ * or mipmapped array: the rules of cuTexObjectCreate's reference (extent
+ * equal to the resource's, mip and layer ranges zero unless the resource
+ * has levels / layers). Cubemap layered views take whole cubes. */
+static CUresult apply_view(zn_tex_desc *d, const CUDA_RESOURCE_DESC *r,
+                           const CUDA_RESOURCE_VIEW_DESC *v)
+{
+    const zn_array *a0;
+    if (r->resType == CU_RESOURCE_TYPE_ARRAY)
+        a0 = zn_array_get(r->res.array.hArray);
+    else if (r->resType == CU_RESOURCE_TYPE_MIPMAPPED_ARRAY)
+        a0 = zn_mipmap_get(r->res.mipmap.hMipmappedArray)->level[0];
+    else
+        return CUDA_ERROR_INVALID_VALUE; /* views are for (mipmapped) arrays */
+    if (v->format >= CU_RES_VIEW_FORMAT_UNSIGNED_BC1 &&
+        v->format <= CU_RES_VIEW_FORMAT_UNSIGNED_BC7) {
+        zn_log(ZN_LOG_WARN, "cuTexObjectCreate: block-compressed view formats are not supported");
+        return CUDA_ERROR_NOT_SUPPORTED;
+    }
+    if (v->format != CU_RES_VIEW_FORMAT_NONE) {
+        uint32_t fmt;
+        unsigned nch;
+        if (!view_format(v->format, &fmt, &nch) ||
+            zn_array_format_size(fmt) * nch != d->esize)
+            return CUDA_ERROR_INVALID_VALUE; /* same width: same element size */
+        d->format = fmt;
+        d->nch = nch;
+        d->csize = zn_array_format_size(fmt);
+    }
+    if (v->width != a0->desc.Width || v->height != a0->desc.Height ||
+        v->depth != a0->desc.Depth)
+        return CUDA_ERROR_INVALID_VALUE;
+    if (v->firstMipmapLevel > v->lastMipmapLevel || v->lastMipmapLevel >= d->nlevels)
+        return CUDA_ERROR_INVALID_VALUE;
+    unsigned flags = a0->desc.Flags;
+    bool layered = (flags & CUDA_ARRAY3D_LAYERED) != 0;
+    if (v->firstLayer > v->lastLayer || (!layered && v->lastLayer) ||
+        (layered && v->lastLayer >= d->layers))
+        return CUDA_ERROR_INVALID_VALUE;
+    if (layered && (flags & CUDA_ARRAY3D_CUBEMAP) &&
+        (v->firstLayer % 6 || (v->lastLayer + 1) % 6))
+        return CUDA_ERROR_INVALID_VALUE;
+    unsigned first = v->firstMipmapLevel, n = v->lastMipmapLevel - first + 1;
+    for (unsigned i = 0; i < n; i++) {
+        d->level[i] = d->level[first + i];
+        d->level[i].data += (uint64_t)v->firstLayer * d->level[i].slice;
+    }
+    d->nlevels = n;
+    if (layered)
+        d->layers = v->lastLayer - v->firstLayer + 1;
+    const zn_tex_level *l = &d->level[0];
+    d->data = l->data;
+    d->pitch = l->pitch;
+    d->slice = l->slice;
+    d->width = l->width;
+    d->height = l->height;
+    d->depth = l->depth;
+    return CUDA_SUCCESS;
+}
+
 static CUresult tex_create(CUtexObject *out, const CUDA_RESOURCE_DESC *r,
                            const CUDA_TEXTURE_DESC *td, const CUDA_RESOURCE_VIEW_DESC *view)
 {
     if (!out || !r || !td)
         return CUDA_ERROR_INVALID_VALUE;
-    if (view) {
-        zn_log(ZN_LOG_WARN, "cuTexObjectCreate: resource views are not supported");
-        return CUDA_ERROR_NOT_SUPPORTED;
-    }
-    if (td->flags & CU_TRSF_SRGB) {
-        zn_log(ZN_LOG_WARN, "cuTexObjectCreate: sRGB textures are not supported");
-        return CUDA_ERROR_NOT_SUPPORTED;
-    }
-    if (td->flags & CU_TRSF_SEAMLESS_CUBEMAP) { /* faces are sampled clamped to their edges */
-        zn_log(ZN_LOG_WARN, "cuTexObjectCreate: seamless cubemap filtering is not supported");
-        return CUDA_ERROR_NOT_SUPPORTED;
-    }
     for (int i = 0; i < 3; i++)
         if ((unsigned)td->addressMode[i] > CU_TR_ADDRESS_MODE_BORDER)
             return CUDA_ERROR_INVALID_VALUE;
@@ -163,6 +235,10 @@ static CUresult tex_create(CUtexObject *out, const CUDA_RESOURCE_DESC *r,
     zn_tex_desc d;
     memset(&d, 0, sizeof d);
     TRY_CU(describe(&d, r, false));
+    if (view)
+        TRY_CU(apply_view(&d, r, view));
+    if ((td->flags & CU_TRSF_SEAMLESS_CUBEMAP) && !d.cube)
+        return CUDA_ERROR_INVALID_VALUE; /* only for cubemap (mipmapped) arrays */
     bool is_int = d.format != CU_AD_FORMAT_HALF && d.format != CU_AD_FORMAT_FLOAT;
     /* 32-bit integers always read as integers (cudart passes no flag for
      * them), and integers read as integers cannot be filtered */
@@ -191,6 +267,10 @@ static CUresult tex_create(CUtexObject *out, const CUDA_RESOURCE_DESC *r,
     t->d.mip_max = td->maxMipmapLevelClamp;
     t->res = *r;
     t->tex = *td;
+    if (view) {
+        t->view = *view;
+        t->has_view = true;
+    }
     t->d.magic = ZN_TEX_MAGIC;
     *out = (CUtexObject)(uintptr_t)t;
     return CUDA_SUCCESS;
@@ -274,5 +354,15 @@ CUresult cuTexObjectGetTextureDesc(CUDA_TEXTURE_DESC *td, CUtexObject h)
     if (!t || !td)
         ZN_RET(CUDA_ERROR_INVALID_VALUE);
     *td = t->tex;
+    ZN_RET(CUDA_SUCCESS);
+}
+
+CUresult cuTexObjectGetResourceViewDesc(CUDA_RESOURCE_VIEW_DESC *v, CUtexObject h)
+{
+    ZN_CHECK_INIT();
+    zn_texobj *t = texobj_get(h, false);
+    if (!t || !v || !t->has_view) /* no view given: INVALID_VALUE, as documented */
+        ZN_RET(CUDA_ERROR_INVALID_VALUE);
+    *v = t->view;
     ZN_RET(CUDA_SUCCESS);
 }

@@ -24,8 +24,9 @@
  * with a weight in the same 9-bit fixed point as the in-level filter (an
  * assumption: the guides do not give that precision). Cubemaps: tex.cube
  * picks the face of the major axis and samples it as a normalized 2D layer
- * clamped to its edges (no seamless filtering across faces); tex.grad.cube
- * projects the gradients onto that face.
+ * clamped to its edges, or with CU_TRSF_SEAMLESS_CUBEMAP and linear
+ * filtering, with the texels past an edge taken from the neighbouring face
+ * (seamless_fetch); tex.grad.cube projects the gradients onto that face.
  */
 #include "zn_exec_tex.h"
 
@@ -40,6 +41,8 @@ enum { F_U8 = 0x01, F_U16 = 0x02, F_U32 = 0x03, F_S8 = 0x08, F_S16 = 0x09, F_S32
 enum { A_WRAP = 0, A_CLAMP = 1, A_MIRROR = 2, A_BORDER = 3 };
 #define TRSF_READ_AS_INTEGER 0x01u
 #define TRSF_NORMALIZED_COORDINATES 0x02u
+#define TRSF_SRGB 0x10u
+#define TRSF_SEAMLESS_CUBEMAP 0x40u
 
 /* one texel: floats, or raw integers for element reads of integer formats */
 typedef union texel {
@@ -88,6 +91,15 @@ static bool reads_normalized(const zn_tex_desc *d)
     return is_int_format(d->format) && d->csize < 4 && !(d->flags & TRSF_READ_AS_INTEGER);
 }
 
+/* sRGB -> linear (the sRGB standard's curve, in float; the hardware's
+ * precision is unmeasured): CU_TRSF_SRGB on 8-bit unsigned textures read
+ * as normalized floats converts R, G and B, never alpha, before any
+ * filtering, as graphics APIs do. */
+static float srgb_to_linear(float c)
+{
+    return c <= 0.04045f ? c / 12.92f : powf((c + 0.055f) / 1.055f, 2.4f);
+}
+
 /* Reads texel (x, y, z) of `layer`; indices are already in range. */
 static void read_texel(const zn_tex_desc *d, uint32_t x, uint32_t y, uint32_t z,
                        uint32_t layer, texel *t)
@@ -109,7 +121,12 @@ static void read_texel(const zn_tex_desc *d, uint32_t x, uint32_t y, uint32_t z,
         uint32_t u32;
         switch (d->format) {
         case F_U8: memcpy(&u8, q, 1);
-            if (norm) t->f[c] = u8 / 255.0f; else t->u[c] = u8;
+            if (!norm)
+                t->u[c] = u8;
+            else if ((d->flags & TRSF_SRGB) && c < 3)
+                t->f[c] = srgb_to_linear(u8 / 255.0f);
+            else
+                t->f[c] = u8 / 255.0f;
             break;
         case F_S8: memcpy(&u8, q, 1);
             if (norm) t->f[c] = fmaxf((int8_t)u8 / 127.0f, -1.0f);
@@ -203,9 +220,14 @@ static uint32_t dim_size(const zn_tex_desc *d, unsigned k)
     return k == 0 ? d->width : k == 1 ? d->height : d->depth;
 }
 
+static bool seamless_fetch(const zn_tex_desc *d, const tex_pos *p, const int32_t *idx,
+                           texel *t);
+
 /* Texel at integer indices idx[] (one per dimension), border if outside. */
 static void fetch(const zn_tex_desc *d, const tex_pos *p, const int32_t *idx, texel *t)
 {
+    if (seamless_fetch(d, p, idx, t))
+        return;
     uint32_t r[3] = {0, 0, 0};
     bool norm = (d->flags & TRSF_NORMALIZED_COORDINATES) != 0;
     for (unsigned k = 0; k < p->ndim; k++)
@@ -265,7 +287,7 @@ static void sample(const zn_tex_desc *d, const tex_pos *p, texel *out)
 
 /* The descriptor of mip level i, in *tmp when it differs from d. A
  * cubemap face is sampled as a 2D texture with normalized coordinates
- * clamped to the face (no filtering across face edges). */
+ * clamped to the face (seamless_fetch replaces the clamp when asked). */
 static const zn_tex_desc *level_view(const zn_tex_desc *d, unsigned i, zn_tex_desc *tmp)
 {
     if (i == 0 && !d->cube)
@@ -403,6 +425,64 @@ static unsigned cube_face(const float *v)
     if (ay >= az)
         return v[1] >= 0 ? 2 : 3;
     return v[2] >= 0 ? 4 : 5;
+}
+
+/* Seamless cubemap filtering: texel (i, j) of the face one texel past an
+ * edge is the texel of the neighbouring face that the direction through
+ * its centre reaches. In units of half a texel the centre is at
+ * s = 2i + 1 - n, t = 2j + 1 - n on a face at distance m = n; past an
+ * edge |s| (or |t|) is n + 1, so that axis becomes the major one, and the
+ * new face's coordinates (s' / m' + 1) / 2 are computed exactly in
+ * integers. */
+static void cube_neighbour(const zn_tex_desc *d, uint32_t cube0, unsigned face, int32_t i,
+                           int32_t j, texel *t)
+{
+    int64_t n = d->width, v[3], loc[3] = {n, 2 * (int64_t)i + 1 - n, 2 * (int64_t)j + 1 - n};
+    for (unsigned k = 0; k < 3; k++)
+        v[cube_tab[face].axis[k]] = cube_tab[face].sign[k] * loc[k];
+    unsigned ax = 0;
+    for (unsigned k = 1; k < 3; k++)
+        if ((v[k] < 0 ? -v[k] : v[k]) > (v[ax] < 0 ? -v[ax] : v[ax]))
+            ax = k;
+    unsigned f2 = 2 * ax + (v[ax] < 0);
+    int64_t m = cube_tab[f2].sign[0] * v[cube_tab[f2].axis[0]], xy[2];
+    for (unsigned k = 0; k < 2; k++) {
+        int64_t c = cube_tab[f2].sign[k + 1] * v[cube_tab[f2].axis[k + 1]];
+        xy[k] = (c + m) * n / (2 * m);
+        xy[k] = xy[k] < 0 ? 0 : xy[k] >= n ? n - 1 : xy[k];
+    }
+    read_texel(d, (uint32_t)xy[0], (uint32_t)xy[1], 0, cube0 + f2, t);
+}
+
+/* Linear filtering of a cubemap with CU_TRSF_SEAMLESS_CUBEMAP: texels past
+ * one edge come from the neighbouring face; past a corner, where no face
+ * has the texel, it is the mean of the three texels around the corner (the
+ * rule OpenGL's ARB_seamless_cube_map recommends; CUDA's guides do not
+ * say, unverified on hardware). False: not a seamless lookup. */
+static bool seamless_fetch(const zn_tex_desc *d, const tex_pos *p, const int32_t *idx,
+                           texel *t)
+{
+    if (!d->cube || !(d->flags & TRSF_SEAMLESS_CUBEMAP) || d->filter == 0 || p->int_coords ||
+        p->ndim != 2)
+        return false;
+    int32_t n = (int32_t)d->width, i = idx[0], j = idx[1];
+    bool out_i = i < 0 || i >= n, out_j = j < 0 || j >= n;
+    if (!out_i && !out_j)
+        return false;
+    unsigned face = p->layer % 6;
+    uint32_t cube0 = p->layer - face;
+    if (out_i && out_j) {
+        int32_t ci = i < 0 ? 0 : n - 1, cj = j < 0 ? 0 : n - 1;
+        texel a, b, c;
+        read_texel(d, (uint32_t)ci, (uint32_t)cj, 0, p->layer, &a);
+        cube_neighbour(d, cube0, face, i, cj, &b);
+        cube_neighbour(d, cube0, face, ci, j, &c);
+        for (unsigned k = 0; k < 4; k++)
+            t->f[k] = (a.f[k] + b.f[k] + c.f[k]) / 3.0f;
+        return true;
+    }
+    cube_neighbour(d, cube0, face, i, j, t);
+    return true;
 }
 
 /* tex.cube / tex.acube: face coordinates (s/m + 1) / 2, (t/m + 1) / 2 of

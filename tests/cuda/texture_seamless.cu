@@ -1,0 +1,328 @@
+/* texture_seamless.cu: seamless cubemap filtering (cudaTextureDesc::
+ * seamlessCubemap, CU_TRSF_SEAMLESS_CUBEMAP) with texCubemap and
+ * texCubemapLayered, linear and point filtering, texCubemapLod on a
+ * mipmapped cube (each level with its own size), on directions close to
+ * the cube's edges and corners so that most bilinear footprints cross a
+ * face edge.
+ *
+ * The CPU reference here: the face and (s/m + 1) / 2, (t/m + 1) / 2
+ * coordinates of the guide's cubemap table, the four texels around
+ * x - 0.5 with 9-bit weights as in texture.cu; a texel past one face edge
+ * is found by brute force: the texel of the whole cube whose centre
+ * direction is closest (largest cosine) to the direction through the
+ * missing texel's centre. A texel past a corner, which no face has, is
+ * the mean of the three texels around the corner (OpenGL's
+ * ARB_seamless_cube_map recommendation, which Zinc follows: unverified on
+ * hardware). Point filtering clamps to the face, as cuTexObjectCreate's
+ * reference says. Outputs are poisoned before each launch.
+ */
+#include "zn_test.h"
+#include <math.h>
+
+enum { CW = 4, N = 512 };
+
+__global__ void k_cube(cudaTextureObject_t t, const float4 *c, float *out, int n, int layered)
+{
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n)
+        out[i] = layered ? texCubemapLayered<float>(t, c[i].x, c[i].y, c[i].z, (int)c[i].w)
+                         : texCubemap<float>(t, c[i].x, c[i].y, c[i].z);
+}
+
+static float store[12][CW * CW];
+/* the faces the reference reads: store, or one level of a mipmapped cube */
+static const float *face[12];
+static int cw = CW;
+
+/* The guide's table: face of the major axis, s and t over m. */
+static int ref_face(float x, float y, float z, float *u, float *v)
+{
+    float ax = fabsf(x), ay = fabsf(y), az = fabsf(z), m, s, t;
+    int f;
+    if (ax >= ay && ax >= az) {
+        m = ax, f = x >= 0 ? 0 : 1, s = x >= 0 ? -z : z, t = -y;
+    } else if (ay >= az) {
+        m = ay, f = y >= 0 ? 2 : 3, s = x, t = y >= 0 ? z : -z;
+    } else {
+        m = az, f = z >= 0 ? 4 : 5, s = z >= 0 ? x : -x, t = -y;
+    }
+    *u = (s / m + 1) / 2;
+    *v = (t / m + 1) / 2;
+    return f;
+}
+
+/* The unit direction through the centre of texel (i, j) of face f (i, j
+ * may lie one texel outside the face): the table read backwards, m = 1. */
+static void centre_dir(int f, int i, int j, double d[3])
+{
+    double s = (2.0 * i + 1) / cw - 1, t = (2.0 * j + 1) / cw - 1;
+    switch (f) {
+    case 0: d[0] = 1, d[2] = -s, d[1] = -t; break;
+    case 1: d[0] = -1, d[2] = s, d[1] = -t; break;
+    case 2: d[1] = 1, d[0] = s, d[2] = t; break;
+    case 3: d[1] = -1, d[0] = s, d[2] = -t; break;
+    case 4: d[2] = 1, d[0] = s, d[1] = -t; break;
+    default: d[2] = -1, d[0] = -s, d[1] = -t; break;
+    }
+    double len = sqrt(d[0] * d[0] + d[1] * d[1] + d[2] * d[2]);
+    for (int k = 0; k < 3; k++)
+        d[k] /= len;
+}
+
+/* Texel (i, j) of face f of cube c, seamless. */
+static float tap(int c, int f, int i, int j)
+{
+    bool oi = i < 0 || i >= cw, oj = j < 0 || j >= cw;
+    if (!oi && !oj)
+        return face[6 * c + f][j * cw + i];
+    if (oi && oj) {
+        int ci = i < 0 ? 0 : cw - 1, cj = j < 0 ? 0 : cw - 1;
+        return (tap(c, f, ci, cj) + tap(c, f, i, cj) + tap(c, f, ci, j)) / 3.0f;
+    }
+    double want[3], best = -2;
+    float v = 0;
+    centre_dir(f, i, j, want);
+    for (int g = 0; g < 6; g++)
+        for (int y = 0; y < cw; y++)
+            for (int x = 0; x < cw; x++) {
+                double d[3];
+                centre_dir(g, x, y, d);
+                double cosv = d[0] * want[0] + d[1] * want[1] + d[2] * want[2];
+                if (cosv > best)
+                    best = cosv, v = face[6 * c + g][y * cw + x];
+            }
+    return v;
+}
+
+static float w9(float f)
+{
+    return (float)(int)(f * 256.0f + 0.5f) / 256.0f; /* 1.8 fixed point */
+}
+
+static float ref_sample(const float4 &dir, int cube, bool linear)
+{
+    float u, v;
+    int f = ref_face(dir.x, dir.y, dir.z, &u, &v);
+    float x = u * cw, y = v * cw;
+    if (!linear) {
+        int i = (int)floorf(x), j = (int)floorf(y);
+        i = i < 0 ? 0 : i >= cw ? cw - 1 : i;
+        j = j < 0 ? 0 : j >= cw ? cw - 1 : j;
+        return face[6 * cube + f][j * cw + i];
+    }
+    float xb = x - 0.5f, yb = y - 0.5f;
+    int i = (int)floorf(xb), j = (int)floorf(yb);
+    float a = w9(xb - floorf(xb)), b = w9(yb - floorf(yb));
+    return (1 - a) * (1 - b) * tap(cube, f, i, j) + a * (1 - b) * tap(cube, f, i + 1, j) +
+           (1 - a) * b * tap(cube, f, i, j + 1) + a * b * tap(cube, f, i + 1, j + 1);
+}
+
+static bool close_to(float got, float want, float tol)
+{
+    return fabsf(got - want) <= tol * (1.0f + fabsf(want));
+}
+
+/* Directions near an edge (two components of nearly equal size) or, every
+ * fourth, near a corner (three); never an exact tie between axes. */
+static float4 edge_dir(int i, int cubes)
+{
+    float d[3];
+    int major = i % 3, second = (i / 3) % 3;
+    if (second == major)
+        second = (major + 1) % 3;
+    for (int k = 0; k < 3; k++)
+        d[k] = zt_randf(-0.8f, 0.8f);
+    d[major] = 1.0f;
+    d[second] = zt_randf(0.80f, 0.999f);
+    if (i % 4 == 0)
+        d[3 - major - second] = zt_randf(0.80f, 0.999f);
+    for (int k = 0; k < 3; k++)
+        if (zt_rand() & 1)
+            d[k] = -d[k];
+    float scale = zt_randf(0.5f, 3.0f);
+    return make_float4(d[0] * scale, d[1] * scale, d[2] * scale, (float)(i % cubes));
+}
+
+static void run(bool layered)
+{
+    const int cubes = layered ? 2 : 1, layers = 6 * cubes;
+    cw = CW;
+    for (int f = 0; f < layers; f++) {
+        face[f] = store[f];
+        for (int i = 0; i < CW * CW; i++)
+            store[f][i] = 100.0f * f + zt_randf(-10, 10);
+    }
+    cudaChannelFormatDesc cd = cudaCreateChannelDesc<float>();
+    cudaArray_t a;
+    CK(cudaMalloc3DArray(&a, &cd, make_cudaExtent(CW, CW, layers),
+                         cudaArrayCubemap | (layered ? cudaArrayLayered : 0)));
+    cudaMemcpy3DParms p;
+    memset(&p, 0, sizeof p);
+    p.srcPtr = make_cudaPitchedPtr(store, CW * sizeof(float), CW, CW);
+    p.dstArray = a;
+    p.extent = make_cudaExtent(CW, CW, layers);
+    p.kind = cudaMemcpyHostToDevice;
+    CK(cudaMemcpy3D(&p));
+    static float4 hc[N];
+    static float hout[N];
+    float4 *dc;
+    float *dout;
+    CK(cudaMalloc(&dc, sizeof hc));
+    CK(cudaMalloc(&dout, sizeof hout));
+    for (int i = 0; i < N; i++)
+        hc[i] = edge_dir(i, cubes);
+    CK(cudaMemcpy(dc, hc, sizeof hc, cudaMemcpyHostToDevice));
+    for (int lin = 0; lin < 2; lin++) {
+        cudaResourceDesc rd;
+        memset(&rd, 0, sizeof rd);
+        rd.resType = cudaResourceTypeArray;
+        rd.res.array.array = a;
+        cudaTextureDesc td;
+        memset(&td, 0, sizeof td);
+        /* ignored with seamless filtering: wrap would otherwise matter */
+        td.addressMode[0] = td.addressMode[1] = td.addressMode[2] = cudaAddressModeWrap;
+        td.filterMode = lin ? cudaFilterModeLinear : cudaFilterModePoint;
+        td.readMode = cudaReadModeElementType;
+        td.normalizedCoords = 1;
+        td.seamlessCubemap = 1;
+        cudaTextureObject_t t;
+        CK(cudaCreateTextureObject(&t, &rd, &td, NULL));
+        CK(cudaMemset(dout, 0xff, sizeof hout)); /* poison */
+        k_cube<<<N / 64, 64>>>(t, dc, dout, N, layered);
+        CK_LAUNCH();
+        CK(cudaMemcpy(hout, dout, sizeof hout, cudaMemcpyDeviceToHost));
+        int crossed = 0;
+        for (int i = 0; i < N; i++) {
+            int cube = (int)hc[i].w;
+            float want = ref_sample(hc[i], cube, lin);
+            float u, v;
+            ref_face(hc[i].x, hc[i].y, hc[i].z, &u, &v);
+            float x = u * CW - 0.5f, y = v * CW - 0.5f;
+            crossed += x < 0 || y < 0 || x > CW - 1 || y > CW - 1;
+            if (!close_to(hout[i], want, 1e-5f))
+                zt_fail("seamless texCubemap%s (%s) dir (%g, %g, %g) cube %d: got %g want %g",
+                        layered ? "Layered" : "", lin ? "linear" : "point", hc[i].x, hc[i].y,
+                        hc[i].z, cube, hout[i], want);
+        }
+        if (crossed < N / 2) /* the test must exercise the edges */
+            zt_fail("only %d of %d footprints cross an edge", crossed, N);
+        CK(cudaDestroyTextureObject(t));
+    }
+    CK(cudaFreeArray(a));
+    CK(cudaFree(dc));
+    CK(cudaFree(dout));
+    printf("  seamless cubemap%s: edges and corners, point/linear ok\n",
+           layered ? " layered" : "");
+}
+
+__global__ void k_cube_lod(cudaTextureObject_t t, const float4 *c, float *out, int n)
+{
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n)
+        out[i] = texCubemapLod<float>(t, c[i].x, c[i].y, c[i].z, c[i].w);
+}
+
+/* A mipmapped 8 x 8 cube, 3 levels: texCubemapLod at whole LODs (point mip
+ * filter) filters each level seamlessly with that level's size. */
+static void run_mip(void)
+{
+    enum { M0 = 8, ML = 3 };
+    static float lv[ML][6][M0 * M0];
+    cudaChannelFormatDesc cd = cudaCreateChannelDesc<float>();
+    cudaMipmappedArray_t m;
+    CK(cudaMallocMipmappedArray(&m, &cd, make_cudaExtent(M0, M0, 6), ML, cudaArrayCubemap));
+    for (int l = 0; l < ML; l++) {
+        int n = M0 >> l;
+        for (int f = 0; f < 6; f++)
+            for (int i = 0; i < n * n; i++)
+                lv[l][f][i] = 1000.0f * l + 100.0f * f + zt_randf(-10, 10);
+        static float packed[6 * M0 * M0];
+        for (int f = 0; f < 6; f++)
+            memcpy(packed + f * n * n, lv[l][f], n * n * sizeof(float));
+        cudaArray_t a;
+        CK(cudaGetMipmappedArrayLevel(&a, m, l));
+        cudaMemcpy3DParms p;
+        memset(&p, 0, sizeof p);
+        p.srcPtr = make_cudaPitchedPtr(packed, n * sizeof(float), n, n);
+        p.dstArray = a;
+        p.extent = make_cudaExtent(n, n, 6);
+        p.kind = cudaMemcpyHostToDevice;
+        CK(cudaMemcpy3D(&p));
+    }
+    cudaResourceDesc rd;
+    memset(&rd, 0, sizeof rd);
+    rd.resType = cudaResourceTypeMipmappedArray;
+    rd.res.mipmap.mipmap = m;
+    cudaTextureDesc td;
+    memset(&td, 0, sizeof td);
+    td.filterMode = cudaFilterModeLinear;
+    td.mipmapFilterMode = cudaFilterModePoint;
+    td.maxMipmapLevelClamp = ML - 1;
+    td.readMode = cudaReadModeElementType;
+    td.normalizedCoords = 1;
+    td.seamlessCubemap = 1;
+    cudaTextureObject_t t;
+    CK(cudaCreateTextureObject(&t, &rd, &td, NULL));
+    static float4 hc[N];
+    static float hout[N];
+    for (int i = 0; i < N; i++) {
+        hc[i] = edge_dir(i, 1);
+        hc[i].w = (float)(i % ML);
+    }
+    float4 *dc;
+    float *dout;
+    CK(cudaMalloc(&dc, sizeof hc));
+    CK(cudaMalloc(&dout, sizeof hout));
+    CK(cudaMemcpy(dc, hc, sizeof hc, cudaMemcpyHostToDevice));
+    CK(cudaMemset(dout, 0xff, sizeof hout)); /* poison */
+    k_cube_lod<<<N / 64, 64>>>(t, dc, dout, N);
+    CK_LAUNCH();
+    CK(cudaMemcpy(hout, dout, sizeof hout, cudaMemcpyDeviceToHost));
+    for (int i = 0; i < N; i++) {
+        int l = (int)hc[i].w;
+        cw = M0 >> l;
+        for (int f = 0; f < 6; f++)
+            face[f] = lv[l][f];
+        float want = ref_sample(hc[i], 0, true);
+        if (!close_to(hout[i], want, 1e-5f))
+            zt_fail("seamless texCubemapLod dir (%g, %g, %g) lod %d: got %g want %g", hc[i].x,
+                    hc[i].y, hc[i].z, l, hout[i], want);
+    }
+    CK(cudaDestroyTextureObject(t));
+    CK(cudaFreeMipmappedArray(m));
+    CK(cudaFree(dc));
+    CK(cudaFree(dout));
+    printf("  seamless mipmapped cubemap: texCubemapLod per level ok\n");
+}
+
+/* Seamless filtering needs a cubemap: a 2D array is refused. */
+static void misuse(void)
+{
+    cudaChannelFormatDesc cd = cudaCreateChannelDesc<float>();
+    cudaArray_t a;
+    CK(cudaMallocArray(&a, &cd, 4, 4));
+    cudaResourceDesc rd;
+    memset(&rd, 0, sizeof rd);
+    rd.resType = cudaResourceTypeArray;
+    rd.res.array.array = a;
+    cudaTextureDesc td;
+    memset(&td, 0, sizeof td);
+    td.filterMode = cudaFilterModeLinear;
+    td.normalizedCoords = 1;
+    td.seamlessCubemap = 1;
+    cudaTextureObject_t t = 0;
+    if (cudaCreateTextureObject(&t, &rd, &td, NULL) != cudaErrorInvalidValue)
+        zt_fail("seamless filtering on a 2D array was not refused");
+    cudaGetLastError();
+    CK(cudaFreeArray(a));
+}
+
+int main(void)
+{
+    zt_begin("texture_seamless");
+    run(false);
+    run(true);
+    run_mip();
+    misuse();
+    return zt_finish();
+}

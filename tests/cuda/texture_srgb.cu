@@ -1,0 +1,127 @@
+/* texture_srgb.cu: sRGB textures (cudaTextureDesc::sRGB, CU_TRSF_SRGB) on
+ * 8-bit unsigned arrays read as normalized floats: R, G and B go through
+ * the sRGB -> linear curve of the sRGB standard (c / 12.92 up to 0.04045,
+ * else ((c + 0.055) / 1.055)^2.4), alpha stays c / 255; linear filtering
+ * blends the converted values (conversion before filtering, as graphics
+ * APIs specify; unverified on CUDA hardware, as is the curve's precision,
+ * hence the 1e-5 tolerance). Point and linear filtering on uchar4 and
+ * uchar2, and the same array without sRGB as a control. The reference is
+ * computed here in double precision; outputs are poisoned first.
+ */
+#include "zn_test.h"
+#include <math.h>
+
+enum { W = 8, H = 4, N = 256 };
+
+__global__ void k_fetch(cudaTextureObject_t t, const float2 *c, float4 *out, int n)
+{
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n)
+        out[i] = tex2D<float4>(t, c[i].x, c[i].y);
+}
+
+static double to_linear(unsigned char v)
+{
+    double c = v / 255.0;
+    return c <= 0.04045 ? c / 12.92 : pow((c + 0.055) / 1.055, 2.4);
+}
+
+static unsigned char img[H][W][4];
+
+/* channel ch of texel (x, y), clamped, as the texture should read it */
+static double texel(int x, int y, int ch, int nch, bool srgb)
+{
+    x = x < 0 ? 0 : x >= W ? W - 1 : x;
+    y = y < 0 ? 0 : y >= H ? H - 1 : y;
+    if (ch >= nch)
+        return ch == 3 ? 1.0 : 0.0; /* missing channels read (0, 0, 1) */
+    unsigned char v = img[y][x][ch];
+    return srgb && ch < 3 ? to_linear(v) : v / 255.0;
+}
+
+static float w9(float f)
+{
+    return (float)(int)(f * 256.0f + 0.5f) / 256.0f; /* 1.8 fixed point */
+}
+
+static double ref(float2 c, int ch, int nch, bool srgb, bool linear)
+{
+    if (!linear)
+        return texel((int)floorf(c.x), (int)floorf(c.y), ch, nch, srgb);
+    float xb = c.x - 0.5f, yb = c.y - 0.5f;
+    int i = (int)floorf(xb), j = (int)floorf(yb);
+    double a = w9(xb - floorf(xb)), b = w9(yb - floorf(yb));
+    return (1 - a) * (1 - b) * texel(i, j, ch, nch, srgb) +
+           a * (1 - b) * texel(i + 1, j, ch, nch, srgb) +
+           (1 - a) * b * texel(i, j + 1, ch, nch, srgb) + a * b * texel(i + 1, j + 1, ch, nch, srgb);
+}
+
+static void run(int nch)
+{
+    static unsigned char packed[H * W * 4];
+    for (int y = 0; y < H; y++)
+        for (int x = 0; x < W; x++)
+            for (int c = 0; c < 4; c++) {
+                img[y][x][c] = (unsigned char)(zt_rand() & 0xff);
+                if ((x + y) % 5 == 0)
+                    img[y][x][c] = (unsigned char)(zt_rand() % 12); /* the linear segment */
+                if (c < nch)
+                    packed[(y * W + x) * nch + c] = img[y][x][c];
+            }
+    cudaChannelFormatDesc cd = cudaCreateChannelDesc(8, nch > 1 ? 8 : 0, nch > 2 ? 8 : 0,
+                                                     nch > 2 ? 8 : 0, cudaChannelFormatKindUnsigned);
+    cudaArray_t a;
+    CK(cudaMallocArray(&a, &cd, W, H));
+    CK(cudaMemcpy2DToArray(a, 0, 0, packed, W * nch, W * nch, H, cudaMemcpyHostToDevice));
+    static float2 hc[N];
+    static float4 hout[N];
+    for (int i = 0; i < N; i++)
+        hc[i] = make_float2(zt_randf(-1.0f, W + 1.0f), zt_randf(-1.0f, H + 1.0f));
+    float2 *dc;
+    float4 *dout;
+    CK(cudaMalloc(&dc, sizeof hc));
+    CK(cudaMalloc(&dout, sizeof hout));
+    CK(cudaMemcpy(dc, hc, sizeof hc, cudaMemcpyHostToDevice));
+    for (int srgb = 0; srgb < 2; srgb++)
+        for (int lin = 0; lin < 2; lin++) {
+            cudaResourceDesc rd;
+            memset(&rd, 0, sizeof rd);
+            rd.resType = cudaResourceTypeArray;
+            rd.res.array.array = a;
+            cudaTextureDesc td;
+            memset(&td, 0, sizeof td);
+            td.addressMode[0] = td.addressMode[1] = cudaAddressModeClamp;
+            td.filterMode = lin ? cudaFilterModeLinear : cudaFilterModePoint;
+            td.readMode = cudaReadModeNormalizedFloat;
+            td.sRGB = srgb;
+            cudaTextureObject_t t;
+            CK(cudaCreateTextureObject(&t, &rd, &td, NULL));
+            CK(cudaMemset(dout, 0xff, sizeof hout)); /* poison */
+            k_fetch<<<N / 64, 64>>>(t, dc, dout, N);
+            CK_LAUNCH();
+            CK(cudaMemcpy(hout, dout, sizeof hout, cudaMemcpyDeviceToHost));
+            for (int i = 0; i < N; i++) {
+                const float got[4] = {hout[i].x, hout[i].y, hout[i].z, hout[i].w};
+                for (int ch = 0; ch < 4; ch++) {
+                    double want = ref(hc[i], ch, nch, srgb, lin);
+                    if (!(fabs(got[ch] - want) <= 1e-5 * (1.0 + fabs(want))))
+                        zt_fail("%s uchar%d (%s) at (%g, %g) channel %d: got %.8g want %.8g",
+                                srgb ? "sRGB" : "plain", nch, lin ? "linear" : "point",
+                                hc[i].x, hc[i].y, ch, got[ch], want);
+                }
+            }
+            CK(cudaDestroyTextureObject(t));
+        }
+    CK(cudaFreeArray(a));
+    CK(cudaFree(dc));
+    CK(cudaFree(dout));
+    printf("  uchar%d: sRGB and plain, point and linear ok\n", nch);
+}
+
+int main(void)
+{
+    zt_begin("texture_srgb");
+    run(4);
+    run(2);
+    return zt_finish();
+}
