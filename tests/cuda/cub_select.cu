@@ -18,34 +18,22 @@ static void *talloc(size_t bytes)
     return p;
 }
 
-
 int main()
 {
     zt_begin("cub_select");
     int *h = (int *)malloc(N * sizeof(int));
-    float *hf = (float *)malloc(N * sizeof(float));
-    unsigned char *px = (unsigned char *)malloc(4 * N);
     char *flags = (char *)malloc(N);
     for (int i = 0; i < N; i++) {
-        h[i] = (int)(zt_rand() % 1200) - 100; // some below and above the range
-        hf[i] = zt_randf(-1.f, 11.f);
+        h[i] = (int)(zt_rand() % 1200) - 100;
         flags[i] = (char)(zt_rand() % 3 == 0);
-        for (int c = 0; c < 4; c++)
-            px[4 * i + c] = (unsigned char)zt_rand();
     }
     int *dh, *dout, *dnum;
-    float *dhf;
-    unsigned char *dpx;
     char *dflags;
     CK(cudaMalloc(&dh, N * sizeof(int)));
-    CK(cudaMalloc(&dhf, N * sizeof(float)));
-    CK(cudaMalloc(&dpx, 4 * N));
     CK(cudaMalloc(&dflags, N));
     CK(cudaMalloc(&dout, N * sizeof(int)));
     CK(cudaMalloc(&dnum, sizeof(int)));
     CK(cudaMemcpy(dh, h, N * sizeof(int), cudaMemcpyHostToDevice));
-    CK(cudaMemcpy(dhf, hf, N * sizeof(float), cudaMemcpyHostToDevice));
-    CK(cudaMemcpy(dpx, px, 4 * N, cudaMemcpyHostToDevice));
     CK(cudaMemcpy(dflags, flags, N, cudaMemcpyHostToDevice));
     size_t tb = 0;
     void *tmp;
@@ -111,14 +99,10 @@ int main()
     }
 
     CK(cudaFree(dh));
-    CK(cudaFree(dhf));
-    CK(cudaFree(dpx));
     CK(cudaFree(dflags));
     CK(cudaFree(dout));
     CK(cudaFree(dnum));
     free(h);
-    free(hf);
-    free(px);
     free(flags);
     free(want);
     free(got);

@@ -20,6 +20,7 @@
  * before each launch.
  */
 #include "zn_test.h"
+#include "zn_tex_test.h"
 #include <cuda_fp16.h>
 #include <math.h>
 
@@ -222,10 +223,6 @@ static cudaSurfaceObject_t make_surf(cudaArray_t a)
 
 static cudaTextureObject_t make_mip_tex(cudaMipmappedArray_t m, const mip_cfg &c)
 {
-    cudaResourceDesc rd;
-    memset(&rd, 0, sizeof rd);
-    rd.resType = cudaResourceTypeMipmappedArray;
-    rd.res.mipmap.mipmap = m;
     cudaTextureDesc td;
     memset(&td, 0, sizeof td);
     td.addressMode[0] = td.addressMode[1] = cudaAddressModeClamp;
@@ -236,8 +233,7 @@ static cudaTextureObject_t make_mip_tex(cudaMipmappedArray_t m, const mip_cfg &c
     td.maxMipmapLevelClamp = c.maxc;
     td.readMode = cudaReadModeElementType;
     td.normalizedCoords = 1;
-    cudaTextureObject_t t;
-    CK(cudaCreateTextureObject(&t, &rd, &td, NULL));
+    cudaTextureObject_t t = zt_mip_texture(m, &td);
     return t;
 }
 
@@ -470,34 +466,19 @@ static void test_cube(bool layered_cube)
     for (int f = 0; f < layers; f++)
         for (int i = 0; i < CW * CW; i++)
             store[f][i] = 1000.0f * f + zt_randf(-10, 10); /* a face shows in the value */
-    cudaChannelFormatDesc cd = cudaCreateChannelDesc<float>();
-    cudaArray_t a;
-    CK(cudaMalloc3DArray(&a, &cd, make_cudaExtent(CW, CW, layers),
-                         cudaArrayCubemap | (layered_cube ? cudaArrayLayered : 0)));
-    cudaMemcpy3DParms p;
-    memset(&p, 0, sizeof p);
-    p.srcPtr = make_cudaPitchedPtr(store, CW * sizeof(float), CW, CW);
-    p.dstArray = a;
-    p.extent = make_cudaExtent(CW, CW, layers);
-    p.kind = cudaMemcpyHostToDevice;
-    CK(cudaMemcpy3D(&p));
+    cudaArray_t a = zt_cube_upload(&store[0][0], CW, layers, layered_cube);
     float4 hc[N];
     float hout[N];
     float4 *dc = dev_alloc<float4>(N);
     float *dout = dev_alloc<float>(N);
     for (int lin = 0; lin < 2; lin++) {
-        cudaResourceDesc rd;
-        memset(&rd, 0, sizeof rd);
-        rd.resType = cudaResourceTypeArray;
-        rd.res.array.array = a;
         cudaTextureDesc td;
         memset(&td, 0, sizeof td);
         td.addressMode[0] = td.addressMode[1] = td.addressMode[2] = cudaAddressModeClamp;
         td.filterMode = lin ? cudaFilterModeLinear : cudaFilterModePoint;
         td.readMode = cudaReadModeElementType;
         td.normalizedCoords = 1;
-        cudaTextureObject_t t;
-        CK(cudaCreateTextureObject(&t, &rd, &td, NULL));
+        cudaTextureObject_t t = zt_array_texture(a, &td);
         for (int i = 0; i < N; i++) {
             /* every face as major axis in turn; no ties */
             float d[3] = {zt_randf(-0.9f, 0.9f), zt_randf(-0.9f, 0.9f), zt_randf(-0.9f, 0.9f)};
@@ -555,10 +536,6 @@ static void test_mip3d(void)
         p.kind = cudaMemcpyHostToDevice;
         CK(cudaMemcpy3D(&p));
     }
-    cudaResourceDesc rd;
-    memset(&rd, 0, sizeof rd);
-    rd.resType = cudaResourceTypeMipmappedArray;
-    rd.res.mipmap.mipmap = m;
     cudaTextureDesc td;
     memset(&td, 0, sizeof td);
     td.addressMode[0] = td.addressMode[1] = td.addressMode[2] = cudaAddressModeClamp;
@@ -567,8 +544,7 @@ static void test_mip3d(void)
     td.maxMipmapLevelClamp = L3 - 1;
     td.readMode = cudaReadModeElementType;
     td.normalizedCoords = 1;
-    cudaTextureObject_t t;
-    CK(cudaCreateTextureObject(&t, &rd, &td, NULL));
+    cudaTextureObject_t t = zt_mip_texture(m, &td);
     float4 hc[N];
     float hout[N];
     float4 *dc = dev_alloc<float4>(N);
@@ -726,31 +702,7 @@ static void test_cube_mip(void)
 {
     enum { CM = 8, LC = 4 };
     static float store[LC][6][CM * CM];
-    cudaChannelFormatDesc cd = cudaCreateChannelDesc<float>();
-    cudaMipmappedArray_t m;
-    CK(cudaMallocMipmappedArray(&m, &cd, make_cudaExtent(CM, CM, 6), LC, cudaArrayCubemap));
-    for (int l = 0; l < LC; l++) {
-        int w = CM >> l;
-        for (int f = 0; f < 6; f++)
-            for (int i = 0; i < w * w; i++)
-                store[l][f][i] = 1000.0f * f + 100.0f * l + zt_randf(-10, 10);
-        static float packed[6 * CM * CM];
-        for (int f = 0; f < 6; f++)
-            memcpy(packed + f * w * w, store[l][f], w * w * sizeof(float));
-        cudaArray_t a;
-        CK(cudaGetMipmappedArrayLevel(&a, m, l));
-        cudaMemcpy3DParms p;
-        memset(&p, 0, sizeof p);
-        p.srcPtr = make_cudaPitchedPtr(packed, w * sizeof(float), w, w);
-        p.dstArray = a;
-        p.extent = make_cudaExtent(w, w, 6);
-        p.kind = cudaMemcpyHostToDevice;
-        CK(cudaMemcpy3D(&p));
-    }
-    cudaResourceDesc rd;
-    memset(&rd, 0, sizeof rd);
-    rd.resType = cudaResourceTypeMipmappedArray;
-    rd.res.mipmap.mipmap = m;
+    cudaMipmappedArray_t m = zt_cube_mip_random(&store[0][0][0], CM, LC, 100.0f, 1000.0f);
     cudaTextureDesc td;
     memset(&td, 0, sizeof td);
     td.filterMode = cudaFilterModePoint;
@@ -758,8 +710,7 @@ static void test_cube_mip(void)
     td.maxMipmapLevelClamp = LC - 1;
     td.readMode = cudaReadModeElementType;
     td.normalizedCoords = 1;
-    cudaTextureObject_t t;
-    CK(cudaCreateTextureObject(&t, &rd, &td, NULL));
+    cudaTextureObject_t t = zt_mip_texture(m, &td);
     float4 hc[N];
     float hout[N];
     float4 *dc = dev_alloc<float4>(N);

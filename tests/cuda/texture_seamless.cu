@@ -17,6 +17,7 @@
  * reference says. Outputs are poisoned before each launch.
  */
 #include "zn_test.h"
+#include "zn_tex_test.h"
 #include <math.h>
 
 enum { CW = 4, N = 512 };
@@ -152,17 +153,7 @@ static void run(bool layered)
         for (int i = 0; i < CW * CW; i++)
             store[f][i] = 100.0f * f + zt_randf(-10, 10);
     }
-    cudaChannelFormatDesc cd = cudaCreateChannelDesc<float>();
-    cudaArray_t a;
-    CK(cudaMalloc3DArray(&a, &cd, make_cudaExtent(CW, CW, layers),
-                         cudaArrayCubemap | (layered ? cudaArrayLayered : 0)));
-    cudaMemcpy3DParms p;
-    memset(&p, 0, sizeof p);
-    p.srcPtr = make_cudaPitchedPtr(store, CW * sizeof(float), CW, CW);
-    p.dstArray = a;
-    p.extent = make_cudaExtent(CW, CW, layers);
-    p.kind = cudaMemcpyHostToDevice;
-    CK(cudaMemcpy3D(&p));
+    cudaArray_t a = zt_cube_upload(&store[0][0], CW, layers, layered);
     static float4 hc[N];
     static float hout[N];
     float4 *dc;
@@ -173,10 +164,6 @@ static void run(bool layered)
         hc[i] = edge_dir(i, cubes);
     CK(cudaMemcpy(dc, hc, sizeof hc, cudaMemcpyHostToDevice));
     for (int lin = 0; lin < 2; lin++) {
-        cudaResourceDesc rd;
-        memset(&rd, 0, sizeof rd);
-        rd.resType = cudaResourceTypeArray;
-        rd.res.array.array = a;
         cudaTextureDesc td;
         memset(&td, 0, sizeof td);
         /* ignored with seamless filtering: wrap would otherwise matter */
@@ -185,8 +172,7 @@ static void run(bool layered)
         td.readMode = cudaReadModeElementType;
         td.normalizedCoords = 1;
         td.seamlessCubemap = 1;
-        cudaTextureObject_t t;
-        CK(cudaCreateTextureObject(&t, &rd, &td, NULL));
+        cudaTextureObject_t t = zt_array_texture(a, &td);
         CK(cudaMemset(dout, 0xff, sizeof hout)); /* poison */
         k_cube<<<N / 64, 64>>>(t, dc, dout, N, layered);
         CK_LAUNCH();
@@ -228,31 +214,7 @@ static void run_mip(void)
 {
     enum { M0 = 8, ML = 3 };
     static float lv[ML][6][M0 * M0];
-    cudaChannelFormatDesc cd = cudaCreateChannelDesc<float>();
-    cudaMipmappedArray_t m;
-    CK(cudaMallocMipmappedArray(&m, &cd, make_cudaExtent(M0, M0, 6), ML, cudaArrayCubemap));
-    for (int l = 0; l < ML; l++) {
-        int n = M0 >> l;
-        for (int f = 0; f < 6; f++)
-            for (int i = 0; i < n * n; i++)
-                lv[l][f][i] = 1000.0f * l + 100.0f * f + zt_randf(-10, 10);
-        static float packed[6 * M0 * M0];
-        for (int f = 0; f < 6; f++)
-            memcpy(packed + f * n * n, lv[l][f], n * n * sizeof(float));
-        cudaArray_t a;
-        CK(cudaGetMipmappedArrayLevel(&a, m, l));
-        cudaMemcpy3DParms p;
-        memset(&p, 0, sizeof p);
-        p.srcPtr = make_cudaPitchedPtr(packed, n * sizeof(float), n, n);
-        p.dstArray = a;
-        p.extent = make_cudaExtent(n, n, 6);
-        p.kind = cudaMemcpyHostToDevice;
-        CK(cudaMemcpy3D(&p));
-    }
-    cudaResourceDesc rd;
-    memset(&rd, 0, sizeof rd);
-    rd.resType = cudaResourceTypeMipmappedArray;
-    rd.res.mipmap.mipmap = m;
+    cudaMipmappedArray_t m = zt_cube_mip_random(&lv[0][0][0], M0, ML, 1000.0f, 100.0f);
     cudaTextureDesc td;
     memset(&td, 0, sizeof td);
     td.filterMode = cudaFilterModeLinear;
@@ -261,8 +223,7 @@ static void run_mip(void)
     td.readMode = cudaReadModeElementType;
     td.normalizedCoords = 1;
     td.seamlessCubemap = 1;
-    cudaTextureObject_t t;
-    CK(cudaCreateTextureObject(&t, &rd, &td, NULL));
+    cudaTextureObject_t t = zt_mip_texture(m, &td);
     static float4 hc[N];
     static float hout[N];
     for (int i = 0; i < N; i++) {

@@ -9,6 +9,7 @@
  * computed here in double precision; outputs are poisoned first.
  */
 #include "zn_test.h"
+#include "zn_tex_test.h"
 #include <math.h>
 
 enum { W = 8, H = 4, N = 256 };
@@ -84,18 +85,13 @@ static void run(int nch)
     CK(cudaMemcpy(dc, hc, sizeof hc, cudaMemcpyHostToDevice));
     for (int srgb = 0; srgb < 2; srgb++)
         for (int lin = 0; lin < 2; lin++) {
-            cudaResourceDesc rd;
-            memset(&rd, 0, sizeof rd);
-            rd.resType = cudaResourceTypeArray;
-            rd.res.array.array = a;
             cudaTextureDesc td;
             memset(&td, 0, sizeof td);
             td.addressMode[0] = td.addressMode[1] = cudaAddressModeClamp;
             td.filterMode = lin ? cudaFilterModeLinear : cudaFilterModePoint;
             td.readMode = cudaReadModeNormalizedFloat;
             td.sRGB = srgb;
-            cudaTextureObject_t t;
-            CK(cudaCreateTextureObject(&t, &rd, &td, NULL));
+            cudaTextureObject_t t = zt_array_texture(a, &td);
             CK(cudaMemset(dout, 0xff, sizeof hout)); /* poison */
             k_fetch<<<N / 64, 64>>>(t, dc, dout, N);
             CK_LAUNCH();

@@ -26,15 +26,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-static int failures;
-
-#define EXPECT(cond) do { if (!(cond)) { \
-    printf("FAIL %s:%d: %s\n", __FILE__, __LINE__, #cond); failures++; } } while (0)
-#define EXPECT_RC(call, want) do { CUresult r_ = (call); if (r_ != (want)) { \
-    const char *n_ = NULL; cuGetErrorName(r_, &n_); \
-    printf("FAIL %s:%d: %s -> %d (%s), want %d\n", __FILE__, __LINE__, #call, (int)r_, \
-           n_ ? n_ : "?", (int)(want)); failures++; } } while (0)
-#define OK(call) EXPECT_RC(call, CUDA_SUCCESS)
+#include "drv_test.h"
 
 static const char ptx[] =
     ".version 9.0\n"
@@ -156,13 +148,9 @@ static const char ptx[] =
 
 int main(void)
 {
-    CUdevice dev;
     CUcontext ctx;
+    CUdevice dev = drv_test_primary_ctx(&ctx);
     CUmodule mod = NULL;
-    OK(cuInit(0));
-    OK(cuDeviceGet(&dev, 0));
-    OK(cuDevicePrimaryCtxRetain(&ctx, dev));
-    OK(cuCtxSetCurrent(ctx));
     CUresult lr = cuModuleLoadData(&mod, ptx);
     EXPECT_RC(lr, CUDA_SUCCESS);
     if (lr != CUDA_SUCCESS) {
@@ -332,10 +320,5 @@ int main(void)
     EXPECT_RC(cuModuleUnload(mod), CUDA_ERROR_INVALID_HANDLE);
     EXPECT_RC(cuLaunchKernel(vadd, 1, 1, 1, 32, 1, 1, 0, NULL, args, NULL),
               CUDA_ERROR_INVALID_HANDLE);
-    if (failures) {
-        printf("FAIL drv_api: %d failure(s)\n", failures);
-        return 1;
-    }
-    printf("PASS drv_api\n");
-    return 0;
+    return drv_test_end("drv_api");
 }

@@ -1,51 +1,12 @@
-/* graph_test.h: what the graph driver tests share: checking macros, a PTX
- * module with one kernel, and a context/stream fixture.
- *
- * fill(out, n, v) writes out[i] = i * 3 + v for i < n (one thread each). */
+/* graph_test.h: what the graph driver tests share beyond drv_test.h: a
+ * context/stream fixture with drv_fill_ptx's fill kernel loaded, kernel
+ * node parameters for it and checks of what it wrote. */
 #ifndef GRAPH_TEST_H
 #define GRAPH_TEST_H
 
-#include <cuda.h>
+#include "drv_test.h"
 #include <stdint.h>
-#include <stdio.h>
 #include <string.h>
-
-static int gt_failures;
-
-#define EXPECT(cond) do { if (!(cond)) { \
-    printf("FAIL %s:%d: %s\n", __FILE__, __LINE__, #cond); gt_failures++; } } while (0)
-#define EXPECT_RC(call, want) do { CUresult r_ = (call); if (r_ != (want)) { \
-    const char *n_ = NULL; cuGetErrorName(r_, &n_); \
-    printf("FAIL %s:%d: %s -> %d (%s), want %d\n", __FILE__, __LINE__, #call, (int)r_, \
-           n_ ? n_ : "?", (int)(want)); gt_failures++; } } while (0)
-#define OK(call) EXPECT_RC(call, CUDA_SUCCESS)
-
-static const char gt_ptx[] =
-    ".version 8.0\n"
-    ".target sm_75\n"
-    ".address_size 64\n"
-    ".visible .entry fill(.param .u64 out, .param .u32 n, .param .u32 v)\n"
-    "{\n"
-    "    .reg .pred %p<2>;\n"
-    "    .reg .b32 %r<8>;\n"
-    "    .reg .b64 %rd<4>;\n"
-    "    ld.param.u64 %rd1, [out];\n"
-    "    ld.param.u32 %r1, [n];\n"
-    "    ld.param.u32 %r2, [v];\n"
-    "    mov.u32 %r3, %ctaid.x;\n"
-    "    mov.u32 %r4, %ntid.x;\n"
-    "    mov.u32 %r5, %tid.x;\n"
-    "    mad.lo.s32 %r6, %r3, %r4, %r5;\n"
-    "    setp.ge.s32 %p1, %r6, %r1;\n"
-    "    @%p1 bra DONE;\n"
-    "    mad.lo.s32 %r7, %r6, 3, %r2;\n"
-    "    cvta.to.global.u64 %rd2, %rd1;\n"
-    "    mul.wide.s32 %rd3, %r6, 4;\n"
-    "    add.s64 %rd2, %rd2, %rd3;\n"
-    "    st.global.u32 [%rd2], %r7;\n"
-    "DONE:\n"
-    "    ret;\n"
-    "}\n";
 
 typedef struct gt_fixture {
     CUcontext ctx;
@@ -54,17 +15,19 @@ typedef struct gt_fixture {
     CUstream s;
 } gt_fixture;
 
+/* The primary context, the fill module and a non-blocking stream; -1 (the
+ * failing calls printed) if any of them failed. */
 static inline int gt_setup(gt_fixture *f)
 {
-    CUdevice dev;
-    if (cuInit(0) || cuDeviceGet(&dev, 0) || cuDevicePrimaryCtxRetain(&f->ctx, dev) ||
-        cuCtxSetCurrent(f->ctx) || cuModuleLoadData(&f->mod, gt_ptx) ||
-        cuModuleGetFunction(&f->fill, f->mod, "fill") ||
-        cuStreamCreate(&f->s, CU_STREAM_NON_BLOCKING)) {
-        printf("FAIL setup\n");
+    int before = drv_failures;
+    memset(f, 0, sizeof *f);
+    drv_test_primary_ctx(&f->ctx);
+    OK(cuModuleLoadData(&f->mod, drv_fill_ptx));
+    if (drv_failures != before)
         return -1;
-    }
-    return 0;
+    OK(cuModuleGetFunction(&f->fill, f->mod, "fill"));
+    OK(cuStreamCreate(&f->s, CU_STREAM_NON_BLOCKING));
+    return drv_failures == before ? 0 : -1;
 }
 
 static inline void gt_teardown(gt_fixture *f)
@@ -89,38 +52,57 @@ static inline CUDA_KERNEL_NODE_PARAMS gt_fill_params(const gt_fixture *f, void *
     return p;
 }
 
-/* Counts the words of d[0..n) (device memory) that differ from want(i). */
+/* A 1D device-to-device copy of bytes. */
+static inline CUDA_MEMCPY3D gt_copy_params(CUdeviceptr dst, CUdeviceptr src, size_t bytes)
+{
+    CUDA_MEMCPY3D c;
+    memset(&c, 0, sizeof c);
+    c.srcMemoryType = CU_MEMORYTYPE_DEVICE;
+    c.srcDevice = src;
+    c.dstMemoryType = CU_MEMORYTYPE_DEVICE;
+    c.dstDevice = dst;
+    c.WidthInBytes = bytes;
+    c.Height = 1;
+    c.Depth = 1;
+    return c;
+}
+
+/* A memset of n 32-bit words to v. */
+static inline CUDA_MEMSET_NODE_PARAMS gt_set_params(CUdeviceptr dst, uint32_t v, unsigned n)
+{
+    CUDA_MEMSET_NODE_PARAMS m;
+    memset(&m, 0, sizeof m);
+    m.dst = dst;
+    m.value = v;
+    m.elementSize = 4;
+    m.width = n;
+    m.height = 1;
+    return m;
+}
+
+/* Counts the words of d[0..n) (device memory) that differ from i * mul + v;
+ * all of them if they cannot be read. */
+static inline unsigned gt_check_words(CUdeviceptr d, unsigned n, uint32_t mul, uint32_t v)
+{
+    uint32_t h[4096];
+    if (n > 4096 || cuMemcpyDtoH(h, d, n * 4) != CUDA_SUCCESS)
+        return n ? n : 1;
+    unsigned bad = 0;
+    for (unsigned i = 0; i < n; i++)
+        bad += h[i] != i * mul + v;
+    return bad;
+}
+
+/* What fill(d, n, v) wrote: i * 3 + v. */
 static inline unsigned gt_check_fill(CUdeviceptr d, unsigned n, uint32_t v)
 {
-    uint32_t h[4096];
-    if (n > 4096 || cuMemcpyDtoH(h, d, n * 4) != CUDA_SUCCESS)
-        return n ? n : 1;
-    unsigned bad = 0;
-    for (unsigned i = 0; i < n; i++)
-        bad += h[i] != i * 3 + v;
-    return bad;
+    return gt_check_words(d, n, 3, v);
 }
 
-/* Counts the words of d[0..n) that differ from the constant v. */
+/* The constant v in every word. */
 static inline unsigned gt_check_const(CUdeviceptr d, unsigned n, uint32_t v)
 {
-    uint32_t h[4096];
-    if (n > 4096 || cuMemcpyDtoH(h, d, n * 4) != CUDA_SUCCESS)
-        return n ? n : 1;
-    unsigned bad = 0;
-    for (unsigned i = 0; i < n; i++)
-        bad += h[i] != v;
-    return bad;
-}
-
-static inline int gt_end(const char *name)
-{
-    if (gt_failures) {
-        printf("FAIL %s: %d failures\n", name, gt_failures);
-        return 1;
-    }
-    printf("PASS %s\n", name);
-    return 0;
+    return gt_check_words(d, n, 0, v);
 }
 
 #endif

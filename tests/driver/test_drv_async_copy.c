@@ -202,12 +202,8 @@ static void check_wait_value64(void)
 
 int main(void)
 {
-    CUdevice dev;
     CUcontext ctx;
-    OK(cuInit(0));
-    OK(cuDeviceGet(&dev, 0));
-    OK(cuDevicePrimaryCtxRetain(&ctx, dev));
-    OK(cuCtxSetCurrent(ctx));
+    CUdevice dev = drv_test_primary_ctx(&ctx);
     CUstream s;
     OK(cuStreamCreate(&s, CU_STREAM_NON_BLOCKING));
     check_2d(ctx, s);

@@ -16,14 +16,7 @@
 #include <stdio.h>
 #include <string.h>
 
-static int failures;
-
-#define EXPECT(cond) do { if (!(cond)) { \
-    printf("FAIL %s:%d: %s\n", __FILE__, __LINE__, #cond); failures++; } } while (0)
-#define EXPECT_RC(call, want) do { CUresult r_ = (call); if (r_ != (want)) { \
-    printf("FAIL %s:%d: %s -> %d, want %d\n", __FILE__, __LINE__, #call, (int)r_, \
-           (int)(want)); failures++; } } while (0)
-#define OK(call) EXPECT_RC(call, CUDA_SUCCESS)
+#include "drv_test.h"
 
 enum { ITERS = 2000, THREADS = 64 };
 
@@ -103,12 +96,7 @@ static void *host_side(void *arg)
 
 int main(void)
 {
-    CUdevice dev;
-    CUcontext ctx;
-    OK(cuInit(0));
-    OK(cuDeviceGet(&dev, 0));
-    OK(cuDevicePrimaryCtxRetain(&ctx, dev));
-    OK(cuCtxSetCurrent(ctx));
+    CUdevice dev = drv_test_primary_ctx(NULL);
 
     CUatomicOperation ops[CU_ATOMIC_OPERATION_MAX];
     unsigned caps[CU_ATOMIC_OPERATION_MAX];
@@ -163,10 +151,5 @@ int main(void)
     OK(cuStreamDestroy(s));
     OK(cuModuleUnload(mod));
     OK(cuDevicePrimaryCtxRelease(dev));
-    if (failures) {
-        printf("FAIL drv_atomcaps: %d failures\n", failures);
-        return 1;
-    }
-    printf("PASS drv_atomcaps\n");
-    return 0;
+    return drv_test_end("drv_atomcaps");
 }

@@ -20,14 +20,7 @@
 #include <string.h>
 #include <unistd.h>
 
-static int failures;
-
-#define EXPECT(cond) do { if (!(cond)) { \
-    printf("FAIL %s:%d: %s\n", __FILE__, __LINE__, #cond); failures++; } } while (0)
-#define EXPECT_RC(call, want) do { CUresult r_ = (call); if (r_ != (want)) { \
-    printf("FAIL %s:%d: %s -> %d, want %d\n", __FILE__, __LINE__, #call, (int)r_, \
-           (int)(want)); failures++; } } while (0)
-#define OK(call) EXPECT_RC(call, CUDA_SUCCESS)
+#include "drv_test.h"
 
 static void *proc(const char *name, int version, int pt)
 {
@@ -429,12 +422,7 @@ static void prefetch_batches(CUstream s)
 
 int main(void)
 {
-    CUdevice dev;
-    CUcontext ctx;
-    OK(cuInit(0));
-    OK(cuDeviceGet(&dev, 0));
-    OK(cuDevicePrimaryCtxRetain(&ctx, dev));
-    OK(cuCtxSetCurrent(ctx));
+    CUdevice dev = drv_test_primary_ctx(NULL);
     CUstream s;
     OK(cuStreamCreate(&s, CU_STREAM_NON_BLOCKING));
     copy_batch(s);
@@ -443,10 +431,5 @@ int main(void)
     prefetch_batches(s);
     OK(cuStreamDestroy(s));
     OK(cuDevicePrimaryCtxRelease(dev));
-    if (failures) {
-        printf("FAIL drv_batch: %d failures\n", failures);
-        return 1;
-    }
-    printf("PASS drv_batch\n");
-    return 0;
+    return drv_test_end("drv_batch");
 }

@@ -118,12 +118,8 @@ int main(void)
     /* before cuInit nothing answers */
     EXPECT_RC(cuProfilerStart(), CUDA_ERROR_NOT_INITIALIZED);
     EXPECT_RC(cuProfilerStop(), CUDA_ERROR_NOT_INITIALIZED);
-    CUdevice dev;
     CUcontext ctx;
-    OK(cuInit(0));
-    OK(cuDeviceGet(&dev, 0));
-    OK(cuDevicePrimaryCtxRetain(&ctx, dev));
-    OK(cuCtxSetCurrent(ctx));
+    CUdevice dev = drv_test_primary_ctx(&ctx);
     CUmodule mod = NULL;
     CUfunction f = NULL;
     OK(cuModuleLoadData(&mod, ptx));

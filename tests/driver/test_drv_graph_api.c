@@ -234,12 +234,7 @@ static void check_generic_mem(gt_fixture *f)
     memset(&p, 0, sizeof p);
     p.type = CU_GRAPH_NODE_TYPE_MEMCPY;
     p.memcpy.copyCtx = f->ctx;
-    p.memcpy.copyParams.srcMemoryType = CU_MEMORYTYPE_DEVICE;
-    p.memcpy.copyParams.srcDevice = d;
-    p.memcpy.copyParams.dstMemoryType = CU_MEMORYTYPE_DEVICE;
-    p.memcpy.copyParams.dstDevice = out;
-    p.memcpy.copyParams.WidthInBytes = N * 4;
-    p.memcpy.copyParams.Height = p.memcpy.copyParams.Depth = 1;
+    p.memcpy.copyParams = gt_copy_params(out, d, N * 4);
     OK(cuGraphAddNode(&nc, inner, &nk, NULL, 1, &p));
     memset(&p, 0, sizeof p);
     p.type = CU_GRAPH_NODE_TYPE_MEM_FREE;
@@ -284,12 +279,7 @@ static void check_attributes(gt_fixture *f)
     OK(cuGraphAddKernelNode(&k2, g, &k1, 1, &kp));
     CUdeviceptr other;      /* the memset's: independent of the kernels */
     OK(cuMemAlloc(&other, N * 4));
-    CUDA_MEMSET_NODE_PARAMS mp;
-    memset(&mp, 0, sizeof mp);
-    mp.dst = other;
-    mp.elementSize = 4;
-    mp.width = N;
-    mp.height = 1;
+    CUDA_MEMSET_NODE_PARAMS mp = gt_set_params(other, 0, N);
     OK(cuGraphAddMemsetNode(&nset, g, NULL, 0, &mp, f->ctx));
 
     CUkernelNodeAttrValue val;
@@ -562,5 +552,5 @@ int main(void)
     check_dot(&f);
     check_conditional(&f);
     gt_teardown(&f);
-    return gt_end("drv_graph_api");
+    return drv_test_end("drv_graph_api");
 }

@@ -24,20 +24,6 @@ static CUDA_MEM_ALLOC_NODE_PARAMS alloc_params(size_t bytes)
     return p;
 }
 
-static CUDA_MEMCPY3D copy_params(CUdeviceptr dst, CUdeviceptr src, size_t bytes)
-{
-    CUDA_MEMCPY3D c;
-    memset(&c, 0, sizeof c);
-    c.srcMemoryType = CU_MEMORYTYPE_DEVICE;
-    c.srcDevice = src;
-    c.dstMemoryType = CU_MEMORYTYPE_DEVICE;
-    c.dstDevice = dst;
-    c.WidthInBytes = bytes;
-    c.Height = 1;
-    c.Depth = 1;
-    return c;
-}
-
 static uint64_t attr(CUgraphMem_attribute a)
 {
     uint64_t v = ~0ull;
@@ -63,7 +49,7 @@ static void check_explicit(gt_fixture *f)
     void *args[] = { &p, &n, &v };
     CUDA_KERNEL_NODE_PARAMS kp = gt_fill_params(f, args, n);
     OK(cuGraphAddKernelNode(&nk, g, &na, 1, &kp));
-    CUDA_MEMCPY3D cp = copy_params(out, p, N * 4);
+    CUDA_MEMCPY3D cp = gt_copy_params(out, p, N * 4);
     OK(cuGraphAddMemcpyNode(&nc, g, &nk, 1, &cp, f->ctx));
     OK(cuGraphAddMemFreeNode(&nf, g, &nc, 1, p));
 
@@ -301,5 +287,5 @@ int main(void)
     check_attributes();
     check_capture(&f);
     gt_teardown(&f);
-    return gt_end("drv_graph_mem");
+    return drv_test_end("drv_graph_mem");
 }

@@ -20,32 +20,6 @@ static void CUDA_CB count_run(void *p)
     (*(int *)p)++;
 }
 
-static CUDA_MEMCPY3D copy_params(CUdeviceptr dst, CUdeviceptr src, size_t bytes)
-{
-    CUDA_MEMCPY3D c;
-    memset(&c, 0, sizeof c);
-    c.srcMemoryType = CU_MEMORYTYPE_DEVICE;
-    c.srcDevice = src;
-    c.dstMemoryType = CU_MEMORYTYPE_DEVICE;
-    c.dstDevice = dst;
-    c.WidthInBytes = bytes;
-    c.Height = 1;
-    c.Depth = 1;
-    return c;
-}
-
-static CUDA_MEMSET_NODE_PARAMS set_params(CUdeviceptr dst, uint32_t v, unsigned n)
-{
-    CUDA_MEMSET_NODE_PARAMS m;
-    memset(&m, 0, sizeof m);
-    m.dst = dst;
-    m.value = v;
-    m.elementSize = 4;
-    m.width = n;
-    m.height = 1;
-    return m;
-}
-
 static void poison(CUdeviceptr d, unsigned n)
 {
     OK(cuMemsetD32(d, POISON, n));
@@ -70,9 +44,9 @@ static void check_params(gt_fixture *f)
     CUgraph g;
     OK(cuGraphCreate(&g, 0));
     CUgraphNode nset, ncopy, nhost, nrec;
-    CUDA_MEMSET_NODE_PARAMS mp = set_params(a, 0x11111111, N);
+    CUDA_MEMSET_NODE_PARAMS mp = gt_set_params(a, 0x11111111, N);
     OK(cuGraphAddMemsetNode(&nset, g, NULL, 0, &mp, f->ctx));
-    CUDA_MEMCPY3D cp = copy_params(b, a, N * 4);
+    CUDA_MEMCPY3D cp = gt_copy_params(b, a, N * 4);
     OK(cuGraphAddMemcpyNode(&ncopy, g, &nset, 1, &cp, f->ctx));
     CUDA_HOST_NODE_PARAMS hp = { count_run, &counters[0] };
     OK(cuGraphAddHostNode(&nhost, g, &ncopy, 1, &hp));
@@ -99,7 +73,7 @@ static void check_params(gt_fixture *f)
     /* set: value 0x22, copy into c, count into counters[1], record e2 */
     mp.value = 0x22222222;
     OK(cuGraphMemsetNodeSetParams(nset, &mp));
-    cp = copy_params(c, a, N * 4);
+    cp = gt_copy_params(c, a, N * 4);
     OK(cuGraphMemcpyNodeSetParams(ncopy, &cp));
     hp.userData = &counters[1];
     OK(cuGraphHostNodeSetParams(nhost, &hp));
@@ -137,9 +111,9 @@ static void check_params(gt_fixture *f)
 
     /* the exec forms: value 0x33 into d, counters[2], record e3; the graph
      * keeps its own parameters */
-    CUDA_MEMSET_NODE_PARAMS mx = set_params(a, 0x33333333, N);
+    CUDA_MEMSET_NODE_PARAMS mx = gt_set_params(a, 0x33333333, N);
     OK(cuGraphExecMemsetNodeSetParams(x, nset, &mx, f->ctx));
-    CUDA_MEMCPY3D cx = copy_params(d, a, N * 4);
+    CUDA_MEMCPY3D cx = gt_copy_params(d, a, N * 4);
     OK(cuGraphExecMemcpyNodeSetParams(x, ncopy, &cx, f->ctx));
     CUDA_HOST_NODE_PARAMS hx = { count_run, &counters[2] };
     OK(cuGraphExecHostNodeSetParams(x, nhost, &hx));
@@ -216,7 +190,7 @@ static void check_event_wait(gt_fixture *f)
     OK(cuGraphEventWaitNodeGetEvent(nwait, &ev));
     EXPECT(ev == e2);
     EXPECT_RC(cuGraphEventRecordNodeGetEvent(nwait, &ev), CUDA_ERROR_INVALID_VALUE);
-    CUDA_MEMCPY3D cp = copy_params(b, a, N * 4);
+    CUDA_MEMCPY3D cp = gt_copy_params(b, a, N * 4);
     OK(cuGraphAddMemcpyNode(&ncopy, g, &nwait, 1, &cp, f->ctx));
     CUgraphExec x;
     OK(cuGraphInstantiate(&x, g, 0));
@@ -397,13 +371,13 @@ static void check_edge_order(gt_fixture *f)
     OK(cuGraphCreate(&g, 0));
     CUgraphNode ncopy, nfill, nset;
     /* added in reverse order, so creation order alone would be wrong */
-    CUDA_MEMCPY3D cp = copy_params(b, a, N * 4);
+    CUDA_MEMCPY3D cp = gt_copy_params(b, a, N * 4);
     OK(cuGraphAddMemcpyNode(&ncopy, g, NULL, 0, &cp, f->ctx));
     unsigned n = N / 2, v = 7;
     void *args[] = { &a, &n, &v };
     CUDA_KERNEL_NODE_PARAMS kp = gt_fill_params(f, args, n);
     OK(cuGraphAddKernelNode(&nfill, g, NULL, 0, &kp));
-    CUDA_MEMSET_NODE_PARAMS mp = set_params(a, 0x77, N);
+    CUDA_MEMSET_NODE_PARAMS mp = gt_set_params(a, 0x77, N);
     OK(cuGraphAddMemsetNode(&nset, g, NULL, 0, &mp, f->ctx));
     CUgraphNode from[] = { nset, nfill }, to[] = { nfill, ncopy };
     OK(cuGraphAddDependencies(g, from, to, NULL, 2));
@@ -439,7 +413,7 @@ static void check_enable(gt_fixture *f)
     CUgraphNode n1, n2, nset, nhost;
     OK(cuGraphAddKernelNode(&n1, g, NULL, 0, &k1));
     OK(cuGraphAddKernelNode(&n2, g, NULL, 0, &k2));
-    CUDA_MEMSET_NODE_PARAMS mp = set_params(c, 0x99, N);
+    CUDA_MEMSET_NODE_PARAMS mp = gt_set_params(c, 0x99, N);
     OK(cuGraphAddMemsetNode(&nset, g, NULL, 0, &mp, f->ctx));
     CUDA_HOST_NODE_PARAMS hp = { count_run, &counters[3] };
     OK(cuGraphAddHostNode(&nhost, g, NULL, 0, &hp));
@@ -510,7 +484,7 @@ static void check_update(gt_fixture *f)
     EXPECT(info.result == CU_GRAPH_EXEC_UPDATE_ERROR_TOPOLOGY_CHANGED);
 
     OK(cuGraphCreate(&g3, 0));
-    CUDA_MEMSET_NODE_PARAMS mp = set_params(a, 1, N);
+    CUDA_MEMSET_NODE_PARAMS mp = gt_set_params(a, 1, N);
     OK(cuGraphAddMemsetNode(&set3, g3, NULL, 0, &mp, f->ctx));  /* kind changed */
     memset(&info, 0, sizeof info);
     EXPECT_RC(cuGraphExecUpdate(x, g3, &info), CUDA_ERROR_GRAPH_EXEC_UPDATE_FAILURE);
@@ -633,5 +607,5 @@ int main(void)
     check_update(&f);
     check_misc(&f);
     gt_teardown(&f);
-    return gt_end("drv_graph_nodes");
+    return drv_test_end("drv_graph_nodes");
 }

@@ -21,14 +21,7 @@
 #include <unistd.h>
 #include "test_md2_ref.h"
 
-static int failures;
-
-#define EXPECT(cond) do { if (!(cond)) { \
-    printf("FAIL %s:%d: %s\n", __FILE__, __LINE__, #cond); failures++; } } while (0)
-#define EXPECT_RC(call, want) do { CUresult r_ = (call); if (r_ != (want)) { \
-    printf("FAIL %s:%d: %s -> %d, want %d\n", __FILE__, __LINE__, #call, (int)r_, \
-           (int)(want)); failures++; } } while (0)
-#define OK(call) EXPECT_RC(call, CUDA_SUCCESS)
+#include "drv_test.h"
 
 static void *lib;
 
@@ -37,7 +30,7 @@ static void *sym(const char *name)
     void *p = dlsym(lib, name);
     if (!p) {
         printf("FAIL: libcuda.so.1 does not export %s\n", name);
-        failures++;
+        drv_failures++;
     }
     return p;
 }
@@ -50,7 +43,7 @@ static void *proc(const char *name, int ver, int flags, CUresult want, int want_
     if (r != want || (int)st != want_status || (r == CUDA_SUCCESS) != (fn != NULL)) {
         printf("FAIL: cuGetProcAddress(%s, %d, %d) -> %d status %d fn %p\n", name, ver,
                flags, (int)r, (int)st, fn);
-        failures++;
+        drv_failures++;
     }
     return fn;
 }
@@ -82,7 +75,7 @@ static void test_proc_address(void)
             CUresult r = ((CUresult (*)(void))fn)();
             if (r != CUDA_ERROR_NOT_SUPPORTED) {
                 printf("FAIL: stub for %s returned %d\n", name, (int)r);
-                failures++;
+                drv_failures++;
             }
         }
     }
@@ -195,7 +188,7 @@ static void test_device(void)
         OK(cuDeviceGetAttribute(&v, fixed[i].a, 0));
         if (v != fixed[i].want) {
             printf("FAIL: attribute %d = %d, want %d\n", (int)fixed[i].a, v, fixed[i].want);
-            failures++;
+            drv_failures++;
         }
     }
     OK(cuDeviceGetAttribute(&v, CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, 0));
@@ -674,10 +667,5 @@ int main(void)
     test_streams_events();
     test_bad_modules();
 
-    if (failures) {
-        printf("FAIL test_drv_host: %d failure(s)\n", failures);
-        return 1;
-    }
-    printf("PASS test_drv_host\n");
-    return 0;
+    return drv_test_end("test_drv_host");
 }

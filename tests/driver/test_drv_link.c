@@ -19,14 +19,7 @@
 #include <string.h>
 #include <unistd.h>
 
-static int failures;
-
-#define EXPECT(cond) do { if (!(cond)) { \
-    printf("FAIL %s:%d: %s\n", __FILE__, __LINE__, #cond); failures++; } } while (0)
-#define EXPECT_RC(call, want) do { CUresult r_ = (call); if (r_ != (want)) { \
-    printf("FAIL %s:%d: %s -> %d, want %d\n", __FILE__, __LINE__, #call, (int)r_, \
-           (int)(want)); failures++; } } while (0)
-#define OK(call) EXPECT_RC(call, CUDA_SUCCESS)
+#include "drv_test.h"
 
 static const char ptx_a[] =
     ".version 7.0\n"
@@ -314,7 +307,7 @@ static void test_object_fatbin(const char *obj, const char *fatbin)
     CUmodule mod;
     if (!image || cuModuleLoadData(&mod, image) != CUDA_SUCCESS) {
         printf("FAIL: linking %s and %s: %s\n", obj, fatbin, l.error);
-        failures++;
+        drv_failures++;
         cuLinkDestroy(l.st);
         return;
     }
@@ -360,18 +353,12 @@ static void test_object_fatbin(const char *obj, const char *fatbin)
 int main(int argc, char **argv)
 {
     setvbuf(stdout, NULL, _IOLBF, 0);
-    CUdevice dev;
-    CUcontext ctx;
-    OK(cuInit(0));
-    OK(cuDeviceGet(&dev, 0));
-    OK(cuDevicePrimaryCtxRetain(&ctx, dev));
-    OK(cuCtxSetCurrent(ctx));
+    CUdevice dev = drv_test_primary_ctx(NULL);
     test_versions();
     test_link_and_run();
     test_errors();
     if (argc > 2)
         test_object_fatbin(argv[1], argv[2]);
     OK(cuDevicePrimaryCtxRelease(dev));
-    printf("%s drv_link (%d failure(s))\n", failures ? "FAIL" : "PASS", failures);
-    return failures != 0;
+    return drv_test_end("drv_link");
 }

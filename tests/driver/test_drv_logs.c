@@ -16,14 +16,7 @@
 #include <string.h>
 #include <unistd.h>
 
-static int failures;
-
-#define EXPECT(cond) do { if (!(cond)) { \
-    printf("FAIL %s:%d: %s\n", __FILE__, __LINE__, #cond); failures++; } } while (0)
-#define EXPECT_RC(call, want) do { CUresult r_ = (call); if (r_ != (want)) { \
-    printf("FAIL %s:%d: %s -> %d, want %d\n", __FILE__, __LINE__, #call, (int)r_, \
-           (int)(want)); failures++; } } while (0)
-#define OK(call) EXPECT_RC(call, CUDA_SUCCESS)
+#include "drv_test.h"
 
 typedef struct seen {
     int calls;
@@ -49,12 +42,7 @@ static void fail_once(void)
 
 int main(void)
 {
-    CUdevice dev;
-    CUcontext ctx;
-    OK(cuInit(0));
-    OK(cuDeviceGet(&dev, 0));
-    OK(cuDevicePrimaryCtxRetain(&ctx, dev));
-    OK(cuCtxSetCurrent(ctx));
+    CUdevice dev = drv_test_primary_ctx(NULL);
 
     CUlogIterator it = 12345;
     OK(cuLogsCurrent(&it, 0));
@@ -174,10 +162,5 @@ int main(void)
     EXPECT_RC(cuLogsDumpToFile(&it, "/tmp/unused", 4), CUDA_ERROR_INVALID_VALUE);
 
     OK(cuDevicePrimaryCtxRelease(dev));
-    if (failures) {
-        printf("FAIL drv_logs: %d failures\n", failures);
-        return 1;
-    }
-    printf("PASS drv_logs\n");
-    return 0;
+    return drv_test_end("drv_logs");
 }

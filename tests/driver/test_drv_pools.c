@@ -18,14 +18,7 @@
 #include <stdio.h>
 #include <string.h>
 
-static int failures;
-
-#define EXPECT(cond) do { if (!(cond)) { \
-    printf("FAIL %s:%d: %s\n", __FILE__, __LINE__, #cond); failures++; } } while (0)
-#define EXPECT_RC(call, want) do { CUresult r_ = (call); if (r_ != (want)) { \
-    printf("FAIL %s:%d: %s -> %d, want %d\n", __FILE__, __LINE__, #call, (int)r_, \
-           (int)(want)); failures++; } } while (0)
-#define OK(call) EXPECT_RC(call, CUDA_SUCCESS)
+#include "drv_test.h"
 
 static uint64_t attr(CUmemoryPool p, CUmemPool_attribute a)
 {
@@ -369,12 +362,7 @@ static void captured_free(CUstream s)
 
 int main(void)
 {
-    CUdevice dev;
-    CUcontext ctx;
-    OK(cuInit(0));
-    OK(cuDeviceGet(&dev, 0));
-    OK(cuDevicePrimaryCtxRetain(&ctx, dev));
-    OK(cuCtxSetCurrent(ctx));
+    CUdevice dev = drv_test_primary_ctx(NULL);
     CUstream s;
     OK(cuStreamCreate(&s, CU_STREAM_NON_BLOCKING));
     refused_props();
@@ -386,10 +374,5 @@ int main(void)
     captured_free(s);
     OK(cuStreamDestroy(s));
     OK(cuDevicePrimaryCtxRelease(dev));
-    if (failures) {
-        printf("FAIL drv_pools: %d failures\n", failures);
-        return 1;
-    }
-    printf("PASS drv_pools\n");
-    return 0;
+    return drv_test_end("drv_pools");
 }

@@ -13,14 +13,7 @@
 #include <stdio.h>
 #include <string.h>
 
-static int failures;
-
-#define EXPECT(cond) do { if (!(cond)) { \
-    printf("FAIL %s:%d: %s\n", __FILE__, __LINE__, #cond); failures++; } } while (0)
-#define EXPECT_RC(call, want) do { CUresult r_ = (call); if (r_ != (want)) { \
-    printf("FAIL %s:%d: %s -> %d, want %d\n", __FILE__, __LINE__, #call, (int)r_, \
-           (int)(want)); failures++; } } while (0)
-#define OK(call) EXPECT_RC(call, CUDA_SUCCESS)
+#include "drv_test.h"
 
 enum { PG = 4096 };
 
@@ -79,12 +72,7 @@ static void defaults(CUdeviceptr m, size_t n)
 
 int main(void)
 {
-    CUdevice dev;
-    CUcontext ctx;
-    OK(cuInit(0));
-    OK(cuDeviceGet(&dev, 0));
-    OK(cuDevicePrimaryCtxRetain(&ctx, dev));
-    OK(cuCtxSetCurrent(ctx));
+    CUdevice dev = drv_test_primary_ctx(NULL);
     CUstream s;
     OK(cuStreamCreate(&s, CU_STREAM_NON_BLOCKING));
     CUdeviceptr m;
@@ -200,10 +188,5 @@ int main(void)
     OK(cuMemFree(m));
     OK(cuStreamDestroy(s));
     OK(cuDevicePrimaryCtxRelease(dev));
-    if (failures) {
-        printf("FAIL drv_range: %d failures\n", failures);
-        return 1;
-    }
-    printf("PASS drv_range\n");
-    return 0;
+    return drv_test_end("drv_range");
 }

@@ -17,14 +17,7 @@
 #include <stdio.h>
 #include <string.h>
 
-static int failures;
-
-#define EXPECT(cond) do { if (!(cond)) { \
-    printf("FAIL %s:%d: %s\n", __FILE__, __LINE__, #cond); failures++; } } while (0)
-#define EXPECT_RC(call, want) do { CUresult r_ = (call); if (r_ != (want)) { \
-    printf("FAIL %s:%d: %s -> %d, want %d\n", __FILE__, __LINE__, #call, (int)r_, \
-           (int)(want)); failures++; } } while (0)
-#define OK(call) EXPECT_RC(call, CUDA_SUCCESS)
+#include "drv_test.h"
 
 static const char ptx[] =
     ".version 8.0\n"
@@ -209,7 +202,7 @@ static void test_mipmaps(const CUDA_TEXTURE_DESC *td)
     }
     CUarray past;
     EXPECT_RC(cuMipmappedArrayGetLevel(&past, mm, 5), CUDA_ERROR_INVALID_VALUE);
-    EXPECT_RC(cuMipmappedArrayGetLevel(&past, (CUmipmappedArray)&failures, 0),
+    EXPECT_RC(cuMipmappedArrayGetLevel(&past, (CUmipmappedArray)&drv_failures, 0),
               CUDA_ERROR_INVALID_HANDLE);
     EXPECT_RC(cuArrayDestroy(lv[1]), CUDA_ERROR_INVALID_HANDLE); /* owned by mm */
     /* a level takes copies like any array: 10 x 3 float2 in and back */
@@ -317,7 +310,7 @@ static void test_objects(CUmodule mod)
     mip.resType = CU_RESOURCE_TYPE_MIPMAPPED_ARRAY;
     EXPECT_RC(cuTexObjectCreate(&t, &mip, &td, NULL), CUDA_ERROR_INVALID_HANDLE);
     CUDA_RESOURCE_DESC stale = rd;
-    stale.res.array.hArray = (CUarray)&failures;
+    stale.res.array.hArray = (CUarray)&drv_failures;
     EXPECT_RC(cuTexObjectCreate(&t, &stale, &td, NULL), CUDA_ERROR_INVALID_HANDLE);
 
     OK(cuTexObjectCreate(&t, &rd, &td, NULL));
@@ -394,20 +387,12 @@ int main(void)
 {
     setvbuf(stdout, NULL, _IOLBF, 0);
     EXPECT_RC(cuArrayCreate(NULL, NULL), CUDA_ERROR_NOT_INITIALIZED);
-    OK(cuInit(0));
-    CUdevice dev;
-    CUcontext ctx;
-    OK(cuDeviceGet(&dev, 0));
-    OK(cuDevicePrimaryCtxRetain(&ctx, dev));
-    OK(cuCtxSetCurrent(ctx));
+    CUdevice dev = drv_test_primary_ctx(NULL);
     CUmodule mod;
     OK(cuModuleLoadData(&mod, ptx));
     test_arrays();
     test_objects(mod);
-    if (failures) {
-        printf("FAIL drv_tex: %d failures\n", failures);
-        return 1;
-    }
-    printf("PASS drv_tex\n");
-    return 0;
+    OK(cuModuleUnload(mod));
+    OK(cuDevicePrimaryCtxRelease(dev));
+    return drv_test_end("drv_tex");
 }

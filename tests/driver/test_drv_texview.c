@@ -18,59 +18,45 @@
 #include <stdio.h>
 #include <string.h>
 
-static int failures;
+#include "drv_test.h"
 
-#define EXPECT(cond) do { if (!(cond)) { \
-    printf("FAIL %s:%d: %s\n", __FILE__, __LINE__, #cond); failures++; } } while (0)
-#define EXPECT_RC(call, want) do { CUresult r_ = (call); if (r_ != (want)) { \
-    printf("FAIL %s:%d: %s -> %d, want %d\n", __FILE__, __LINE__, #call, (int)r_, \
-           (int)(want)); failures++; } } while (0)
-#define OK(call) EXPECT_RC(call, CUDA_SUCCESS)
+/* The frame the four float kernels share: thread tid reads the 16-byte
+ * record in[tid] from [%rd5]; body leaves the result in %f4..%f7, stored
+ * to out[tid]. */
+#define F32_KERNEL(name, body) \
+    ".visible .entry " name "(.param .u64 tex, .param .u64 in, .param .u64 out)\n" \
+    "{\n" \
+    "    .reg .b32 %r<4>;\n" \
+    "    .reg .b64 %rd<8>;\n" \
+    "    .reg .f32 %f<8>;\n" \
+    "    ld.param.u64 %rd1, [tex];\n" \
+    "    ld.param.u64 %rd2, [in];\n" \
+    "    ld.param.u64 %rd3, [out];\n" \
+    "    mov.u32 %r1, %tid.x;\n" \
+    "    mul.wide.u32 %rd4, %r1, 16;\n" \
+    "    add.s64 %rd5, %rd2, %rd4;\n" \
+    "    add.s64 %rd6, %rd3, %rd4;\n" \
+    body \
+    "    st.global.v4.f32 [%rd6], {%f4, %f5, %f6, %f7};\n" \
+    "    ret;\n" \
+    "}\n"
 
 /* in[i] = {layer (u32), u, v, lod}; out[i] = the texel's 4 components */
 static const char ptx[] =
     ".version 8.0\n"
     ".target sm_75\n"
     ".address_size 64\n"
-    ".visible .entry lvl_a2d(.param .u64 tex, .param .u64 in, .param .u64 out)\n"
-    "{\n"
-    "    .reg .b32 %r<4>;\n"
-    "    .reg .b64 %rd<8>;\n"
-    "    .reg .f32 %f<8>;\n"
-    "    ld.param.u64 %rd1, [tex];\n"
-    "    ld.param.u64 %rd2, [in];\n"
-    "    ld.param.u64 %rd3, [out];\n"
-    "    mov.u32 %r1, %tid.x;\n"
-    "    mul.wide.u32 %rd4, %r1, 16;\n"
-    "    add.s64 %rd5, %rd2, %rd4;\n"
-    "    add.s64 %rd6, %rd3, %rd4;\n"
-    "    ld.global.u32 %r2, [%rd5];\n"
-    "    ld.global.f32 %f1, [%rd5+4];\n"
-    "    ld.global.f32 %f2, [%rd5+8];\n"
-    "    ld.global.f32 %f3, [%rd5+12];\n"
-    "    tex.level.a2d.v4.f32.f32 {%f4, %f5, %f6, %f7}, [%rd1, {%r2, %f1, %f2, %f2}], %f3;\n"
-    "    st.global.v4.f32 [%rd6], {%f4, %f5, %f6, %f7};\n"
-    "    ret;\n"
-    "}\n"
-    ".visible .entry lvl_2d(.param .u64 tex, .param .u64 in, .param .u64 out)\n"
-    "{\n"
-    "    .reg .b32 %r<4>;\n"
-    "    .reg .b64 %rd<8>;\n"
-    "    .reg .f32 %f<8>;\n"
-    "    ld.param.u64 %rd1, [tex];\n"
-    "    ld.param.u64 %rd2, [in];\n"
-    "    ld.param.u64 %rd3, [out];\n"
-    "    mov.u32 %r1, %tid.x;\n"
-    "    mul.wide.u32 %rd4, %r1, 16;\n"
-    "    add.s64 %rd5, %rd2, %rd4;\n"
-    "    add.s64 %rd6, %rd3, %rd4;\n"
-    "    ld.global.f32 %f1, [%rd5+4];\n"
-    "    ld.global.f32 %f2, [%rd5+8];\n"
-    "    ld.global.f32 %f3, [%rd5+12];\n"
-    "    tex.level.2d.v4.f32.f32 {%f4, %f5, %f6, %f7}, [%rd1, {%f1, %f2}], %f3;\n"
-    "    st.global.v4.f32 [%rd6], {%f4, %f5, %f6, %f7};\n"
-    "    ret;\n"
-    "}\n"
+    F32_KERNEL("lvl_a2d",
+        "    ld.global.u32 %r2, [%rd5];\n"
+        "    ld.global.f32 %f1, [%rd5+4];\n"
+        "    ld.global.f32 %f2, [%rd5+8];\n"
+        "    ld.global.f32 %f3, [%rd5+12];\n"
+        "    tex.level.a2d.v4.f32.f32 {%f4, %f5, %f6, %f7}, [%rd1, {%r2, %f1, %f2, %f2}], %f3;\n")
+    F32_KERNEL("lvl_2d",
+        "    ld.global.f32 %f1, [%rd5+4];\n"
+        "    ld.global.f32 %f2, [%rd5+8];\n"
+        "    ld.global.f32 %f3, [%rd5+12];\n"
+        "    tex.level.2d.v4.f32.f32 {%f4, %f5, %f6, %f7}, [%rd1, {%f1, %f2}], %f3;\n")
     /* in[i] = {x, y} (s32); out[i] = 4 raw u32 components */
     ".visible .entry raw_2d(.param .u64 tex, .param .u64 in, .param .u64 out)\n"
     "{\n"
@@ -91,43 +77,15 @@ static const char ptx[] =
     "    ret;\n"
     "}\n"
     /* in[i] = {layer (u32), x, y, -}; out[i] = tld4.r (gather of red) */
-    ".visible .entry g_a2d(.param .u64 tex, .param .u64 in, .param .u64 out)\n"
-    "{\n"
-    "    .reg .b32 %r<4>;\n"
-    "    .reg .b64 %rd<8>;\n"
-    "    .reg .f32 %f<8>;\n"
-    "    ld.param.u64 %rd1, [tex];\n"
-    "    ld.param.u64 %rd2, [in];\n"
-    "    ld.param.u64 %rd3, [out];\n"
-    "    mov.u32 %r1, %tid.x;\n"
-    "    mul.wide.u32 %rd4, %r1, 16;\n"
-    "    add.s64 %rd5, %rd2, %rd4;\n"
-    "    add.s64 %rd6, %rd3, %rd4;\n"
-    "    ld.global.u32 %r2, [%rd5];\n"
-    "    ld.global.f32 %f1, [%rd5+4];\n"
-    "    ld.global.f32 %f2, [%rd5+8];\n"
-    "    tld4.r.a2d.v4.f32.f32 {%f4, %f5, %f6, %f7}, [%rd1, {%r2, %f1, %f2, %f2}];\n"
-    "    st.global.v4.f32 [%rd6], {%f4, %f5, %f6, %f7};\n"
-    "    ret;\n"
-    "}\n"
-    ".visible .entry g_2d(.param .u64 tex, .param .u64 in, .param .u64 out)\n"
-    "{\n"
-    "    .reg .b32 %r<4>;\n"
-    "    .reg .b64 %rd<8>;\n"
-    "    .reg .f32 %f<8>;\n"
-    "    ld.param.u64 %rd1, [tex];\n"
-    "    ld.param.u64 %rd2, [in];\n"
-    "    ld.param.u64 %rd3, [out];\n"
-    "    mov.u32 %r1, %tid.x;\n"
-    "    mul.wide.u32 %rd4, %r1, 16;\n"
-    "    add.s64 %rd5, %rd2, %rd4;\n"
-    "    add.s64 %rd6, %rd3, %rd4;\n"
-    "    ld.global.f32 %f1, [%rd5+4];\n"
-    "    ld.global.f32 %f2, [%rd5+8];\n"
-    "    tld4.r.2d.v4.f32.f32 {%f4, %f5, %f6, %f7}, [%rd1, {%f1, %f2}];\n"
-    "    st.global.v4.f32 [%rd6], {%f4, %f5, %f6, %f7};\n"
-    "    ret;\n"
-    "}\n"
+    F32_KERNEL("g_a2d",
+        "    ld.global.u32 %r2, [%rd5];\n"
+        "    ld.global.f32 %f1, [%rd5+4];\n"
+        "    ld.global.f32 %f2, [%rd5+8];\n"
+        "    tld4.r.a2d.v4.f32.f32 {%f4, %f5, %f6, %f7}, [%rd1, {%r2, %f1, %f2, %f2}];\n")
+    F32_KERNEL("g_2d",
+        "    ld.global.f32 %f1, [%rd5+4];\n"
+        "    ld.global.f32 %f2, [%rd5+8];\n"
+        "    tld4.r.2d.v4.f32.f32 {%f4, %f5, %f6, %f7}, [%rd1, {%f1, %f2}];\n")
     ".visible .entry q(.param .u64 tex, .param .u64 out)\n"
     "{\n"
     "    .reg .b32 %r<8>;\n"
@@ -516,7 +474,7 @@ static void test_queries(CUdevice dev)
            gran && r.size % gran == 0 && r.alignment % gran == 0);
     EXPECT_RC(cuArrayGetMemoryRequirements(&r, deferred, 1), CUDA_ERROR_INVALID_DEVICE);
     EXPECT_RC(cuArrayGetMemoryRequirements(NULL, deferred, dev), CUDA_ERROR_INVALID_VALUE);
-    EXPECT_RC(cuArrayGetMemoryRequirements(&r, (CUarray)&failures, dev),
+    EXPECT_RC(cuArrayGetMemoryRequirements(&r, (CUarray)&drv_failures, dev),
               CUDA_ERROR_INVALID_HANDLE);
 
     /* mipmapped: every level counts */
@@ -532,13 +490,13 @@ static void test_queries(CUdevice dev)
     md.Flags = 0;
     OK(cuMipmappedArrayCreate(&mplain, &md, 2));
     EXPECT_RC(cuMipmappedArrayGetMemoryRequirements(&r, mplain, dev), CUDA_ERROR_INVALID_VALUE);
-    EXPECT_RC(cuMipmappedArrayGetMemoryRequirements(&r, (CUmipmappedArray)&failures, dev),
+    EXPECT_RC(cuMipmappedArrayGetMemoryRequirements(&r, (CUmipmappedArray)&drv_failures, dev),
               CUDA_ERROR_INVALID_HANDLE);
 
     /* planes: no planar formats; sparse: no sparse arrays */
     CUarray plane = NULL;
     EXPECT_RC(cuArrayGetPlane(&plane, plain, 0), CUDA_ERROR_INVALID_VALUE);
-    EXPECT_RC(cuArrayGetPlane(&plane, (CUarray)&failures, 0), CUDA_ERROR_INVALID_HANDLE);
+    EXPECT_RC(cuArrayGetPlane(&plane, (CUarray)&drv_failures, 0), CUDA_ERROR_INVALID_HANDLE);
     EXPECT(plane == NULL);
     CUDA_ARRAY_SPARSE_PROPERTIES sp;
     EXPECT_RC(cuArrayGetSparseProperties(&sp, plain), CUDA_ERROR_INVALID_VALUE);
@@ -578,12 +536,7 @@ static void test_queries(CUdevice dev)
 int main(void)
 {
     setvbuf(stdout, NULL, _IOLBF, 0);
-    OK(cuInit(0));
-    CUdevice dev;
-    CUcontext ctx;
-    OK(cuDeviceGet(&dev, 0));
-    OK(cuDevicePrimaryCtxRetain(&ctx, dev));
-    OK(cuCtxSetCurrent(ctx));
+    CUdevice dev = drv_test_primary_ctx(NULL);
     OK(cuModuleLoadData(&mod, ptx));
     OK(cuMemAlloc(&din, 16 * 64));
     OK(cuMemAlloc(&dout, 16 * 64));
@@ -595,10 +548,5 @@ int main(void)
     OK(cuMemFree(dout));
     OK(cuModuleUnload(mod));
     OK(cuDevicePrimaryCtxRelease(dev));
-    if (failures) {
-        printf("FAIL drv_texview: %d failures\n", failures);
-        return 1;
-    }
-    printf("PASS drv_texview\n");
-    return 0;
+    return drv_test_end("drv_texview");
 }

@@ -12,50 +12,11 @@
 #include <stdio.h>
 #include <string.h>
 
-static int failures;
-
-#define EXPECT(cond) do { if (!(cond)) { \
-    printf("FAIL %s:%d: %s\n", __FILE__, __LINE__, #cond); failures++; } } while (0)
-#define EXPECT_RC(call, want) do { CUresult r_ = (call); if (r_ != (want)) { \
-    printf("FAIL %s:%d: %s -> %d, want %d\n", __FILE__, __LINE__, #call, (int)r_, \
-           (int)(want)); failures++; } } while (0)
-#define OK(call) EXPECT_RC(call, CUDA_SUCCESS)
-
-static const char ptx[] =
-    ".version 8.0\n"
-    ".target sm_75\n"
-    ".address_size 64\n"
-    ".visible .entry fill(.param .u64 out, .param .u32 n, .param .u32 v)\n"
-    "{\n"
-    "    .reg .pred %p<2>;\n"
-    "    .reg .b32 %r<8>;\n"
-    "    .reg .b64 %rd<4>;\n"
-    "    ld.param.u64 %rd1, [out];\n"
-    "    ld.param.u32 %r1, [n];\n"
-    "    ld.param.u32 %r2, [v];\n"
-    "    mov.u32 %r3, %ctaid.x;\n"
-    "    mov.u32 %r4, %ntid.x;\n"
-    "    mov.u32 %r5, %tid.x;\n"
-    "    mad.lo.s32 %r6, %r3, %r4, %r5;\n"
-    "    setp.ge.s32 %p1, %r6, %r1;\n"
-    "    @%p1 bra DONE;\n"
-    "    mad.lo.s32 %r7, %r6, 3, %r2;\n"
-    "    cvta.to.global.u64 %rd2, %rd1;\n"
-    "    mul.wide.s32 %rd3, %r6, 4;\n"
-    "    add.s64 %rd2, %rd2, %rd3;\n"
-    "    st.global.u32 [%rd2], %r7;\n"
-    "DONE:\n"
-    "    ret;\n"
-    "}\n";
+#include "drv_test.h"
 
 int main(void)
 {
-    CUdevice dev;
-    CUcontext ctx;
-    OK(cuInit(0));
-    OK(cuDeviceGet(&dev, 0));
-    OK(cuDevicePrimaryCtxRetain(&ctx, dev));
-    OK(cuCtxSetCurrent(ctx));
+    CUdevice dev = drv_test_primary_ctx(NULL);
     int vmm = 0;
     OK(cuDeviceGetAttribute(&vmm, CU_DEVICE_ATTRIBUTE_VIRTUAL_MEMORY_MANAGEMENT_SUPPORTED, dev));
     EXPECT(vmm == 1);
@@ -109,7 +70,7 @@ int main(void)
     /* a kernel writes both mapped chunks as one array */
     CUmodule mod;
     CUfunction fill;
-    OK(cuModuleLoadData(&mod, ptx));
+    OK(cuModuleLoadData(&mod, drv_fill_ptx));
     OK(cuModuleGetFunction(&fill, mod, "fill"));
     unsigned n = (unsigned)(2 * chunk / 4), v = 7;
     void *args[] = { &base, &n, &v };
@@ -150,10 +111,5 @@ int main(void)
     OK(cuMemAddressFree(again, total));
     OK(cuModuleUnload(mod));
     OK(cuDevicePrimaryCtxRelease(dev));
-    if (failures) {
-        printf("FAIL test_drv_vmm: %d failure(s)\n", failures);
-        return 1;
-    }
-    printf("PASS test_drv_vmm\n");
-    return 0;
+    return drv_test_end("test_drv_vmm");
 }
