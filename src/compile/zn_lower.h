@@ -103,6 +103,9 @@ typedef struct zn_lfn {
     LLVMValueRef sreg_cache[PTX_SREG_COUNT]; /* computed in the entry block */
     LLVMValueRef shared_base;   /* i64 splat of block->shared */
     bool uses_barrier;
+    LLVMValueRef seg_store_slot; /* i8: the warp stored to shared memory since
+                                 * its last barrier; only in functions with
+                                 * block barriers (zn_lower_warp.c) */
     LLVMValueRef chk_slot;      /* memcheck: <32 x i64> addresses passed to
                                  * the runtime (zn_lower_check.c), or NULL */
 } zn_lfn;
@@ -227,6 +230,11 @@ void zn_strong_store(zn_lfn *l, const ptx_ins *ins, LLVMValueRef a, LLVMValueRef
 void zn_lower_atom(zn_lfn *l, const ptx_ins *ins);    /* zn_lower_atom.c */
 void zn_lower_warp(zn_lfn *l, const ptx_ins *ins);    /* zn_lower_warp.c */
 void zn_lower_bar(zn_lfn *l, const ptx_ins *ins);     /* zn_lower_warp.c */
+/* After a shared-memory store: the warp's first since a barrier lets the
+ * block's other warps run to theirs (zn_lower_warp.c). */
+void zn_shared_store_stagger(zn_lfn *l);
+/* Sets up what zn_shared_store_stagger needs, in the entry block. */
+void zn_stagger_prologue(zn_lfn *l);
 void zn_lower_call(zn_lfn *l, const ptx_ins *ins);    /* zn_lower_call.c */
 void zn_lower_branch(zn_lfn *l, const ptx_ins *ins);  /* zn_lower_func.c */
 
@@ -335,8 +343,7 @@ LLVMValueRef zn_declare_func(zn_lmod *m, const ptx_func *f);
 void zn_lower_func(zn_lmod *m, const ptx_func *f, LLVMValueRef fn);
 int zn_shared_layout(zn_lmod *m, const bool *want);
 bool zn_func_uses_barrier(const ptx_module *pm, const ptx_func *f);
-/* polls memory other blocks write: strong global loads, nanosleep
- * (zn_kernel_polls.c) */
+/* polls memory other blocks write: strong global loads, nanosleep */
 bool zn_func_polls(const ptx_module *pm, const ptx_func *f);
 uint32_t zn_func_local_bytes(const ptx_func *f);
 bool zn_func_address_taken(const ptx_module *pm, const ptx_func *f);

@@ -329,6 +329,7 @@ static void prologue(zn_lfn *l)
             LLVMBuildStore(l->b, LLVMConstNull(ll_elem(l->reg_ty[i])), l->regs[i]);
     LLVMBuildStore(l->b, LLVMConstNull(v32), l->cc_slot);
     LLVMBuildStore(l->b, LLVMConstInt(m->t_i32, 0, 0), l->exited_slot);
+    zn_stagger_prologue(l);
 
     zn_sreg_prologue(l);
 

@@ -200,6 +200,8 @@ static void lower_st(zn_lfn *l, const ptx_ins *ins)
         lower_st_uniform(l, ins, vals, n, size);
     else
         zn_access_store(l, host_addr(l, addr_of(l, a), ins->space), vals, n, size);
+    if (ins->space == PTX_SPACE_SHARED)
+        zn_shared_store_stagger(l);
 }
 
 static void lower_cvta(zn_lfn *l, const ptx_ins *ins)

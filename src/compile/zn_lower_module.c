@@ -169,7 +169,10 @@ int64_t zn_shared_offset(zn_lmod *m, const ptx_var *v)
 
 /* ---- per-function summaries ----------------------------------------------- */
 
-static bool uses_barrier_rec(const ptx_module *pm, const ptx_func *f, uint8_t *seen)
+/* Whether f, or a function it calls (directly or not), has an instruction
+ * for which pred holds. */
+static bool reaches_rec(const ptx_module *pm, const ptx_func *f, bool (*pred)(const ptx_ins *),
+                        uint8_t *seen)
 {
     uint32_t fi = (uint32_t)(f - pm->funcs);
     if (fi < pm->nfuncs) {
@@ -179,29 +182,56 @@ static bool uses_barrier_rec(const ptx_module *pm, const ptx_func *f, uint8_t *s
     }
     for (uint32_t i = 0; i < f->nins; i++) {
         const ptx_ins *ins = &f->ins[i];
-        if ((ins->op == PTX_OP_bar || ins->op == PTX_OP_barrier) &&
-            !(ins->flags & PTX_F(warp)))
-            return true;
-        if (ins->op == PTX_OP_mbarrier) /* its waits yield to other warps */
+        if (pred(ins))
             return true;
         if (ins->op != PTX_OP_call)
             continue;
         for (uint32_t k = 0; k < ins->nopnds; k++) {
             const ptx_func *g = ins->opnds[k].func;
             if (ins->opnds[k].kind == PTX_OPND_SYM && g && !g->is_decl &&
-                uses_barrier_rec(pm, g, seen))
+                reaches_rec(pm, g, pred, seen))
                 return true;
         }
     }
     return false;
 }
 
-bool zn_func_uses_barrier(const ptx_module *pm, const ptx_func *f)
+static bool func_reaches(const ptx_module *pm, const ptx_func *f, bool (*pred)(const ptx_ins *))
 {
     uint8_t *seen = calloc(pm->nfuncs + 1, 1);
-    bool r = uses_barrier_rec(pm, f, seen);
+    bool r = reaches_rec(pm, f, pred, seen);
     free(seen);
     return r;
+}
+
+static bool is_block_barrier(const ptx_ins *ins)
+{
+    if ((ins->op == PTX_OP_bar || ins->op == PTX_OP_barrier) && !(ins->flags & PTX_F(warp)))
+        return true;
+    return ins->op == PTX_OP_mbarrier; /* its waits yield to other warps */
+}
+
+bool zn_func_uses_barrier(const ptx_module *pm, const ptx_func *f)
+{
+    return func_reaches(pm, f, is_block_barrier);
+}
+
+/* CUB's decoupled look-back (scan, select, radix sort's onesweep) has each
+ * block wait for a flag its predecessor block publishes, with strong
+ * (.relaxed/.acquire/.volatile) global loads and nanosleep back-off. A GPU
+ * starts blocks roughly in index order, so the predecessor is running. The
+ * executor hands blocks out in chunks (up to 64 per claim); a worker
+ * starting block k + 64 then waits for the other worker to reach block
+ * k + 63, and the grid runs chunk after chunk, one worker spinning. Such
+ * kernels get their blocks one at a time, in order (zn_launch.polls). */
+static bool is_poll(const ptx_ins *ins)
+{
+    return (ins->op == PTX_OP_ld && zn_strong_access(ins)) || ins->op == PTX_OP_nanosleep;
+}
+
+bool zn_func_polls(const ptx_module *pm, const ptx_func *f)
+{
+    return func_reaches(pm, f, is_poll);
 }
 
 uint32_t zn_func_local_bytes(const ptx_func *f)

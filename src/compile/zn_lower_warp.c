@@ -311,6 +311,85 @@ static void bar_red(zn_lfn *l, const ptx_ins *ins, LLVMValueRef id, LLVMValueRef
     zn_dst(l, &o[0], PTX_T_PRED, ll_splat(l, r));
 }
 
+/* Warps between barriers. On a GPU a block's warps run side by side, so
+ * every warp's first shared-memory store after a barrier (typically an
+ * initialisation: buf[tid] = x) lands long before any warp's later stores
+ * (results written after real work). Zinc runs one warp up to its next
+ * barrier before the next warp starts, so a later warp's initialisation
+ * could overwrite an earlier warp's results: a race on paper that GPU
+ * timing hides, and that kernels rely on (ggml's flash-attention vector
+ * kernel fills KQ[tid] and then lane 0 of each warp writes scores into
+ * other warps' slots, with no barrier between: wrong results for head size
+ * 64 before this). So in a function with block barriers a warp's first
+ * shared store after a barrier yields to the block's next warp (which
+ * runs to its own first store), emulating that order; later stores do
+ * not yield. */
+static bool has_block_barrier(const ptx_func *f)
+{
+    for (uint32_t i = 0; i < f->nins; i++)
+        if ((f->ins[i].op == PTX_OP_bar || f->ins[i].op == PTX_OP_barrier) &&
+            !(f->ins[i].flags & PTX_F(warp)))
+            return true;
+    return false;
+}
+
+void zn_stagger_prologue(zn_lfn *l)
+{
+    if (!has_block_barrier(l->f))
+        return;
+    l->seg_store_slot = LLVMBuildAlloca(l->b, l->m->t_i8, "seg.stored");
+    LLVMBuildStore(l->b, LLVMConstInt(l->m->t_i8, 0, 0), l->seg_store_slot);
+}
+
+/* The warp's straight-line path from the instruction after `at` reaches a
+ * block barrier before any store, branch or call: the barrier lets the
+ * other warps run anyway, so the yield would only cost a switch (a
+ * reduction's `sdata[tid] = v; __syncthreads();`). */
+static bool barrier_follows(const ptx_func *f, uint32_t at)
+{
+    for (uint32_t i = at + 1; i < f->nins && i < at + 64; i++) {
+        const ptx_ins *ins = &f->ins[i];
+        switch (ins->op) {
+        case PTX_OP_bar: case PTX_OP_barrier:
+            if (ins->flags & PTX_F(warp))
+                continue;
+            return !(ins->flags & PTX_F(arrive));
+        case PTX_OP_st: case PTX_OP_atom: case PTX_OP_red: case PTX_OP_bra:
+        case PTX_OP_brx: case PTX_OP_call: case PTX_OP_ret: case PTX_OP_exit:
+        case PTX_OP_trap: case PTX_OP_mbarrier: case PTX_OP_cp: case PTX_OP_nanosleep:
+            return false;
+        default:
+            continue;
+        }
+    }
+    return false;
+}
+
+void zn_shared_store_stagger(zn_lfn *l)
+{
+    if (!l->seg_store_slot || barrier_follows(l->f, (uint32_t)(l->ins - l->f->ins)))
+        return;
+    zn_lmod *m = l->m;
+    LLVMValueRef done = LLVMBuildLoad2(l->b, m->t_i8, l->seg_store_slot, "");
+    LLVMValueRef first = LLVMBuildAnd(l->b, LLVMBuildICmp(l->b, LLVMIntEQ, done,
+                                                          LLVMConstInt(m->t_i8, 0, 0), ""),
+                                      ll_any(l, l->emask), "");
+    LLVMBasicBlockRef go = LLVMAppendBasicBlockInContext(m->ctx, l->fn, "stagger");
+    LLVMBasicBlockRef cont = LLVMAppendBasicBlockInContext(m->ctx, l->fn, "stagger.done");
+    LLVMBuildCondBr(l->b, first, go, cont);
+    LLVMPositionBuilderAtEnd(l->b, go);
+    LLVMBuildStore(l->b, LLVMConstInt(m->t_i8, 1, 0), l->seg_store_slot);
+    zn_lower_yield(l);
+    LLVMBuildBr(l->b, cont);
+    LLVMPositionBuilderAtEnd(l->b, cont);
+}
+
+static void stagger_reset(zn_lfn *l)
+{
+    if (l->seg_store_slot)
+        LLVMBuildStore(l->b, LLVMConstInt(l->m->t_i8, 0, 0), l->seg_store_slot);
+}
+
 void zn_lower_bar(zn_lfn *l, const ptx_ins *ins)
 {
     zn_lmod *m = l->m;
@@ -332,6 +411,7 @@ void zn_lower_bar(zn_lfn *l, const ptx_ins *ins)
             return;
         }
         bar_red(l, ins, id, count);
+        stagger_reset(l);
         return;
     }
     LLVMBasicBlockRef go = LLVMAppendBasicBlockInContext(m->ctx, l->fn, "bar");
@@ -339,6 +419,7 @@ void zn_lower_bar(zn_lfn *l, const ptx_ins *ins)
     LLVMBuildCondBr(l->b, ll_any(l, l->emask), go, cont);
     LLVMPositionBuilderAtEnd(l->b, go);
     call_barrier(l, id, count, (ins->flags & PTX_F(arrive)) ? 1 : 0);
+    stagger_reset(l);
     LLVMBuildBr(l->b, cont);
     LLVMPositionBuilderAtEnd(l->b, cont);
 }
