@@ -2,10 +2,8 @@
  * (scalar and x2: zn_lower_half.c), with .ftz and .sat; PTX's NaN and
  * min/max rules in zn_lower_fpfix.c.
  * The approximate instructions: ex2/lg2/sin/cos/tanh on f32 as vector
- * polynomials (zn_lower_approx.c); rcp as exact division, which vectorises
- * and is within NVIDIA's documented bound; rsqrt.f32 as the CPU's estimate
- * plus Newton steps (an exact square root and division cost nbody's inner
- * loop most of its time). */
+ * polynomials (zn_lower_approx.c); rcp/rsqrt as exact division and square
+ * root, which vectorise and are within NVIDIA's documented bounds. */
 #include "zn_lower.h"
 
 static bool is_half(ptx_type t)
@@ -41,35 +39,6 @@ LLVMValueRef zn_from_half(zn_lfn *l, LLVMValueRef h)
     return LLVMBuildBitCast(l->b, h, ll_vec(l->m->t_i16), "");
 }
 
-/* rsqrt.approx.f32: 1 / sqrt(x) with fast-math flags that let LLVM use the
- * target's reciprocal square root estimate with the Newton steps the
- * function's "reciprocal-estimates" attribute sets (zn_lower_func.c: one;
- * x86's 12-bit rsqrtps then gives about 2^-22), then one more step here
- * with an exact residual (e = 1 - x y^2 from two FMAs): within about half
- * an ulp, against the ISA's 2^-22.9 (tests/sweep). The steps compute
- * x * y * y, NaN for 0 and infinity, so those two take PTX's results by
- * select: +-0 -> +-inf, +inf -> +0. */
-static LLVMValueRef rsqrt_approx_f32(zn_lfn *l, LLVMValueRef x)
-{
-    LLVMBuilderRef b = l->b;
-    LLVMTypeRef vt = LLVMTypeOf(x), et = ll_elem(vt);
-    LLVMValueRef sq = ll_intrin1(l, "llvm.sqrt", x);
-    LLVMSetFastMathFlags(sq, LLVMFastMathApproxFunc);
-    LLVMValueRef y = LLVMBuildFDiv(b, ll_const_fvec(et, 1.0), sq, "");
-    LLVMSetFastMathFlags(y, LLVMFastMathAllowReciprocal | LLVMFastMathApproxFunc);
-    LLVMValueRef h = LLVMBuildFMul(b, x, y, "");                  /* x y, rounded */
-    LLVMValueRef hl = ll_intrin3(l, "llvm.fma", x, y, LLVMBuildFNeg(b, h, "")); /* its error */
-    LLVMValueRef e = ll_intrin3(l, "llvm.fma", LLVMBuildFNeg(b, h, ""), y, ll_const_fvec(et, 1.0));
-    e = ll_intrin3(l, "llvm.fma", LLVMBuildFNeg(b, hl, ""), y, e);
-    LLVMValueRef half_y = LLVMBuildFMul(b, y, ll_const_fvec(et, 0.5), "");
-    LLVMValueRef r = ll_intrin3(l, "llvm.fma", half_y, e, y);
-    LLVMValueRef inf = ll_const_fvec(et, __builtin_inf());
-    LLVMValueRef zero = LLVMBuildFCmp(b, LLVMRealOEQ, x, LLVMConstNull(vt), "");
-    LLVMValueRef pinf = LLVMBuildFCmp(b, LLVMRealOEQ, x, inf, "");
-    r = LLVMBuildSelect(b, pinf, LLVMConstNull(vt), r, "");
-    return LLVMBuildSelect(b, zero, ll_intrin2(l, "llvm.copysign", inf, x), r, "");
-}
-
 /* The operation itself, on vectors of one FP type. */
 static LLVMValueRef fop(zn_lfn *l, const ptx_ins *ins, LLVMValueRef *s)
 {
@@ -87,8 +56,6 @@ static LLVMValueRef fop(zn_lfn *l, const ptx_ins *ins, LLVMValueRef *s)
     case PTX_OP_rcp: return LLVMBuildFDiv(b, ll_const_fvec(et, 1.0), s[0], "");
     case PTX_OP_sqrt: return ll_intrin1(l, "llvm.sqrt", s[0]);
     case PTX_OP_rsqrt:
-        if (et == l->m->t_f32)
-            return rsqrt_approx_f32(l, s[0]);
         return LLVMBuildFDiv(b, ll_const_fvec(et, 1.0), ll_intrin1(l, "llvm.sqrt", s[0]), "");
     case PTX_OP_ex2: case PTX_OP_lg2: case PTX_OP_sin: case PTX_OP_cos:
     case PTX_OP_tanh:

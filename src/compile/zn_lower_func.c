@@ -64,10 +64,6 @@ LLVMValueRef zn_declare_func(zn_lmod *m, const ptx_func *f)
         LLVMAddTargetDependentFunctionAttr(fn, "target-cpu", m->cpu);
     if (m->features && *m->features)
         LLVMAddTargetDependentFunctionAttr(fn, "target-features", m->features);
-    /* rsqrt.approx.f32 as the target's estimate (x86 rsqrt14/rsqrt, Arm
-     * frsqrte) and one Newton step, then one more of Zinc's own
-     * (zn_lower_float.c) */
-    LLVMAddTargetDependentFunctionAttr(fn, "reciprocal-estimates", "vec-sqrtf:1,sqrtf:1");
     return fn;
 }
 
