@@ -343,6 +343,8 @@ LLVMValueRef zn_declare_func(zn_lmod *m, const ptx_func *f);
 void zn_lower_func(zn_lmod *m, const ptx_func *f, LLVMValueRef fn);
 int zn_shared_layout(zn_lmod *m, const bool *want);
 bool zn_func_uses_barrier(const ptx_module *pm, const ptx_func *f);
+/* bar.sync/bar.arrive/barrier.* of the block (not bar.warp.sync) */
+bool zn_ins_is_block_barrier(const ptx_ins *ins);
 /* polls memory other blocks write: strong global loads, nanosleep */
 bool zn_func_polls(const ptx_module *pm, const ptx_func *f);
 uint32_t zn_func_local_bytes(const ptx_func *f);

@@ -204,16 +204,20 @@ static bool func_reaches(const ptx_module *pm, const ptx_func *f, bool (*pred)(c
     return r;
 }
 
-static bool is_block_barrier(const ptx_ins *ins)
+bool zn_ins_is_block_barrier(const ptx_ins *ins)
 {
-    if ((ins->op == PTX_OP_bar || ins->op == PTX_OP_barrier) && !(ins->flags & PTX_F(warp)))
-        return true;
-    return ins->op == PTX_OP_mbarrier; /* its waits yield to other warps */
+    return (ins->op == PTX_OP_bar || ins->op == PTX_OP_barrier) && !(ins->flags & PTX_F(warp));
+}
+
+static bool needs_fibers(const ptx_ins *ins)
+{
+    /* mbarrier waits yield to the block's other warps */
+    return zn_ins_is_block_barrier(ins) || ins->op == PTX_OP_mbarrier;
 }
 
 bool zn_func_uses_barrier(const ptx_module *pm, const ptx_func *f)
 {
-    return func_reaches(pm, f, is_block_barrier);
+    return func_reaches(pm, f, needs_fibers);
 }
 
 /* CUB's decoupled look-back (scan, select, radix sort's onesweep) has each

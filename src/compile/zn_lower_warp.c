@@ -327,8 +327,7 @@ static void bar_red(zn_lfn *l, const ptx_ins *ins, LLVMValueRef id, LLVMValueRef
 static bool has_block_barrier(const ptx_func *f)
 {
     for (uint32_t i = 0; i < f->nins; i++)
-        if ((f->ins[i].op == PTX_OP_bar || f->ins[i].op == PTX_OP_barrier) &&
-            !(f->ins[i].flags & PTX_F(warp)))
+        if (zn_ins_is_block_barrier(&f->ins[i]))
             return true;
     return false;
 }
@@ -349,11 +348,9 @@ static bool barrier_follows(const ptx_func *f, uint32_t at)
 {
     for (uint32_t i = at + 1; i < f->nins && i < at + 64; i++) {
         const ptx_ins *ins = &f->ins[i];
-        switch (ins->op) {
-        case PTX_OP_bar: case PTX_OP_barrier:
-            if (ins->flags & PTX_F(warp))
-                continue;
+        if (zn_ins_is_block_barrier(ins))
             return !(ins->flags & PTX_F(arrive));
+        switch (ins->op) {
         case PTX_OP_st: case PTX_OP_atom: case PTX_OP_red: case PTX_OP_bra:
         case PTX_OP_brx: case PTX_OP_call: case PTX_OP_ret: case PTX_OP_exit:
         case PTX_OP_trap: case PTX_OP_mbarrier: case PTX_OP_cp: case PTX_OP_nanosleep:
