@@ -89,8 +89,10 @@ typedef struct zn_lfn {
     uint32_t *block_of_ins;     /* ins index -> block id; [nins] = nblocks */
     uint32_t *block_start;      /* first ins of each block */
     LLVMBasicBlockRef *bbs;     /* one per PTX block */
+    LLVMBasicBlockRef *resume_bbs; /* per block + 1: "run block k if a lane waits there" */
+    uint32_t *resume_skip;      /* where resume_bbs[k] goes when no lane waits at k */
     LLVMBasicBlockRef dispatch_bb, ret_bb;
-    bool *goto_target;          /* blocks some lane can wait at (dispatch cases) */
+    bool *goto_target;          /* blocks some lane can wait at */
 
     /* state while lowering one block */
     uint32_t cur_block;

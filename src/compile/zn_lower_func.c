@@ -7,11 +7,22 @@
  *   block). A branch sends the taken lanes to T and the others to F. If the
  *   whole mask agrees and no other lane is waiting anywhere, it jumps
  *   straight to the LLVM block (the converged fast path). Otherwise it
- *   records the pcs and goes to the dispatcher, which picks the LOWEST pc
- *   among waiting lanes, makes every lane waiting there the new mask and
- *   switches to that block. Lanes therefore reconverge at the first block in
- *   text order where they meet, which is the join point of nvcc's layout,
- *   and any CFG still runs correctly.
+ *   records the pcs and the warp resumes at the LOWEST pc among waiting
+ *   lanes, with every lane waiting there as the new mask. Lanes therefore
+ *   reconverge at the first block in text order where they meet, which is
+ *   the join point of nvcc's layout, and any CFG still runs correctly.
+ *
+ *   The lowest waiting block is found without a dispatcher: lanes only ever
+ *   wait past the block that runs, except those a backward branch just sent
+ *   back, so after a divergent branch the warp goes to the backward target
+ *   if any lane took it, else to the next block in text order. Each block
+ *   some lane can wait at has a resume test (`resume_bbs[k]`: run block k
+ *   with the lanes whose pc is k, or try block k + 1). So the control flow
+ *   graph keeps the shape of the PTX (a chain of tests beside the blocks)
+ *   instead of every branch meeting in one switch over all blocks, where
+ *   every live register needed a phi and most were spilled (4.4 KB frame
+ *   for an 8-line reduction). brx.idx, which can send lanes anywhere,
+ *   restarts the chain at block 0.
  *
  * Kernels:  i32 zk_<name>(zn_warp_ctx *w)          -> ZN_KSTATUS_*
  * .func:    i64 zf_<name>(w, i32 mask, ptr param..., ptr ret...)
@@ -115,6 +126,37 @@ static uint32_t norm(zn_lfn *l, uint32_t t)
 
 /* ---- control transfer ------------------------------------------------------ */
 
+/* Runs block T (at or before the current one) with the lanes waiting there:
+ * a backward branch enters the loop header itself, not its resume test, so
+ * the loop keeps one entry block (a loop with two is irreducible, and LLVM
+ * leaves irreducible loops unoptimised). */
+static void enter_back(zn_lfn *l, uint32_t T)
+{
+    zn_lmod *m = l->m;
+    LLVMValueRef pc = LLVMBuildLoad2(l->b, ll_vec(m->t_i32), l->pc_slot, "pc");
+    LLVMBuildStore(l->b, LLVMBuildICmp(l->b, LLVMIntEQ, pc, ll_const_vec(m->t_i32, T), ""),
+                   l->mask_slot);
+    LLVMBuildBr(l->b, l->bbs[T]);
+}
+
+/* Ends the current block after its lanes were sent to T (those in
+ * `to_T`, or all if NULL) and to the next block: goes to the lowest block a
+ * lane waits at (see the top of the file). */
+static void resume_lowest(zn_lfn *l, LLVMValueRef to_T, uint32_t T)
+{
+    LLVMBasicBlockRef next = l->resume_bbs[l->cur_block + 1];
+    if (T == ZN_PC_DONE || T > l->cur_block) {
+        LLVMBuildBr(l->b, next);
+    } else if (!to_T) {
+        enter_back(l, T);
+    } else {
+        LLVMBasicBlockRef back = LLVMAppendBasicBlockInContext(l->m->ctx, l->fn, "br.back");
+        LLVMBuildCondBr(l->b, to_T, back, next);
+        LLVMPositionBuilderAtEnd(l->b, back);
+        enter_back(l, T);
+    }
+}
+
 void zn_goto(zn_lfn *l, LLVMValueRef taken, uint32_t T, uint32_t F)
 {
     zn_lmod *m = l->m;
@@ -135,19 +177,23 @@ void zn_goto(zn_lfn *l, LLVMValueRef taken, uint32_t T, uint32_t F)
                                          ll_const_vec(m->t_i32, ZN_PC_DONE), "");
     waiting = LLVMBuildAnd(l->b, waiting, LLVMBuildNot(l->b, l->mask, ""), "");
     LLVMValueRef others = ll_any(l, waiting);
+    LLVMBasicBlockRef x = LLVMAppendBasicBlockInContext(m->ctx, l->fn, "br.f");
     if (!taken) {
-        LLVMBuildCondBr(l->b, others, l->dispatch_bb, target_bb(l, T));
+        LLVMBuildCondBr(l->b, others, x, target_bb(l, T));
+        LLVMPositionBuilderAtEnd(l->b, x);
+        resume_lowest(l, NULL, T);
     } else {
         LLVMValueRef ti = ll_mask_to_i32(l, taken), mi = ll_mask_to_i32(l, l->mask);
+        LLVMValueRef zero = LLVMConstInt(m->t_i32, 0, 0);
         LLVMValueRef all = LLVMBuildICmp(l->b, LLVMIntEQ, ti, mi, "");
-        LLVMValueRef none = LLVMBuildICmp(l->b, LLVMIntEQ, ti,
-                                          LLVMConstInt(m->t_i32, 0, 0), "");
+        LLVMValueRef none = LLVMBuildICmp(l->b, LLVMIntEQ, ti, zero, "");
         LLVMValueRef alone = LLVMBuildNot(l->b, others, "");
-        LLVMBasicBlockRef x = LLVMAppendBasicBlockInContext(m->ctx, l->fn, "br.f");
+        LLVMBasicBlockRef y = LLVMAppendBasicBlockInContext(m->ctx, l->fn, "br.split");
         LLVMBuildCondBr(l->b, LLVMBuildAnd(l->b, all, alone, ""), target_bb(l, T), x);
         LLVMPositionBuilderAtEnd(l->b, x);
-        LLVMBuildCondBr(l->b, LLVMBuildAnd(l->b, none, alone, ""), target_bb(l, F),
-                        l->dispatch_bb);
+        LLVMBuildCondBr(l->b, LLVMBuildAnd(l->b, none, alone, ""), target_bb(l, F), y);
+        LLVMPositionBuilderAtEnd(l->b, y);
+        resume_lowest(l, LLVMBuildICmp(l->b, LLVMIntNE, ti, zero, ""), T);
     }
     l->terminated = true;
 }
@@ -183,15 +229,16 @@ void zn_lanes_exited(zn_lfn *l, LLVMValueRef exited)
     l->mask = LLVMBuildAnd(l->b, l->mask, keep, "");
     l->emask = LLVMBuildAnd(l->b, l->emask, keep, "");
     LLVMBuildStore(l->b, l->mask, l->mask_slot);
-    /* an empty mask must not run on (a loop would never end) */
+    /* an empty mask must not run on (a loop would never end); the lanes
+     * still waiting are past this block */
     LLVMBasicBlockRef cont = LLVMAppendBasicBlockInContext(m->ctx, l->fn, "live");
-    LLVMBuildCondBr(l->b, ll_any(l, l->mask), cont, l->dispatch_bb);
+    LLVMBuildCondBr(l->b, ll_any(l, l->mask), cont, l->resume_bbs[l->cur_block + 1]);
     LLVMPositionBuilderAtEnd(l->b, cont);
 }
 
 /* A branch that all live lanes take the same way in a block they all run:
  * a plain jump. The pcs of the running lanes go stale, which is harmless:
- * the next zn_goto rewrites them before the dispatcher can read them. */
+ * the next zn_goto rewrites them before a resume test can read them. */
 static void uniform_branch(zn_lfn *l, const ptx_ins *ins, uint32_t T, uint32_t next)
 {
     if (ins->guard_reg < 0) {
@@ -256,27 +303,90 @@ void zn_lower_branch(zn_lfn *l, const ptx_ins *ins)
 
 /* ---- the function --------------------------------------------------------- */
 
-static void build_dispatcher(zn_lfn *l)
+/* The block a branch instruction can send lanes to, or UINT32_MAX. */
+static uint32_t label_block(const zn_lfn *l, const ptx_opnd *o)
+{
+    if (o->kind != PTX_OPND_LABEL || o->label < 0 || (uint32_t)o->label >= l->f->nlabels)
+        return UINT32_MAX;
+    return l->block_of_ins[l->f->labels[o->label].ins];
+}
+
+/* Where each resume test goes when no lane waits at its block: the next
+ * block, except at a loop header h whose last backward branch is in block
+ * L: when nobody waits at h, nobody waits inside the loop either (lanes
+ * enter it only through h, and a backward branch leaves nobody waiting
+ * inside), so the test skips to L + 1. Without that skip the chain would
+ * enter the loop body from outside, a second entry. The skip is only made
+ * when no branch from outside h..L targets a block inside, and never with
+ * brx.idx (which restarts the chain at block 0). */
+static void resume_skips(zn_lfn *l)
+{
+    uint32_t n = l->nblocks;
+    l->resume_skip = malloc((n + 1) * sizeof *l->resume_skip);
+    uint32_t *last = calloc(n + 1, sizeof *last);     /* header -> last latch + 1 */
+    if (!l->resume_skip || !last) {
+        free(last);
+        return;
+    }
+    for (uint32_t k = 0; k <= n; k++)
+        l->resume_skip[k] = k + 1;
+    const ptx_func *f = l->f;
+    for (uint32_t i = 0; i < f->nins; i++) {
+        const ptx_ins *ins = &f->ins[i];
+        if (ins->op == PTX_OP_brx)
+            goto out;
+        if (ins->op != PTX_OP_bra || !ins->nopnds)
+            continue;
+        uint32_t t = label_block(l, &ins->opnds[0]), b = l->block_of_ins[i];
+        if (t <= b && t < n && b + 1 > last[t])
+            last[t] = b + 1;
+    }
+    for (uint32_t h = 0; h < n; h++) {
+        if (!last[h])
+            continue;
+        uint32_t end = last[h];     /* the loop is blocks h .. end - 1 */
+        bool closed = true;
+        for (uint32_t i = 0; i < f->nins && closed; i++) {
+            const ptx_ins *ins = &f->ins[i];
+            if (ins->op != PTX_OP_bra || !ins->nopnds)
+                continue;
+            uint32_t t = label_block(l, &ins->opnds[0]), b = l->block_of_ins[i];
+            if (t > h && t < end && (b < h || b >= end))
+                closed = false;
+        }
+        if (closed)
+            l->resume_skip[h] = end;
+    }
+out:
+    free(last);
+}
+
+/* The resume tests, one per block some lane can wait at (the others pass
+ * straight on), in text order; the end returns. dispatch_bb (brx.idx)
+ * starts over at block 0. */
+static void build_resume_chain(zn_lfn *l)
 {
     zn_lmod *m = l->m;
     LLVMTypeRef v32 = ll_vec(m->t_i32);
+    for (uint32_t k = 0; k < l->nblocks; k++) {
+        LLVMPositionBuilderAtEnd(l->b, l->resume_bbs[k]);
+        LLVMBasicBlockRef skip = l->resume_bbs[l->resume_skip ? l->resume_skip[k] : k + 1];
+        if (!l->goto_target[k]) {
+            LLVMBuildBr(l->b, skip);
+            continue;
+        }
+        LLVMValueRef pc = LLVMBuildLoad2(l->b, v32, l->pc_slot, "pc");
+        LLVMValueRef here = LLVMBuildICmp(l->b, LLVMIntEQ, pc, ll_const_vec(m->t_i32, k), "");
+        LLVMBasicBlockRef run = LLVMAppendBasicBlockInContext(m->ctx, l->fn, "resume.run");
+        LLVMBuildCondBr(l->b, ll_any(l, here), run, skip);
+        LLVMPositionBuilderAtEnd(l->b, run);
+        LLVMBuildStore(l->b, here, l->mask_slot);
+        LLVMBuildBr(l->b, l->bbs[k]);
+    }
+    LLVMPositionBuilderAtEnd(l->b, l->resume_bbs[l->nblocks]);
+    LLVMBuildBr(l->b, l->ret_bb);
     LLVMPositionBuilderAtEnd(l->b, l->dispatch_bb);
-    LLVMValueRef pc = LLVMBuildLoad2(l->b, v32, l->pc_slot, "pc");
-    LLVMValueRef live = LLVMBuildICmp(l->b, LLVMIntNE, pc,
-                                      ll_const_vec(m->t_i32, ZN_PC_DONE), "");
-    LLVMBasicBlockRef pick = LLVMAppendBasicBlockInContext(m->ctx, l->fn, "dispatch.pick");
-    LLVMBuildCondBr(l->b, ll_any(l, live), pick, l->ret_bb);
-    LLVMPositionBuilderAtEnd(l->b, pick);
-    LLVMValueRef minpc = ll_intrin1(l, "llvm.vector.reduce.umin", pc);
-    LLVMValueRef mask = LLVMBuildICmp(l->b, LLVMIntEQ, pc, ll_splat(l, minpc), "");
-    LLVMBuildStore(l->b, mask, l->mask_slot);
-    LLVMValueRef sw = LLVMBuildSwitch(l->b, minpc, l->ret_bb, l->nblocks);
-    /* only blocks a lane can wait at: block 0 is then entered from the
-     * prologue alone and dominates the body, so values it defines need no
-     * phis */
-    for (uint32_t k = 0; k < l->nblocks; k++)
-        if (l->goto_target[k])
-            LLVMAddCase(sw, LLVMConstInt(m->t_i32, k, 0), l->bbs[k]);
+    LLVMBuildBr(l->b, l->resume_bbs[0]);
 
     LLVMPositionBuilderAtEnd(l->b, l->ret_bb);
     zn_reg_params_out(l);
@@ -418,6 +528,9 @@ void zn_lower_func(zn_lmod *m, const ptx_func *f, LLVMValueRef fn)
         snprintf(name, sizeof name, "B%u", k);
         l->bbs[k] = LLVMAppendBasicBlockInContext(m->ctx, fn, name);
     }
+    l->resume_bbs = calloc(l->nblocks + 1, sizeof *l->resume_bbs);
+    for (uint32_t k = 0; k <= l->nblocks; k++)
+        l->resume_bbs[k] = LLVMAppendBasicBlockInContext(m->ctx, fn, "resume");
     l->dispatch_bb = LLVMAppendBasicBlockInContext(m->ctx, fn, "dispatch");
     l->ret_bb = LLVMAppendBasicBlockInContext(m->ctx, fn, "done");
     LLVMPositionBuilderAtEnd(l->b, entry);
@@ -450,8 +563,10 @@ void zn_lower_func(zn_lmod *m, const ptx_func *f, LLVMValueRef fn)
     }
     l->ins = NULL;
     free(stamp);
-    if (!m->failed)
-        build_dispatcher(l);
+    if (!m->failed) {
+        resume_skips(l);
+        build_resume_chain(l);
+    }
     free(l->regs);
     free(l->reg_ty);
     free(l->local_slot);
@@ -460,6 +575,8 @@ void zn_lower_func(zn_lmod *m, const ptx_func *f, LLVMValueRef fn)
     free(l->block_of_ins);
     free(l->block_start);
     free(l->bbs);
+    free(l->resume_bbs);
+    free(l->resume_skip);
     free(l->goto_target);
     free(l->reg_inv);
     free(l->reg_def);
