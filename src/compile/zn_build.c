@@ -201,8 +201,12 @@ void zn_kernel_facts_shared(const ptx_module *pm, const ptx_func *f, uint32_t st
         if (f->maxntid[d])
             mt *= f->maxntid[d];
     k->max_threads = (f->maxntid[0] && mt < 1024) ? mt : 1024;
-    for (int d = 0; d < 3; d++)
+    for (int d = 0; d < 3; d++) {
         k->reqntid[d] = f->reqntid[d];
+        k->cluster_dim[d] = f->reqnctapercluster[d];
+    }
+    k->explicit_cluster = f->explicitcluster || f->reqnctapercluster[0];
+    k->max_cluster_rank = f->maxclusterrank;
 }
 
 /* A unit of one kernel: every definition but the kernel becomes internal,

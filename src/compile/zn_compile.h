@@ -55,6 +55,9 @@ typedef struct zn_kernel_info {
     int polls;                  /* waits on other blocks' flags: blocks in order */
     uint32_t max_threads;       /* .maxntid product or 1024 */
     uint32_t reqntid[3];        /* 0 if not given */
+    uint32_t cluster_dim[3];    /* .reqnctapercluster (__cluster_dims__), 0 if not given */
+    int explicit_cluster;       /* .explicitcluster or .reqnctapercluster */
+    uint32_t max_cluster_rank;  /* .maxclusterrank, 0 if not given */
 } zn_kernel_info;
 
 /* Compiles a parsed module, every kernel now (zn_jit_open eager). NULL on

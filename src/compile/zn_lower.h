@@ -49,6 +49,7 @@ typedef struct zn_lmod {
     uint32_t static_shared;     /* total, incl. the bar.red scratch */
     uint32_t dyn_shared_off;    /* align16(static_shared) */
     int32_t bar_red_off;        /* scratch for bar.red (two u32), -1: none */
+    int8_t uses_cluster;        /* zn_module_uses_cluster: 0 unknown, 1 no, 2 yes */
 
     LLVMValueRef *fns;          /* per pm->funcs[i]; NULL for externs */
     const char *cpu, *features;
@@ -104,6 +105,8 @@ typedef struct zn_lfn {
     LLVMValueRef lane_ids;      /* <0, 1, ..., 31> as <32 x i32> */
     LLVMValueRef sreg_cache[PTX_SREG_COUNT]; /* computed in the entry block */
     LLVMValueRef shared_base;   /* i64 splat of block->shared */
+    bool uses_cluster;          /* mapa or .shared::cluster: shared atomics
+                                 * may race with other blocks' threads */
     bool uses_barrier;
     LLVMValueRef seg_store_slot; /* i8: the warp stored to shared memory since
                                  * its last barrier; only in functions with
@@ -165,7 +168,7 @@ LLVMValueRef ll_load_field(zn_lfn *l, LLVMTypeRef st, LLVMValueRef p,
 void zn_abi_types(zn_lmod *m);
 enum { ZN_RT_BARRIER, ZN_RT_ASSERTFAIL, ZN_RT_VPRINTF, ZN_RT_CLOCK64,
        ZN_RT_GLOBALTIMER, ZN_RT_MALLOC, ZN_RT_FREE, ZN_RT_MEMCHECK, ZN_RT_TEX,
-       ZN_RT_SPIN, ZN_RT_NFIELDS };
+       ZN_RT_SPIN, ZN_RT_CLUSTER_BARRIER, ZN_RT_NFIELDS };
 
 /* ---- types and operands (zn_lower_operand.c) ----------------------------- */
 
@@ -281,6 +284,21 @@ void zn_lower_atom16(zn_lfn *l, const ptx_ins *ins);
 void zn_lower_mbarrier(zn_lfn *l, const ptx_ins *ins);
 void zn_lower_yield(zn_lfn *l);
 
+/* Thread block clusters (zn_lower_cluster.c): %cluster* special registers
+ * (NULL for any other register), mapa, barrier.cluster; the host addresses
+ * of a .shared::cluster access; whether an instruction names
+ * .shared::cluster; whether a function may touch another block's shared
+ * memory (its shared atomics must then be real atomics). */
+LLVMValueRef zn_cluster_sreg(zn_lfn *l, ptx_sreg s);
+void zn_lower_mapa(zn_lfn *l, const ptx_ins *ins);
+void zn_lower_getctarank(zn_lfn *l, const ptx_ins *ins);
+void zn_lower_cluster_barrier(zn_lfn *l, const ptx_ins *ins);
+LLVMValueRef zn_cluster_host_addr(zn_lfn *l, LLVMValueRef a);
+bool zn_ins_shared_cluster(const ptx_ins *ins);
+bool zn_func_uses_cluster(const ptx_func *f);
+/* zn_func_uses_cluster for any function of the module (computed once) */
+bool zn_module_uses_cluster(zn_lmod *m);
+
 /* .reg parameters and results of a .func (zn_lower_regparam.c), and
  * brx.idx (zn_lower_brx.c) */
 void zn_reg_params_divergent(zn_lfn *l);
@@ -319,6 +337,13 @@ void zn_invariant_regs(zn_lfn *l);
 void zn_block_local_regs(zn_lfn *l);
 /* Fills l->blk_conv and l->reg_uni (zn_lower_uniform.c). */
 void zn_uniform_analysis(zn_lfn *l);
+/* zn_lower_demote.c: a register whose value may live across blocks (not
+ * block-local, not invariant); in a huge function all of them stay in
+ * their stack slots instead of becoming phis in every block. Call after
+ * the registers' allocas exist, in the entry block. */
+bool zn_reg_crosses_blocks(const zn_lfn *l, uint32_t r);
+uint32_t zn_demote_estimate(const zn_lfn *l);   /* such registers x dispatch targets */
+void zn_demote_regs(zn_lfn *l);
 /* An unguarded ld/ldu/st whose address is the same in every live lane
  * (div: the analysis' divergent set, NULL: after it, from l->reg_uni):
  * lowered as one scalar access. */

@@ -337,8 +337,8 @@ static bool reg_aff(aff_walk *w, int32_t r, int depth, aff_val *out)
 bool zn_affine_contig(zn_lfn *l, uint64_t stride, LLVMValueRef *cond, LLVMValueRef *base)
 {
     const ptx_ins *ins = l->ins;
-    if (!ins || getenv("ZINC_NO_AFFINE"))
-        return false;
+    if (!ins || getenv("ZINC_NO_AFFINE") || zn_ins_shared_cluster(ins))
+        return false;   /* .shared::cluster: per-lane rank windows */
     const ptx_opnd *a;
     if (ins->op == PTX_OP_ld || ins->op == PTX_OP_ldu)
         a = &ins->opnds[1];

@@ -138,7 +138,10 @@ void zn_lower_atom(zn_lfn *l, const ptx_ins *ins)
         return;
     }
     j.et = zn_scalar_type(l->m, t);
-    j.plain = ins->space == PTX_SPACE_SHARED && !j.cas && has_plain(j.op);
+    /* other blocks' threads reach this memory in a module with mapa or
+     * .shared::cluster (zn_lower_cluster.c): real atomics there */
+    j.plain = ins->space == PTX_SPACE_SHARED && !j.cas && has_plain(j.op) &&
+              !l->uses_cluster;
     j.ptrs = zn_mem_ptrs(l, &o[ai], ins->space);
     zn_check_access(l, LLVMBuildPtrToInt(l->b, j.ptrs, ll_vec(l->m->t_i64), ""),
                     ll_bits(j.et) / 8, ins->space, ZN_CHECK_WRITE | ZN_CHECK_ATOMIC);

@@ -411,6 +411,7 @@ static void prologue(zn_lfn *l)
     l->mask_slot = LLVMBuildAlloca(l->b, ll_vec(m->t_i1), "mask.slot");
     l->cc_slot = LLVMBuildAlloca(l->b, v32, "cc.slot");
     l->exited_slot = LLVMBuildAlloca(l->b, m->t_i32, "exited.slot");
+    zn_demote_regs(l);  /* huge functions: cross-block registers in memory */
     l->local_slot = calloc(f->nlocals + 1, sizeof *l->local_slot);
     for (uint32_t i = 0; i < f->nlocals; i++) {
         const ptx_var *v = &f->locals[i];
@@ -514,6 +515,7 @@ void zn_lower_func(zn_lmod *m, const ptx_func *f, LLVMValueRef fn)
     l->f = f;
     l->fn = fn;
     l->is_entry = f->is_entry;
+    l->uses_cluster = zn_module_uses_cluster(m); /* zn_lower_cluster.c */
     l->w = LLVMGetParam(fn, 0);
     split_blocks(l);
     l->goto_target = calloc(l->nblocks + 1, sizeof *l->goto_target);

@@ -76,7 +76,16 @@ void zn_lower_ins(zn_lfn *l, const ptx_ins *ins)
         zn_lower_warp(l, ins);
         return;
     case PTX_OP_bar: case PTX_OP_barrier:
-        zn_lower_bar(l, ins);
+        if (ins->scope == PTX_SCOPE_CLUSTER)
+            zn_lower_cluster_barrier(l, ins); /* zn_lower_cluster.c */
+        else
+            zn_lower_bar(l, ins);
+        return;
+    case PTX_OP_mapa:
+        zn_lower_mapa(l, ins); /* zn_lower_cluster.c */
+        return;
+    case PTX_OP_getctarank:
+        zn_lower_getctarank(l, ins); /* zn_lower_cluster.c */
         return;
     case PTX_OP_call:
         zn_lower_call(l, ins);

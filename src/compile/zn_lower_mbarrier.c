@@ -14,7 +14,10 @@
  * The state an arrive returns is the object before the arrival, so a wait
  * on it completes once the phase bit differs. Each active lane operates in
  * ascending lane order with plain loads and stores: an mbarrier lives in
- * shared memory, whose block runs all its warps on one worker thread.
+ * shared memory, whose block runs all its warps on one worker thread; in a
+ * module with thread block clusters a peer block's thread may arrive too
+ * (.shared::cluster addresses from mapa), so there the updates are
+ * compare-and-swap loops and the loads atomic.
  *
  * test_wait/try_wait that finds an incomplete phase for any lane calls
  * rt->barrier in mode 2 (yield): the warp stays runnable but lets the
@@ -96,6 +99,23 @@ static LLVMValueRef mb_lane(zn_lfn *l, LLVMValueRef lane, void *ud)
     }
     LLVMValueRef old = LLVMBuildLoad2(b, i64, p, "mb.old");
     LLVMSetAlignment(old, 8);
+    /* In a module with clusters another block's thread may arrive on this
+     * object (mbarrier.arrive.shared::cluster through mapa): atomic loads,
+     * and updates as a compare-and-swap loop (zn_lower_cluster.c). */
+    LLVMBasicBlockRef cas_entry = NULL, cas_loop = NULL;
+    LLVMValueRef cas_phi = NULL;
+    if (l->uses_cluster) {
+        LLVMSetOrdering(old, LLVMAtomicOrderingAcquire);
+        if (j->kind != MB_WAIT) {
+            cas_entry = LLVMGetInsertBlock(b);
+            cas_loop = LLVMAppendBasicBlockInContext(l->m->ctx, l->fn, "mb.cas");
+            LLVMBuildBr(b, cas_loop);
+            LLVMPositionBuilderAtEnd(b, cas_loop);
+            cas_phi = LLVMBuildPhi(b, i64, "mb.seen");
+            LLVMAddIncoming(cas_phi, &old, &cas_entry, 1);
+            old = cas_phi;
+        }
+    }
     if (j->kind == MB_WAIT) {
         /* complete when the current phase differs from the token's (or, with
          * .parity, from the parity operand) */
@@ -128,6 +148,18 @@ static LLVMValueRef mb_lane(zn_lfn *l, LLVMValueRef lane, void *ud)
         LLVMValueRef done = LLVMBuildICmp(b, LLVMIntEQ, LLVMBuildOr(b, pend, txc, ""),
                                           c64(l, 0), "");
         nv = LLVMBuildSelect(b, done, nv_next, nv, "");
+    }
+    if (cas_loop) {
+        LLVMAtomicOrdering ord = LLVMAtomicOrderingSequentiallyConsistent;
+        LLVMValueRef x = LLVMBuildAtomicCmpXchg(b, p, old, nv, ord, ord, 0);
+        LLVMValueRef seen = LLVMBuildExtractValue(b, x, 0, "");
+        LLVMValueRef ok = LLVMBuildExtractValue(b, x, 1, "");
+        LLVMBasicBlockRef here = LLVMGetInsertBlock(b);
+        LLVMAddIncoming(cas_phi, &seen, &here, 1);
+        LLVMBasicBlockRef done = LLVMAppendBasicBlockInContext(l->m->ctx, l->fn, "mb.cas.done");
+        LLVMBuildCondBr(b, ok, done, cas_loop);
+        LLVMPositionBuilderAtEnd(b, done);
+        return old;
     }
     LLVMSetAlignment(LLVMBuildStore(b, nv, p), 8);
     return old;

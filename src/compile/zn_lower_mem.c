@@ -37,7 +37,9 @@ static LLVMValueRef addr_of(zn_lfn *l, const ptx_opnd *o)
 static LLVMValueRef host_addr(zn_lfn *l, LLVMValueRef a, ptx_space space)
 {
     if (space == PTX_SPACE_SHARED)
-        a = LLVMBuildAdd(l->b, l->shared_base, a, "");
+        a = l->ins && zn_ins_shared_cluster(l->ins)
+                ? zn_cluster_host_addr(l, a) /* maybe a peer block's (zn_lower_cluster.c) */
+                : LLVMBuildAdd(l->b, l->shared_base, a, "");
     return a;
 }
 
@@ -209,8 +211,11 @@ static void lower_cvta(zn_lfn *l, const ptx_ins *ins)
     ptx_type t = ins->type[0];
     LLVMValueRef a = addr_of(l, &ins->opnds[1]);
     if (ins->space == PTX_SPACE_SHARED) {
+        /* cvta.shared::cluster: a mapa-tagged address may be a peer's
+         * (zn_lower_cluster.c); .to gives an offset in the executing block */
         a = (ins->flags & PTX_F(to)) ? LLVMBuildSub(l->b, a, l->shared_base, "")
-                                     : LLVMBuildAdd(l->b, a, l->shared_base, "");
+            : zn_ins_shared_cluster(ins) ? zn_cluster_host_addr(l, a)
+                                         : LLVMBuildAdd(l->b, a, l->shared_base, "");
     }
     /* local, global, const, param: generic and space addresses coincide */
     zn_dst(l, &ins->opnds[0], t, ll_coerce(l, a, zn_vec_type(l->m, t), false));

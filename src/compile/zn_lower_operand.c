@@ -408,6 +408,9 @@ LLVMValueRef zn_sreg(zn_lfn *l, ptx_sreg s)
     default:
         if (s > PTX_SREG_NONE && s < PTX_SREG_COUNT && l->sreg_cache[s])
             return l->sreg_cache[s];
+        LLVMValueRef cl = zn_cluster_sreg(l, s); /* zn_lower_cluster.c */
+        if (cl)
+            return cl;
         zn_lerr(l, "unsupported special register");
         return ll_const_vec(m->t_i32, 0);
     }

@@ -240,7 +240,7 @@ bool zn_uniform_access(zn_lfn *l, const ptx_ins *ins, const bool *div)
 {
     bool st = ins->op == PTX_OP_st;
     if ((ins->op != PTX_OP_ld && ins->op != PTX_OP_ldu && !st) || ins->guard_reg >= 0 ||
-        ins->nopnds < 2)
+        ins->nopnds < 2 || zn_ins_shared_cluster(ins)) /* per-lane rank windows */
         return false;
     switch (ins->space) {
     case PTX_SPACE_GLOBAL: case PTX_SPACE_SHARED: case PTX_SPACE_CONST:

@@ -473,6 +473,9 @@ ZN_API CUresult cuOccupancyMaxPotentialBlockSizeWithFlags(int *min_grid, int *bs
     CUfunction f, CUoccupancyB2DSize b2d, size_t dsmem, int limit, unsigned int flags);
 ZN_API CUresult cuOccupancyAvailableDynamicSMemPerBlock(size_t *dsmem, CUfunction f,
                                                         int nblocks, int bs);
+ZN_API CUresult cuOccupancyMaxActiveClusters(int *num, CUfunction f, const CUlaunchConfig *cfg);
+ZN_API CUresult cuOccupancyMaxPotentialClusterSize(int *size, CUfunction f,
+                                                  const CUlaunchConfig *cfg);
 
 /* streams and events */
 ZN_API CUresult cuStreamCreate(CUstream *s, unsigned int flags);
@@ -816,6 +819,13 @@ enum {
 };
 
 /* cuGraphAddNode's tagged union (232 bytes of union, as in cuda.h). */
+typedef struct CUDA_BATCH_MEM_OP_NODE_PARAMS {   /* v1 and v2 alike */
+    CUcontext ctx;
+    unsigned int count;
+    union CUstreamBatchMemOpParams *paramArray;
+    unsigned int flags;
+} CUDA_BATCH_MEM_OP_NODE_PARAMS;
+
 typedef struct CUgraphNodeParams {
     int type;                   /* CUgraphNodeType */
     int reserved0[3];
@@ -831,6 +841,7 @@ typedef struct CUgraphNodeParams {
         CUDA_MEM_ALLOC_NODE_PARAMS alloc;
         struct { CUdeviceptr dptr; } free;
         CUDA_CONDITIONAL_NODE_PARAMS conditional;
+        CUDA_BATCH_MEM_OP_NODE_PARAMS memOp;
     };
     long long reserved2;
 } CUgraphNodeParams;
@@ -1108,5 +1119,106 @@ ZN_API CUresult cuLogsCurrent(CUlogIterator *it, unsigned int flags);
 ZN_API CUresult cuLogsDumpToFile(CUlogIterator *it, const char *path, unsigned int flags);
 ZN_API CUresult cuLogsDumpToMemory(CUlogIterator *it, char *buf, size_t *size,
                                    unsigned int flags);
+
+/* peer copies and access, device notifications, unified functions */
+typedef struct CUDA_MEMCPY3D_PEER {   /* CUDA_MEMCPY3D with the contexts */
+    size_t srcXInBytes, srcY, srcZ, srcLOD;
+    CUmemorytype srcMemoryType;
+    const void *srcHost;
+    CUdeviceptr srcDevice;
+    CUarray srcArray;
+    CUcontext srcContext;
+    size_t srcPitch, srcHeight;
+    size_t dstXInBytes, dstY, dstZ, dstLOD;
+    CUmemorytype dstMemoryType;
+    void *dstHost;
+    CUdeviceptr dstDevice;
+    CUarray dstArray;
+    CUcontext dstContext;
+    size_t dstPitch, dstHeight;
+    size_t WidthInBytes, Height, Depth;
+} CUDA_MEMCPY3D_PEER;
+ZN_API CUresult cuMemcpy3DPeer(const CUDA_MEMCPY3D_PEER *p);
+ZN_API CUresult cuMemcpy3DPeer_ptds(const CUDA_MEMCPY3D_PEER *p);
+ZN_API CUresult cuMemcpy3DPeerAsync(const CUDA_MEMCPY3D_PEER *p, CUstream s);
+ZN_API CUresult cuMemcpy3DPeerAsync_ptsz(const CUDA_MEMCPY3D_PEER *p, CUstream s);
+ZN_API CUresult cuCtxEnablePeerAccess(CUcontext peer, unsigned int flags);
+ZN_API CUresult cuCtxDisablePeerAccess(CUcontext peer);
+typedef struct CUasyncCallbackEntry *CUasyncCallbackHandle;
+typedef struct CUasyncNotificationInfo {
+    int type;   /* CU_ASYNC_NOTIFICATION_TYPE_OVER_BUDGET = 1 */
+    union {
+        struct {
+            unsigned long long bytesOverBudget;
+        } overBudget;
+    } info;
+} CUasyncNotificationInfo;
+typedef void (*CUasyncCallback)(CUasyncNotificationInfo *info, void *user,
+                                CUasyncCallbackHandle h);
+ZN_API CUresult cuDeviceRegisterAsyncNotification(CUdevice dev, CUasyncCallback fn, void *user,
+                                                  CUasyncCallbackHandle *out);
+ZN_API CUresult cuDeviceUnregisterAsyncNotification(CUdevice dev, CUasyncCallbackHandle h);
+ZN_API CUresult cuLibraryGetUnifiedFunction(void **fptr, CUlibrary lib, const char *symbol);
+ZN_API CUresult cuGraphAddBatchMemOpNode(CUgraphNode *n, CUgraph g, const CUgraphNode *deps,
+                                         size_t ndeps, const CUDA_BATCH_MEM_OP_NODE_PARAMS *p);
+ZN_API CUresult cuGraphBatchMemOpNodeGetParams(CUgraphNode n, CUDA_BATCH_MEM_OP_NODE_PARAMS *p);
+ZN_API CUresult cuGraphBatchMemOpNodeSetParams(CUgraphNode n,
+                                               const CUDA_BATCH_MEM_OP_NODE_PARAMS *p);
+ZN_API CUresult cuGraphExecBatchMemOpNodeSetParams(CUgraphExec x, CUgraphNode n,
+                                                   const CUDA_BATCH_MEM_OP_NODE_PARAMS *p);
+
+/* ---- interprocess memory and events, external memory (zn_drv_ipc.c,
+ * zn_drv_ipc_event.c, zn_drv_extmem.c) ---- */
+enum {
+    ZN_CU_IPC_HANDLE_SIZE = 64,
+    ZN_CU_IPC_MEM_LAZY_ENABLE_PEER_ACCESS = 0x1,
+    ZN_CU_EVENT_INTERPROCESS = 0x4,
+    ZN_CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR = 0x1,
+    ZN_CU_EXTERNAL_MEMORY_HANDLE_TYPE_OPAQUE_FD = 1,
+    ZN_CUDA_EXTERNAL_MEMORY_DEDICATED = 0x1
+};
+typedef struct CUipcMemHandle { char reserved[ZN_CU_IPC_HANDLE_SIZE]; } CUipcMemHandle;
+typedef struct CUipcEventHandle { char reserved[ZN_CU_IPC_HANDLE_SIZE]; } CUipcEventHandle;
+typedef struct CUmemPoolPtrExportData { unsigned char reserved[64]; } CUmemPoolPtrExportData;
+typedef struct zn_extmem *CUexternalMemory;
+typedef struct CUDA_EXTERNAL_MEMORY_HANDLE_DESC {
+    int type;
+    union {
+        int fd;
+        struct { void *handle; const void *name; } win32;
+        const void *nvSciBufObject;
+    } handle;
+    unsigned long long size;
+    unsigned int flags;
+    unsigned int reserved[16];
+} CUDA_EXTERNAL_MEMORY_HANDLE_DESC;
+typedef struct CUDA_EXTERNAL_MEMORY_BUFFER_DESC {
+    unsigned long long offset;
+    unsigned long long size;
+    unsigned int flags;
+    unsigned int reserved[16];
+} CUDA_EXTERNAL_MEMORY_BUFFER_DESC;
+ZN_API CUresult cuIpcGetMemHandle(CUipcMemHandle *h, CUdeviceptr p);
+ZN_API CUresult cuIpcOpenMemHandle(CUdeviceptr *p, CUipcMemHandle h, unsigned int flags);
+ZN_API CUresult cuIpcOpenMemHandle_v2(CUdeviceptr *p, CUipcMemHandle h, unsigned int flags);
+ZN_API CUresult cuIpcCloseMemHandle(CUdeviceptr p);
+ZN_API CUresult cuIpcGetEventHandle(CUipcEventHandle *h, CUevent e);
+ZN_API CUresult cuIpcOpenEventHandle(CUevent *e, CUipcEventHandle h);
+ZN_API CUresult cuImportExternalMemory(CUexternalMemory *m,
+                                       const CUDA_EXTERNAL_MEMORY_HANDLE_DESC *desc);
+ZN_API CUresult cuExternalMemoryGetMappedBuffer(CUdeviceptr *p, CUexternalMemory m,
+                                                const CUDA_EXTERNAL_MEMORY_BUFFER_DESC *desc);
+ZN_API CUresult cuDestroyExternalMemory(CUexternalMemory m);
+ZN_API CUresult cuMemPoolExportToShareableHandle(void *out, CUmemoryPool pool, int type,
+                                                 unsigned long long flags);
+ZN_API CUresult cuMemPoolImportFromShareableHandle(CUmemoryPool *pool, void *handle, int type,
+                                                   unsigned long long flags);
+ZN_API CUresult cuMemPoolExportPointer(CUmemPoolPtrExportData *out, CUdeviceptr ptr);
+ZN_API CUresult cuMemPoolImportPointer(CUdeviceptr *out, CUmemoryPool pool,
+                                       CUmemPoolPtrExportData *data);
+ZN_API CUresult cuMemExportToShareableHandle(void *out, CUmemGenericAllocationHandle h,
+                                             int type, unsigned long long flags);
+ZN_API CUresult cuMemImportFromShareableHandle(CUmemGenericAllocationHandle *h, void *handle,
+                                               int type);
 
 #endif

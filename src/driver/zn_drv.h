@@ -31,7 +31,8 @@ enum {
     ZN_MAGIC_PHYS = 0x5a706879,     /* "Zphy" */
     ZN_MAGIC_ARRAY = 0x5a617272,    /* "Zarr" */
     ZN_MAGIC_UOBJ = 0x5a756f62,     /* "Zuob" */
-    ZN_MAGIC_MIPMAP = 0x5a6d6970    /* "Zmip" */
+    ZN_MAGIC_MIPMAP = 0x5a6d6970,   /* "Zmip" */
+    ZN_MAGIC_IPCMAP = 0x5a69706d    /* "Zipm": an IPC or external mapping */
 };
 
 /* ---- handle memory (zn_drv_handle.c): blocks are recycled per kind and
@@ -140,6 +141,7 @@ typedef struct zn_nodeset {
 
 enum { ZN_STREAM_USER, ZN_STREAM_LEGACY, ZN_STREAM_PER_THREAD };
 
+#define ZN_CAPEDGES_MAX 16
 typedef struct zn_stream {
     uint32_t magic;
     zn_ctx *ctx;
@@ -153,6 +155,13 @@ typedef struct zn_stream {
      * the next captured operation depends on */
     struct zn_capture *cap;
     zn_nodeset deps;
+    /* non-default edge data from deps' nodes to the next captured node
+     * (cuStreamBeginCaptureToGraph, cuStreamUpdateCaptureDependencies_v2,
+     * programmatic launches); edata_out: cuStreamGetCaptureInfo_v3's array */
+    struct zn_capedge { struct zn_gnode *n; CUgraphEdgeData d; } capedges[ZN_CAPEDGES_MAX];
+    unsigned ncapedges;
+    CUgraphEdgeData *edata_out;
+    size_t edata_cap;
 } zn_stream;
 
 typedef struct zn_event {
@@ -171,6 +180,12 @@ typedef struct zn_event {
     struct zn_capture *cap;
     unsigned long long cap_id;
     zn_nodeset deps;
+    /* a programmatic event recorded in a capture: the kernel port (1 or 2)
+     * of the programmatic edges its waiters get (0: plain edges) */
+    unsigned char cap_port;
+    /* CU_EVENT_INTERPROCESS: the state shared with other processes
+     * (zn_drv_ipc_event.c); records, queries and waits go through it */
+    struct zn_ipc_event *ipc;
 } zn_event;
 
 /* NULL, CU_STREAM_LEGACY, CU_STREAM_PER_THREAD or a live stream. */
@@ -200,7 +215,8 @@ typedef struct zn_op {
     zn_ctx *ctx;
     size_t extra;               /* bytes of data[] */
     union {
-        struct { const zn_func *f; unsigned g[3], b[3], shmem; bool coop; } k;  /* params: data */
+        struct { const zn_func *f; unsigned g[3], b[3], shmem; bool coop;
+                 unsigned cl[3]; bool cl_explicit; } k;  /* params: data; cl: cluster dims */
         struct { char *dst; const char *src; size_t w, h, d, dpitch, dslice, spitch, sslice;
                  bool src_pageable, dst_pageable; } cp;
         struct { char *dst; size_t pitch; uint32_t v; unsigned elem; size_t w, h; } set;
@@ -301,6 +317,12 @@ struct zn_func {
     int max_dyn_shared;         /* CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES */
     int carveout;
     int cache_config;
+    /* thread block clusters (zn_drv_cluster.c): REQUIRED_CLUSTER_WIDTH/
+     * HEIGHT/DEPTH (0: not set), NON_PORTABLE_CLUSTER_SIZE_ALLOWED,
+     * CLUSTER_SCHEDULING_POLICY_PREFERENCE */
+    unsigned req_cluster[3];
+    int cluster_nonportable;
+    int cluster_policy;
 };
 
 typedef struct zn_module {
@@ -328,6 +350,15 @@ bool zn_module_var_managed(const zn_module *m, const char *name);
  * be resident at once on the whole device (SMs x occupancy per SM): the
  * largest cooperative grid (zn_drv_func.c). */
 uint64_t zn_func_coresident_blocks(const zn_func *f, uint64_t threads, size_t dsmem);
+/* Thread block clusters (zn_drv_cluster.c): the cluster shape of a launch
+ * of f on grid g: the launch attribute `attr` (NULL: none), else the
+ * function's required cluster attributes, else the kernel's
+ * .reqnctapercluster, else none ({1,1,1}); checked against the grid and
+ * the size limits (8 portable, 16 non-portable), and with need_shape a
+ * .explicitcluster kernel must get one: CUDA_ERROR_INVALID_CLUSTER_SIZE
+ * when they do not hold. */
+CUresult zn_cluster_resolve(const zn_func *f, const unsigned g[3], const unsigned *attr,
+                            bool need_shape, unsigned out[3], bool *explicit_cluster);
 /* Launch configuration check (zn_drv_launch.c). */
 CUresult zn_launch_check(const zn_func *f, const unsigned g[3], const unsigned b[3],
                          unsigned shmem);
@@ -352,6 +383,7 @@ typedef struct zn_gnode {
     struct zn_gmem *mem;        /* MEM_ALLOC / MEM_FREE: the allocation */
     CUlaunchAttributeValue *kattr;  /* kernel node attributes set (ids 0-16), or NULL */
     struct zn_gcond *cond;      /* CONDITIONAL: handle, kind, body graphs */
+    struct zn_gmemop *memop;    /* BATCH_MEM_OP: the operations as given (child: their ops) */
 } zn_gnode;
 
 /* References to user objects (zn_drv_userobj.c). */
@@ -372,6 +404,9 @@ typedef struct zn_graph {
     size_t n, cap;
     pthread_mutex_t lock;
     zn_uobj_set uobjs;
+    bool cond_body;             /* a conditional node's body: no memory nodes (as CUDA) */
+    struct zn_gedge *pedges;    /* edges with non-default data (zn_drv_graph_edge.c) */
+    size_t npedges, cappedges;
 } zn_graph;
 
 typedef struct zn_gexec {
@@ -406,6 +441,37 @@ CUresult zn_graph_add(zn_graph *g, CUgraphNodeType type, zn_op *op, zn_gnode *co
 int zn_nodeset_add(zn_nodeset *s, zn_gnode *n);
 /* Graph memory nodes (zn_drv_graph_mem.c). */
 bool zn_graph_has_mem(const zn_graph *g);
+CUresult zn_gmem_refuse_in_body(void);    /* logged CUDA_ERROR_NOT_SUPPORTED */
+/* Edge data (zn_drv_graph_edge.c): non-default CUgraphEdgeData per edge.
+ * check: CUDA's rules for data on from -> to (to NULL: not made yet). */
+bool zn_gedge_is_default(const CUgraphEdgeData *e);
+CUresult zn_gedge_check(const zn_gnode *from, const zn_gnode *to, const CUgraphEdgeData *e);
+void zn_gedge_get(const zn_graph *g, const zn_gnode *from, const zn_gnode *to,
+                  CUgraphEdgeData *out);
+CUresult zn_gedge_set(zn_graph *g, const zn_gnode *from, const zn_gnode *to,
+                      const CUgraphEdgeData *data);
+void zn_gedge_drop_node(zn_graph *g, const zn_gnode *n);
+CUresult zn_gedge_clone(zn_graph *dst, const zn_graph *src);
+/* A launch with programmatic stream serialization while s captures: its
+ * edges from kernel nodes become programmatic (zn_drv_capture.c). */
+CUresult zn_capture_programmatic(zn_stream *s);
+/* A programmatic event just recorded in a capture: whoever waits on it gets
+ * programmatic edges (the launch-order port when it triggers at block start). */
+void zn_capture_programmatic_event(zn_event *e, bool at_block_start);
+/* Batch memory-op nodes (zn_drv_graph_memop.c); zn_memop_check is
+ * cuStreamBatchMemOp's check of one operation (zn_drv_stream.c). */
+CUresult zn_memop_check(const CUstreamBatchMemOpParams *o);
+struct zn_gmemop *zn_gmemop_dup(const struct zn_gmemop *m);
+CUresult zn_gmemop_add(CUgraphNode *pn, CUgraph g, const CUgraphNode *deps, size_t ndeps,
+                       const CUDA_BATCH_MEM_OP_NODE_PARAMS *p);
+CUresult zn_gmemop_set(CUgraphNode n, const CUDA_BATCH_MEM_OP_NODE_PARAMS *p);
+CUresult zn_gmemop_capture(zn_graph *g, zn_op *op, zn_gnode *const *deps, size_t ndeps,
+                           zn_gnode **out);
+CUresult zn_gmemop_exec_set(CUgraphExec x, CUgraphNode n, const CUDA_BATCH_MEM_OP_NODE_PARAMS *p);
+/* Replaces the ops n's child contributed to x by child's (same count and
+ * kinds), zn_drv_graph_exec.c. */
+CUresult zn_gexec_set_child_ops(CUgraphExec x, CUgraphNode n, CUgraph child);
+void zn_gedge_free(zn_graph *g);
 /* The gmem block of a live graph allocation starting at p, or NULL. */
 struct zn_gmem *zn_gmem_find(CUdeviceptr p);
 /* The block of a memory node's op (a host op), or NULL; *alloc: an alloc's. */

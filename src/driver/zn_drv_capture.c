@@ -13,6 +13,7 @@
  * once that capture ends.
  */
 #include "zn_drv.h"
+#include "../util/zn_log.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -84,9 +85,11 @@ static CUgraphNodeType node_type(zn_op_kind k)
     case ZN_OP_COPY: return CU_GRAPH_NODE_TYPE_MEMCPY;
     case ZN_OP_SET: return CU_GRAPH_NODE_TYPE_MEMSET;
     case ZN_OP_HOST: return CU_GRAPH_NODE_TYPE_HOST;
-    default: return CU_GRAPH_NODE_TYPE_EMPTY;  /* memory ops run, typed as empty */
+    default: return CU_GRAPH_NODE_TYPE_EMPTY;  /* (memory ops: batch memory-op nodes) */
     }
 }
+
+static CUresult capedge_put(zn_stream *s, zn_gnode *d, const CUgraphEdgeData *e);
 
 CUresult zn_capture_op(zn_stream *s, zn_op *op, bool sync)
 {
@@ -100,12 +103,18 @@ CUresult zn_capture_op(zn_stream *s, zn_op *op, bool sync)
         } else if (!c) {
             s->cap = ec;                        /* fork: s joins */
             zn_nodeset_set(&s->deps, e->deps.v, e->deps.n);
+            s->ncapedges = 0;
         } else if (c != ec) {
             r = CUDA_ERROR_STREAM_CAPTURE_MERGE;
         } else {
             for (size_t i = 0; i < e->deps.n; i++)   /* join */
                 zn_nodeset_add(&s->deps, e->deps.v[i]);
         }
+        /* a programmatic event: programmatic edges from its kernel nodes */
+        const CUgraphEdgeData pe = { .from_port = e->cap_port, .type = 1 /* programmatic */ };
+        for (size_t i = 0; r == CUDA_SUCCESS && ec && e->cap_port && i < e->deps.n; i++)
+            if (e->deps.v[i]->type == CU_GRAPH_NODE_TYPE_KERNEL)
+                r = capedge_put(s, e->deps.v[i], &pe);
         free(op);
         return r;
     }
@@ -123,6 +132,7 @@ CUresult zn_capture_op(zn_stream *s, zn_op *op, bool sync)
         zn_event *e = op->u.ev.e;
         e->cap = c;
         e->cap_id = c->id;
+        e->cap_port = 0;    /* zn_capture_programmatic_event sets it after */
         zn_nodeset_set(&e->deps, s->deps.v, s->deps.n);
         free(op);
         return CUDA_SUCCESS;
@@ -133,7 +143,23 @@ CUresult zn_capture_op(zn_stream *s, zn_op *op, bool sync)
     }
     op->ctx = s->ctx;
     zn_gnode *n;
-    r = zn_graph_add(c->graph, node_type(op->kind), op, s->deps.v, s->deps.n, &n);
+    if (op->kind == ZN_OP_WAIT_VALUE || op->kind == ZN_OP_WRITE_VALUE)
+        r = zn_gmemop_capture(c->graph, op, s->deps.v, s->deps.n, &n);
+    else
+        r = zn_graph_add(c->graph, node_type(op->kind), op, s->deps.v, s->deps.n, &n);
+    /* the pending edge data of deps still in the set goes on the new edges */
+    for (unsigned i = 0; r == CUDA_SUCCESS && i < s->ncapedges; i++) {
+        zn_gnode *from = s->capedges[i].n;
+        bool in = false;
+        for (size_t j = 0; j < s->deps.n; j++)
+            in |= s->deps.v[j] == from;
+        if (!in)
+            continue;
+        r = zn_gedge_check(from, n, &s->capedges[i].d);
+        if (r == CUDA_SUCCESS)
+            r = zn_gedge_set(c->graph, from, n, &s->capedges[i].d);
+    }
+    s->ncapedges = 0;
     if (r != CUDA_SUCCESS) {
         c->invalidated = true;
         return r;
@@ -142,10 +168,52 @@ CUresult zn_capture_op(zn_stream *s, zn_op *op, bool sync)
     return CUDA_SUCCESS;
 }
 
+/* Records non-default edge data from node d to the stream's next captured
+ * node (replacing d's earlier record). */
+static CUresult capedge_put(zn_stream *s, zn_gnode *d, const CUgraphEdgeData *e)
+{
+    CUresult r = zn_gedge_check(d, NULL, e);
+    if (r != CUDA_SUCCESS || zn_gedge_is_default(e))
+        return r;
+    unsigned i = 0;
+    while (i < s->ncapedges && s->capedges[i].n != d)
+        i++;
+    if (i == ZN_CAPEDGES_MAX) {
+        zn_log(ZN_LOG_WARN, "stream capture: more than %d dependencies with edge data are "
+               "not supported", ZN_CAPEDGES_MAX);
+        return CUDA_ERROR_NOT_SUPPORTED;
+    }
+    s->capedges[i].n = d;
+    s->capedges[i].d = *e;
+    if (i == s->ncapedges)
+        s->ncapedges++;
+    return CUDA_SUCCESS;
+}
+
+void zn_capture_programmatic_event(zn_event *e, bool at_block_start)
+{
+    if (zn_event_capture(e))
+        e->cap_port = at_block_start ? 2 : 1;   /* launch-order or programmatic port */
+}
+
+CUresult zn_capture_programmatic(zn_stream *s)
+{
+    static const CUgraphEdgeData prog = { .from_port = 1, .type = 1 };
+    for (size_t j = 0; s->cap && j < s->deps.n; j++)
+        if (s->deps.v[j]->type == CU_GRAPH_NODE_TYPE_KERNEL) {
+            CUresult r = capedge_put(s, s->deps.v[j], &prog);
+            if (r != CUDA_SUCCESS)
+                return r;
+        }
+    return CUDA_SUCCESS;
+}
+
 /* ---- begin and end ---- */
 
+static void leave_all(zn_ctx *ctx, zn_capture *c);
+
 static CUresult begin(CUstream h, bool pt, zn_graph *into, const CUgraphNode *deps,
-                      size_t ndeps, int mode)
+                      const CUgraphEdgeData *edges, size_t ndeps, int mode)
 {
     zn_ctx *ctx;
     CUresult r = zn_ctx_enter(&ctx);
@@ -177,7 +245,16 @@ static CUresult begin(CUstream h, bool pt, zn_graph *into, const CUgraphNode *de
         atomic_fetch_add(&blocking_captures, 1);
     s->cap = c;
     zn_nodeset_set(&s->deps, deps, ndeps);
-    return CUDA_SUCCESS;
+    s->ncapedges = 0;
+    for (size_t i = 0; edges && i < ndeps && r == CUDA_SUCCESS; i++)
+        r = capedge_put(s, deps[i], &edges[i]);
+    if (r != CUDA_SUCCESS) {
+        leave_all(ctx, c);
+        if (!into)
+            zn_graph_free(g);
+        cap_end(c);
+    }
+    return r;
 }
 
 /* Every stream of the context that joined c leaves it. */
@@ -188,10 +265,18 @@ static void leave_all(zn_ctx *ctx, zn_capture *c)
         if (o->cap == c) {
             o->cap = NULL;
             o->deps.n = 0;
+            o->ncapedges = 0;
+            free(o->edata_out);
+            o->edata_out = NULL;
+            o->edata_cap = 0;
         }
     pthread_mutex_unlock(&ctx->stream_lock);
     c->origin->cap = NULL;
     c->origin->deps.n = 0;
+    c->origin->ncapedges = 0;
+    free(c->origin->edata_out);
+    c->origin->edata_out = NULL;
+    c->origin->edata_cap = 0;
 }
 
 static CUresult end(CUstream h, bool pt, CUgraph *out)
@@ -225,21 +310,24 @@ static CUresult end(CUstream h, bool pt, CUgraph *out)
     CUresult name##_ptsz params { const bool pt = true; ZN_RET(call); }
 
 BOTH(cuStreamBeginCapture, (CUstream s),
-     begin(s, pt, NULL, NULL, 0, ZN_CU_STREAM_CAPTURE_MODE_GLOBAL))
-BOTH(cuStreamBeginCapture_v2, (CUstream s, int mode), begin(s, pt, NULL, NULL, 0, mode))
+     begin(s, pt, NULL, NULL, NULL, 0, ZN_CU_STREAM_CAPTURE_MODE_GLOBAL))
+BOTH(cuStreamBeginCapture_v2, (CUstream s, int mode), begin(s, pt, NULL, NULL, NULL, 0, mode))
 BOTH(cuStreamEndCapture, (CUstream s, CUgraph *g), end(s, pt, g))
 
 static CUresult begin_to_graph(CUstream s, bool pt, CUgraph g, const CUgraphNode *deps,
-                               size_t ndeps, int mode)
+                               const CUgraphEdgeData *edges, size_t ndeps, int mode)
 {
     if (!zn_graph_valid(g) || (ndeps && !deps))
         return CUDA_ERROR_INVALID_VALUE;
-    return begin(s, pt, g, deps, ndeps, mode);
+    for (size_t i = 0; i < ndeps; i++)
+        if (!zn_gnode_valid(deps[i]) || deps[i]->graph != g)
+            return CUDA_ERROR_INVALID_VALUE;
+    return begin(s, pt, g, deps, edges, ndeps, mode);
 }
 
 BOTH(cuStreamBeginCaptureToGraph, (CUstream s, CUgraph g, const CUgraphNode *deps,
                                    const CUgraphEdgeData *edges, size_t ndeps, int mode),
-     begin_to_graph(s, pt, g, deps, ndeps, mode))
+     begin_to_graph(s, pt, g, deps, edges, ndeps, mode))
 
 /* ---- queries ---- */
 
@@ -251,7 +339,7 @@ static CUresult capture_info(CUstream h, bool pt, int *status, uint64_t *id, CUg
     CUresult r = zn_stream_enter(h, pt, &s);
     if (r != CUDA_SUCCESS)
         return r;
-    if (!status)
+    if (!status || (edges && !deps))    /* CUDA: edge data comes with the nodes */
         return CUDA_ERROR_INVALID_VALUE;
     if (s->kind == ZN_STREAM_LEGACY && zn_capture_blocks_legacy())
         return CUDA_ERROR_STREAM_CAPTURE_IMPLICIT;
@@ -267,8 +355,29 @@ static CUresult capture_info(CUstream h, bool pt, int *status, uint64_t *id, CUg
         *graph = c->graph;
     if (deps)
         *deps = (const CUgraphNode *)s->deps.v;
-    if (edges)
-        *edges = NULL;          /* all edges are plain full dependencies */
+    if (edges && s->deps.n) {    /* parallel to deps: zero but for pending data */
+        if (s->edata_cap < s->deps.n) {
+            CUgraphEdgeData *v = realloc(s->edata_out, s->deps.n * sizeof *v);
+            if (!v)
+                return CUDA_ERROR_OUT_OF_MEMORY;
+            s->edata_out = v;
+            s->edata_cap = s->deps.n;
+        }
+        for (size_t j = 0; j < s->deps.n; j++) {
+            memset(&s->edata_out[j], 0, sizeof *s->edata_out);
+            for (unsigned i = 0; i < s->ncapedges; i++)
+                if (s->capedges[i].n == s->deps.v[j])
+                    s->edata_out[j] = s->capedges[i].d;
+        }
+        *edges = s->edata_out;
+    } else if (edges) {
+        *edges = NULL;
+    } else if (deps) {          /* CUDA: data the caller cannot see is an error */
+        for (unsigned i = 0; i < s->ncapedges; i++)
+            for (size_t j = 0; j < s->deps.n; j++)
+                if (s->capedges[i].n == s->deps.v[j])
+                    return CUDA_ERROR_LOSSY_QUERY;
+    }
     if (ndeps)
         *ndeps = s->deps.n;
     return CUDA_SUCCESS;
@@ -287,7 +396,8 @@ BOTH(cuStreamGetCaptureInfo_v3, (CUstream s, int *status, uint64_t *id, void **g
      capture_info(s, pt, status, id, (CUgraph *)graph, (const CUgraphNode **)deps,
                   (const CUgraphEdgeData **)edges, ndeps))
 
-static CUresult update_deps(CUstream h, bool pt, CUgraphNode *deps, size_t n, unsigned flags)
+static CUresult update_deps(CUstream h, bool pt, CUgraphNode *deps,
+                            const CUgraphEdgeData *edges, size_t n, unsigned flags)
 {
     zn_stream *s;
     CUresult r = zn_stream_enter(h, pt, &s);
@@ -300,20 +410,28 @@ static CUresult update_deps(CUstream h, bool pt, CUgraphNode *deps, size_t n, un
     for (size_t i = 0; i < n; i++)
         if (!zn_gnode_valid(deps[i]) || deps[i]->graph != s->cap->graph)
             return CUDA_ERROR_INVALID_VALUE;
-    if (flags == ZN_CU_STREAM_SET_CAPTURE_DEPENDENCIES)
+    for (size_t i = 0; edges && i < n; i++)    /* checked first: a refusal changes nothing */
+        if ((r = zn_gedge_check(deps[i], NULL, &edges[i])) != CUDA_SUCCESS)
+            return r;
+    if (flags == ZN_CU_STREAM_SET_CAPTURE_DEPENDENCIES) {
         s->deps.n = 0;
-    for (size_t i = 0; i < n; i++)
+        s->ncapedges = 0;
+    }
+    for (size_t i = 0; i < n; i++) {
         zn_nodeset_add(&s->deps, deps[i]);
+        if (edges && (r = capedge_put(s, deps[i], &edges[i])) != CUDA_SUCCESS)
+            return r;
+    }
     return CUDA_SUCCESS;
 }
 
 BOTH(cuStreamUpdateCaptureDependencies, (CUstream s, CUgraphNode *deps, size_t n,
                                          unsigned int flags),
-     update_deps(s, pt, deps, n, flags))
+     update_deps(s, pt, deps, NULL, n, flags))
 BOTH(cuStreamUpdateCaptureDependencies_v2, (CUstream s, CUgraphNode *deps,
                                             const CUgraphEdgeData *edges, size_t n,
                                             unsigned int flags),
-     update_deps(s, pt, deps, n, flags))
+     update_deps(s, pt, deps, edges, n, flags))
 
 CUresult cuThreadExchangeStreamCaptureMode(int *mode)
 {

@@ -251,6 +251,24 @@ static CUresult copy_3dp(const CUDA_MEMCPY3D *p, CUstream h, bool pt, bool sync)
     return zn_submit(s, op, sync);
 }
 
+/* CUDA_MEMCPY3D_PEER is CUDA_MEMCPY3D with the two reserved pointers
+ * naming the contexts; every context is on device 0, so once both are
+ * valid it is the same copy. A side that is a CUDA array ignores its
+ * context (as in CUDA). */
+static CUresult copy_3d_peer(const CUDA_MEMCPY3D_PEER *p, CUstream h, bool pt, bool sync)
+{
+    if (!p)
+        return CUDA_ERROR_INVALID_VALUE;
+    if ((p->srcMemoryType != CU_MEMORYTYPE_ARRAY && !zn_ctx_valid(p->srcContext)) ||
+        (p->dstMemoryType != CU_MEMORYTYPE_ARRAY && !zn_ctx_valid(p->dstContext)))
+        return CUDA_ERROR_INVALID_CONTEXT;
+    CUDA_MEMCPY3D q;
+    _Static_assert(sizeof q == sizeof *p, "CUDA_MEMCPY3D_PEER layout");
+    memcpy(&q, p, sizeof q);
+    q.reserved0 = q.reserved1 = NULL;
+    return copy_3dp(&q, h, pt, sync);
+}
+
 /* ---- sets: elem is 1, 2 or 4 bytes; rows of w elements, h rows ---- */
 
 CUresult zn_op_set(zn_op **out, CUdeviceptr dst, size_t pitch, uint32_t v, unsigned elem,
@@ -308,6 +326,7 @@ SYNC(cuMemcpyPeer, (CUdeviceptr dst, CUcontext dctx, CUdeviceptr src, CUcontext 
 SYNC(cuMemcpy2D_v2, (const CUDA_MEMCPY2D *p), copy_2d(p, NULL, pt, sync))
 SYNC(cuMemcpy2DUnaligned_v2, (const CUDA_MEMCPY2D *p), copy_2d(p, NULL, pt, sync))
 SYNC(cuMemcpy3D_v2, (const CUDA_MEMCPY3D *p), copy_3dp(p, NULL, pt, sync))
+SYNC(cuMemcpy3DPeer, (const CUDA_MEMCPY3D_PEER *p), copy_3d_peer(p, NULL, pt, sync))
 SYNC(cuMemsetD8_v2, (CUdeviceptr dst, unsigned char v, size_t n),
      set_2d(dst, n, v, 1, n, 1, NULL, pt, sync))
 SYNC(cuMemsetD16_v2, (CUdeviceptr dst, unsigned short v, size_t n),
@@ -333,6 +352,8 @@ ASYNC(cuMemcpyPeerAsync, (CUdeviceptr dst, CUcontext dctx, CUdeviceptr src, CUco
                           size_t n, CUstream s), copy_peer(dst, dctx, src, sctx, n, s, pt, sync))
 ASYNC(cuMemcpy2DAsync_v2, (const CUDA_MEMCPY2D *p, CUstream s), copy_2d(p, s, pt, sync))
 ASYNC(cuMemcpy3DAsync_v2, (const CUDA_MEMCPY3D *p, CUstream s), copy_3dp(p, s, pt, sync))
+ASYNC(cuMemcpy3DPeerAsync, (const CUDA_MEMCPY3D_PEER *p, CUstream s),
+      copy_3d_peer(p, s, pt, sync))
 ASYNC(cuMemsetD8Async, (CUdeviceptr dst, unsigned char v, size_t n, CUstream s),
       set_2d(dst, n, v, 1, n, 1, s, pt, sync))
 ASYNC(cuMemsetD16Async, (CUdeviceptr dst, unsigned short v, size_t n, CUstream s),

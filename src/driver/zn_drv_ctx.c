@@ -490,3 +490,31 @@ CUresult cuCtxResetPersistingL2Cache(void)
     (void)c;
     ZN_RET(CUDA_SUCCESS);
 }
+
+/* ---- peer access ----
+ * Every context of Zinc is on device 0, and cuDeviceCanAccessPeer(0, 0)
+ * answers 0 (a device is not its own peer, as on NVIDIA's driver), so
+ * enabling access to another context is CUDA_ERROR_PEER_ACCESS_UNSUPPORTED
+ * and nothing can be disabled (CUDA_ERROR_PEER_ACCESS_NOT_ENABLED). Copies
+ * between two contexts' memory need no peer access (cuMemcpyPeer,
+ * cuMemcpy3DPeer). */
+
+CUresult cuCtxEnablePeerAccess(CUcontext peer, unsigned int flags)
+{
+    ZN_CHECK_INIT();
+    zn_ctx *c = zn_ctx_current();
+    if (!c || !zn_ctx_valid(peer) || peer == c)
+        ZN_RET(CUDA_ERROR_INVALID_CONTEXT);
+    if (flags)
+        ZN_RET(CUDA_ERROR_INVALID_VALUE);
+    ZN_RET(CUDA_ERROR_PEER_ACCESS_UNSUPPORTED);
+}
+
+CUresult cuCtxDisablePeerAccess(CUcontext peer)
+{
+    ZN_CHECK_INIT();
+    zn_ctx *c = zn_ctx_current();
+    if (!c || !zn_ctx_valid(peer))
+        ZN_RET(CUDA_ERROR_INVALID_CONTEXT);
+    ZN_RET(CUDA_ERROR_PEER_ACCESS_NOT_ENABLED);
+}

@@ -6,9 +6,12 @@
  * stream reaches it (CLOCK_MONOTONIC, so elapsed times have microsecond
  * resolution and more). Every record gets a new generation; only the item
  * of the newest record writes the timestamp. Events recorded in a capture
- * stand for graph nodes instead (zn_drv_capture.c).
+ * stand for graph nodes instead (zn_drv_capture.c). Interprocess events
+ * (CU_EVENT_INTERPROCESS) keep their state in shared memory instead and
+ * branch to zn_drv_ipc_event.c.
  */
 #include "zn_drv.h"
+#include "zn_drv_ipc.h"
 #include "../exec/zn_exec.h"
 
 #include <time.h>
@@ -37,12 +40,22 @@ CUresult cuEventCreate(CUevent *pe, unsigned int flags)
     ZN_ENTER(c);
     if (!pe || (flags & ~0xfu))
         ZN_RET(CUDA_ERROR_INVALID_VALUE);
+    /* CUDA: an interprocess event must have timing disabled */
+    if ((flags & ZN_CU_EVENT_INTERPROCESS) && !(flags & ZN_CU_EVENT_DISABLE_TIMING))
+        ZN_RET(CUDA_ERROR_INVALID_VALUE);
     zn_event *e = zn_handle_new(ZN_HANDLE_EVENT, sizeof *e);
     if (!e)
         ZN_RET(CUDA_ERROR_OUT_OF_MEMORY);
     e->magic = ZN_MAGIC_EVENT;
     e->ctx = c;
     e->flags = flags;
+    if (flags & ZN_CU_EVENT_INTERPROCESS) {
+        CUresult r = zn_ipc_event_create(e);
+        if (r != CUDA_SUCCESS) {
+            zn_handle_retire(ZN_HANDLE_EVENT, e, sizeof *e);
+            ZN_RET(r);
+        }
+    }
     *pe = e;
     ZN_RET(CUDA_SUCCESS);
 }
@@ -53,6 +66,7 @@ CUresult cuEventDestroy_v2(CUevent e)
     if (!zn_event_valid(e))
         ZN_RET(CUDA_ERROR_INVALID_HANDLE);
     zn_nodeset_free(&e->deps);
+    zn_ipc_event_release(e);
     zn_handle_retire(ZN_HANDLE_EVENT, e, sizeof *e);
     ZN_RET(CUDA_SUCCESS);
 }
@@ -86,6 +100,8 @@ CUresult cuEventQuery(CUevent e)
     (void)c;
     if (!zn_event_valid(e))
         ZN_RET(CUDA_ERROR_INVALID_HANDLE);
+    if (e->ipc)
+        ZN_RET(zn_ipc_event_done(e) ? CUDA_SUCCESS : CUDA_ERROR_NOT_READY);
     ZN_RET(event_done(e) ? CUDA_SUCCESS : CUDA_ERROR_NOT_READY);
 }
 
@@ -96,7 +112,9 @@ CUresult cuEventSynchronize(CUevent e)
     ZN_ENTER(c);
     if (!zn_event_valid(e))
         ZN_RET(CUDA_ERROR_INVALID_HANDLE);
-    if (e->recorded && e->q)
+    if (e->ipc)
+        zn_ipc_event_sync(e, !(e->flags & ZN_CU_EVENT_BLOCKING_SYNC));
+    else if (e->recorded && e->q)
         zn_queue_wait(e->q, e->ticket, !(e->flags & ZN_CU_EVENT_BLOCKING_SYNC));
     ZN_RET((CUresult)atomic_load(&c->sticky));
 }

@@ -41,14 +41,20 @@ static CUresult func_get_attr(int *pi, CUfunction_attribute a, const zn_func *f)
     case CU_FUNC_ATTRIBUTE_CACHE_MODE_CA: *pi = 0; break;
     case CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES: *pi = f->max_dyn_shared; break;
     case CU_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT: *pi = f->carveout; break;
-    case CU_FUNC_ATTRIBUTE_CLUSTER_SIZE_MUST_BE_SET:
+    case CU_FUNC_ATTRIBUTE_CLUSTER_SIZE_MUST_BE_SET:  /* .explicitcluster */
+        *pi = ki->explicit_cluster ? 1 : 0;
+        break;
     case CU_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_WIDTH:
     case CU_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_HEIGHT:
-    case CU_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_DEPTH:
-    case CU_FUNC_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE_ALLOWED:
-    case CU_FUNC_ATTRIBUTE_CLUSTER_SCHEDULING_POLICY_PREFERENCE:
-        *pi = 0;
+    case CU_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_DEPTH: {
+        /* the kernel's .reqnctapercluster, else what was set (0: none) */
+        int d = (int)(a - CU_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_WIDTH);
+        bool kernel = ki->cluster_dim[0] || ki->cluster_dim[1] || ki->cluster_dim[2];
+        *pi = kernel ? (int)(ki->cluster_dim[d] ? ki->cluster_dim[d] : 1) : (int)f->req_cluster[d];
         break;
+    }
+    case CU_FUNC_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE_ALLOWED: *pi = f->cluster_nonportable; break;
+    case CU_FUNC_ATTRIBUTE_CLUSTER_SCHEDULING_POLICY_PREFERENCE: *pi = f->cluster_policy; break;
     default:
         return CUDA_ERROR_INVALID_VALUE;
     }
@@ -74,10 +80,25 @@ static CUresult func_set_attr(zn_func *f, CUfunction_attribute a, int v)
         return CUDA_SUCCESS;
     case CU_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_WIDTH:
     case CU_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_HEIGHT:
-    case CU_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_DEPTH:
-        return v == 0 || v == 1 ? CUDA_SUCCESS : CUDA_ERROR_NOT_SUPPORTED;
+    case CU_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_DEPTH: {
+        /* launches of f use this shape unless they give one (zn_drv_cluster.c);
+         * a kernel compiled with a shape keeps it */
+        int d = (int)(a - CU_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_WIDTH);
+        const unsigned *kd = f->ki->cluster_dim;
+        if (v < 0 || v > 16 || ((kd[0] || kd[1] || kd[2]) && (unsigned)v != (kd[d] ? kd[d] : 1)))
+            return CUDA_ERROR_INVALID_VALUE;
+        f->req_cluster[d] = (unsigned)v;
+        return CUDA_SUCCESS;
+    }
     case CU_FUNC_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE_ALLOWED:
+        if (v != 0 && v != 1)
+            return CUDA_ERROR_INVALID_VALUE;
+        f->cluster_nonportable = v;
+        return CUDA_SUCCESS;
     case CU_FUNC_ATTRIBUTE_CLUSTER_SCHEDULING_POLICY_PREFERENCE:
+        if (v < 0 || v > 2)     /* DEFAULT, SPREAD, LOAD_BALANCING */
+            return CUDA_ERROR_INVALID_VALUE;
+        f->cluster_policy = v;  /* a hint: one cluster per team of threads regardless */
         return CUDA_SUCCESS;
     default:
         return CUDA_ERROR_INVALID_VALUE;    /* read-only attributes */

@@ -75,6 +75,7 @@ static void node_free(zn_gnode *n)
     free(n->argv);
     free(n->deps);
     free(n->kattr);
+    free(n->memop);
     zn_gcond_free(n->cond);
     if (n->child)
         zn_graph_free(n->child);
@@ -86,6 +87,7 @@ void zn_graph_free(zn_graph *g)
     for (size_t i = 0; i < g->n; i++)
         node_free(g->nodes[i]);
     free(g->nodes);
+    zn_gedge_free(g);
     zn_uobj_set_clear(&g->uobjs);
     pthread_mutex_destroy(&g->lock);
     zn_handle_retire(ZN_HANDLE_GRAPH, g, sizeof *g);
@@ -196,16 +198,18 @@ static zn_graph *graph_clone(const zn_graph *g)
             }
             memcpy(m->kattr, n->kattr, 17 * sizeof *m->kattr);
         }
-        if ((n->child && !(m->child = graph_clone(n->child))) ||
+        if ((n->memop && !(m->memop = zn_gmemop_dup(n->memop))) ||
+            (n->child && !(m->child = graph_clone(n->child))) ||
             (n->cond && !(m->cond = zn_gcond_clone(n->cond)))) {
             zn_graph_free(c);
             return NULL;
         }
     }
-    if (!zn_uobj_set_merge(&c->uobjs, &g->uobjs)) {
+    if (!zn_uobj_set_merge(&c->uobjs, &g->uobjs) || zn_gedge_clone(c, g) != CUDA_SUCCESS) {
         zn_graph_free(c);
         return NULL;
     }
+    c->cond_body = g->cond_body;
     return c;
 }
 
@@ -500,10 +504,12 @@ CUresult cuGraphAddChildGraphNode(CUgraphNode *pn, CUgraph g, const CUgraphNode 
     if (!copy)
         ZN_RET(CUDA_ERROR_OUT_OF_MEMORY);
     r = zn_graph_add(g, CU_GRAPH_NODE_TYPE_GRAPH, NULL, deps, ndeps, pn);
-    if (r == CUDA_SUCCESS)
+    if (r == CUDA_SUCCESS) {
         (*pn)->child = copy;
-    else
+        copy->cond_body |= g->cond_body;    /* a body's child: no memory nodes either */
+    } else {
         zn_graph_free(copy);
+    }
     ZN_RET(r);
 }
 
@@ -643,7 +649,7 @@ static CUresult get_edges(CUgraph g, CUgraphNode *from, CUgraphNode *to,
                 from[k] = g->nodes[i]->deps[j];
                 to[k] = g->nodes[i];
                 if (ed)
-                    memset(&ed[k], 0, sizeof *ed);
+                    zn_gedge_get(g, from[k], to[k], &ed[k]);
             }
             k++;
         }
@@ -677,21 +683,27 @@ static CUresult node_deps(CUgraphNode n, CUgraphNode *out, CUgraphEdgeData *ed, 
         return CUDA_ERROR_INVALID_VALUE;
     size_t k = 0;
     const zn_graph *g = n->graph;
+    if (ed && out)
+        memset(ed, 0, *nd * sizeof *ed);
     if (!dependents) {
         for (size_t j = 0; j < n->ndeps; j++, k++)
-            if (out && k < *nd)
+            if (out && k < *nd) {
                 out[k] = n->deps[j];
+                if (ed)
+                    zn_gedge_get(g, n->deps[j], n, &ed[k]);
+            }
     } else {
         for (size_t i = 0; i < g->n; i++)
             for (size_t j = 0; j < g->nodes[i]->ndeps; j++)
                 if (g->nodes[i]->deps[j] == n) {
-                    if (out && k < *nd)
+                    if (out && k < *nd) {
                         out[k] = g->nodes[i];
+                        if (ed)
+                            zn_gedge_get(g, n, g->nodes[i], &ed[k]);
+                    }
                     k++;
                 }
     }
-    if (ed && out)
-        memset(ed, 0, *nd * sizeof *ed);
     for (size_t i = k; out && i < *nd; i++)    /* CUDA: the rest set to NULL */
         out[i] = NULL;
     if (!out || k < *nd)
@@ -742,8 +754,10 @@ static CUresult add_dep(zn_gnode *from, zn_gnode *to)
     return CUDA_SUCCESS;
 }
 
+/* e: each edge's data (NULL: all default). Adding stores it; removing
+ * (v2: with_data) needs it to match the edge's; v1 removes whatever it is. */
 static CUresult change_deps(CUgraph g, const CUgraphNode *from, const CUgraphNode *to,
-                            size_t n, bool add)
+                            const CUgraphEdgeData *e, size_t n, bool add, bool with_data)
 {
     if (!zn_graph_valid(g) || (n && (!from || !to)))
         return CUDA_ERROR_INVALID_VALUE;
@@ -763,13 +777,24 @@ static CUresult change_deps(CUgraph g, const CUgraphNode *from, const CUgraphNod
                 return CUDA_ERROR_INVALID_VALUE;
         if (exists == add)
             return CUDA_ERROR_INVALID_VALUE;
+        CUgraphEdgeData have, want;
+        zn_gedge_get(g, f, t, &have);
+        if (e)
+            want = e[i];
+        else
+            memset(&want, 0, sizeof want);
+        if (add ? zn_gedge_check(f, t, &want) != CUDA_SUCCESS
+                : with_data && memcmp(&have, &want, sizeof have))
+            return CUDA_ERROR_INVALID_VALUE;
     }
     for (size_t i = 0; i < n; i++) {
         zn_gnode *f = from[i], *t = to[i];
         if (add) {
             TRY(add_dep(f, t));
+            TRY(zn_gedge_set(g, f, t, e ? &e[i] : NULL));
             continue;
         }
+        zn_gedge_set(g, f, t, NULL);    /* dropping a record never fails */
         size_t j = 0;
         while (j < t->ndeps && t->deps[j] != f)
             j++;
@@ -784,43 +809,28 @@ CUresult cuGraphAddDependencies(CUgraph g, const CUgraphNode *from, const CUgrap
                                 size_t n)
 {
     ZN_CHECK_INIT();
-    ZN_RET(change_deps(g, from, to, n, true));
-}
-
-/* Zinc's edges are full dependencies: programmatic ports and types are
- * refused (logged), not silently made full. */
-static CUresult plain_edges(const CUgraphEdgeData *e, size_t n)
-{
-    for (size_t i = 0; e && i < n; i++)
-        if (e[i].from_port || e[i].to_port || e[i].type) {
-            zn_log(ZN_LOG_WARN, "graph edge data (type %u, ports %u/%u): programmatic "
-                   "dependencies are not supported", e[i].type, e[i].from_port, e[i].to_port);
-            return CUDA_ERROR_NOT_SUPPORTED;
-        }
-    return CUDA_SUCCESS;
+    ZN_RET(change_deps(g, from, to, NULL, n, true, true));
 }
 
 CUresult cuGraphAddDependencies_v2(CUgraph g, const CUgraphNode *from, const CUgraphNode *to,
                                    const CUgraphEdgeData *e, size_t n)
 {
     ZN_CHECK_INIT();
-    CUresult r = plain_edges(e, n);
-    ZN_RET(r != CUDA_SUCCESS ? r : change_deps(g, from, to, n, true));
+    ZN_RET(change_deps(g, from, to, e, n, true, true));
 }
 
 CUresult cuGraphRemoveDependencies(CUgraph g, const CUgraphNode *from, const CUgraphNode *to,
                                    size_t n)
 {
     ZN_CHECK_INIT();
-    ZN_RET(change_deps(g, from, to, n, false));
+    ZN_RET(change_deps(g, from, to, NULL, n, false, false));
 }
 
 CUresult cuGraphRemoveDependencies_v2(CUgraph g, const CUgraphNode *from,
                                       const CUgraphNode *to, const CUgraphEdgeData *e, size_t n)
 {
     ZN_CHECK_INIT();
-    CUresult r = plain_edges(e, n);
-    ZN_RET(r != CUDA_SUCCESS ? r : change_deps(g, from, to, n, false));
+    ZN_RET(change_deps(g, from, to, e, n, false, true));
 }
 
 /* Removes the node and every edge that touches it. */
@@ -833,6 +843,7 @@ CUresult cuGraphDestroyNode(CUgraphNode n)
     if (zn_graph_has_mem(g))    /* CUDA: nodes of such graphs stay */
         ZN_RET(CUDA_ERROR_NOT_SUPPORTED);
     pthread_mutex_lock(&g->lock);
+    zn_gedge_drop_node(g, n);
     size_t k = 0;
     for (size_t i = 0; i < g->n; i++) {
         zn_gnode *m = g->nodes[i];

@@ -93,8 +93,15 @@ static void print_graph(FILE *f, const zn_graph *g, unsigned id, unsigned *next)
         }
     }
     for (size_t i = 0; i < g->n; i++)
-        for (size_t d = 0; d < g->nodes[i]->ndeps; d++)
-            fprintf(f, "  n%u_%zu -> n%u_%zu;\n", id, g->nodes[i]->deps[d]->index, id, i);
+        for (size_t d = 0; d < g->nodes[i]->ndeps; d++) {
+            const zn_gnode *from = g->nodes[i]->deps[d];
+            CUgraphEdgeData e;
+            zn_gedge_get(g, from, g->nodes[i], &e);
+            fprintf(f, "  n%u_%zu -> n%u_%zu", id, from->index, id, i);
+            if (!zn_gedge_is_default(&e))   /* a programmatic edge, or a port */
+                fprintf(f, " [label=\"type %u port %u\"]", e.type, e.from_port);
+            fprintf(f, ";\n");
+        }
 }
 
 CUresult cuGraphDebugDotPrint(CUgraph g, const char *path, unsigned int flags)

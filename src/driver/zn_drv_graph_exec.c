@@ -363,6 +363,8 @@ static CUresult exec_kernel(CUgraphExec x, CUgraphNode n, const CUDA_KERNEL_NODE
     long i = exec_index(x, n);
     if (i >= 0 && x->ops[i]->kind == ZN_OP_KERNEL)
         op->u.k.coop = x->ops[i]->u.k.coop;    /* the node's attribute stays */
+    if (i >= 0 && x->ops[i]->kind == ZN_OP_KERNEL && x->ops[i]->u.k.f == f)
+        memcpy(op->u.k.cl, x->ops[i]->u.k.cl, sizeof op->u.k.cl); /* so does its cluster */
     return exec_replace(x, n, ZN_OP_KERNEL, op);
 }
 
@@ -539,8 +541,15 @@ CUresult cuGraphExecUpdate(CUgraphExec x, CUgraph g, CUgraphNode *err, int *resu
  * contiguous, since a child is flattened in one piece). */
 static CUresult exec_child(CUgraphExec x, CUgraphNode n, CUgraph child)
 {
-    if (!gexec_valid(x) || !zn_gnode_valid(n) || n->type != CU_GRAPH_NODE_TYPE_GRAPH ||
-        !zn_graph_valid(child))
+    if (!zn_gnode_valid(n) || n->type != CU_GRAPH_NODE_TYPE_GRAPH)
+        return CUDA_ERROR_INVALID_VALUE;
+    return zn_gexec_set_child_ops(x, n, child);
+}
+
+/* Also batch memory-op nodes, whose child is their chain of operations. */
+CUresult zn_gexec_set_child_ops(CUgraphExec x, CUgraphNode n, CUgraph child)
+{
+    if (!gexec_valid(x) || !zn_gnode_valid(n) || !n->child || !zn_graph_valid(child))
         return CUDA_ERROR_INVALID_VALUE;
     if (zn_graph_has_mem(child) || zn_graph_has_mem(n->child))
         return CUDA_ERROR_INVALID_VALUE;    /* CUDA: memory nodes cannot change */

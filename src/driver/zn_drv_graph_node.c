@@ -1,7 +1,8 @@
 /* zn_drv_graph_node.c: the generic node API (cuGraphAddNode,
  * cuGraphNodeSetParams, cuGraphExecNodeSetParams) over the per-kind entry
- * points (conditional nodes: zn_drv_graph_cond.c), kernel node attributes
- * and cuGraphNodeFindInClone.
+ * points (conditional nodes: zn_drv_graph_cond.c; batch memory-op nodes:
+ * zn_drv_graph_memop.c; cuGraphAddNode_v2's edge data: zn_drv_graph_edge.c),
+ * kernel node attributes and cuGraphNodeFindInClone.
  *
  * Kernel node attributes are stored per node (a 17-entry table indexed by
  * CUlaunchAttributeID) and returned as set; unset ones read as zero, which
@@ -40,8 +41,16 @@ static bool kattr_id_ok(int id)
 
 void zn_gnode_apply_kattr(zn_gnode *n)
 {
-    if (n->op && n->op->kind == ZN_OP_KERNEL && n->kattr)
-        n->op->u.k.coop = n->kattr[CU_LAUNCH_ATTRIBUTE_COOPERATIVE].cooperative;
+    if (n->op && n->op->kind == ZN_OP_KERNEL && n->kattr) {
+        zn_op *op = n->op;
+        op->u.k.coop = n->kattr[CU_LAUNCH_ATTRIBUTE_COOPERATIVE].cooperative;
+        /* the cluster attribute, checked when it was set; else the kernel's */
+        const CUlaunchAttributeValue *cv = &n->kattr[CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION];
+        unsigned cd[3] = { cv->clusterDim.x, cv->clusterDim.y, cv->clusterDim.z };
+        bool *ex = &op->u.k.cl_explicit;
+        if (zn_cluster_resolve(op->u.k.f, op->u.k.g, cd, false, op->u.k.cl, ex) != CUDA_SUCCESS)
+            zn_cluster_resolve(op->u.k.f, op->u.k.g, NULL, false, op->u.k.cl, ex);
+    }
 }
 
 static bool is_kernel(const zn_gnode *n)
@@ -71,15 +80,15 @@ CUresult cuGraphKernelNodeSetAttribute(CUgraphNode n, int attr, const CUlaunchAt
     if (!is_kernel(n) || !v || !kattr_id_ok(attr))
         ZN_RET(CUDA_ERROR_INVALID_VALUE);
     const CUlaunchAttributeValue *val = v;
-    unsigned cd[3];
-    memcpy(cd, val->pad, sizeof cd);
-    if ((attr == CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION ||
-         attr == CU_LAUNCH_ATTRIBUTE_PREFERRED_CLUSTER_DIMENSION) &&
-        cd[0] * cd[1] * cd[2] > 1) {
-        zn_log(ZN_LOG_WARN, "cuGraphKernelNodeSetAttribute: thread block clusters are not "
-               "supported");
-        ZN_RET(CUDA_ERROR_NOT_SUPPORTED);
+    if (attr == CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION) {
+        /* the node's grid must be a multiple, within the size limits */
+        const zn_op *op = n->op;
+        unsigned cd[3] = { val->clusterDim.x, val->clusterDim.y, val->clusterDim.z }, out[3];
+        CUresult rc = zn_cluster_resolve(op->u.k.f, op->u.k.g, cd, false, out, NULL);
+        if (rc != CUDA_SUCCESS)
+            ZN_RET(rc);
     }
+    /* PREFERRED_CLUSTER_DIMENSION is a hint a GPU may ignore: stored only */
     if (attr == CU_LAUNCH_ATTRIBUTE_COOPERATIVE && val->cooperative) {
         const zn_op *op = n->op;
         uint64_t threads = (uint64_t)op->u.k.b[0] * op->u.k.b[1] * op->u.k.b[2];
@@ -139,24 +148,46 @@ static CUresult add_child_moved(CUgraphNode *pn, CUgraph g, const CUgraphNode *d
     if (!pn || !zn_graph_valid(g) || !zn_graph_valid(child) || child == g ||
         (ndeps && !deps))
         return CUDA_ERROR_INVALID_VALUE;
+    if (g->cond_body && zn_graph_has_mem(child))
+        return zn_gmem_refuse_in_body();
     CUresult r = zn_graph_add(g, CU_GRAPH_NODE_TYPE_GRAPH, NULL, deps, ndeps, pn);
     if (r != CUDA_SUCCESS)
         return r;
     (*pn)->child = child;   /* the node owns it now; the handle stays valid */
+    child->cond_body |= g->cond_body;
     /* the parent holds the child's memory blocks and user objects too */
     return zn_uobj_set_merge(&g->uobjs, &child->uobjs) ? CUDA_SUCCESS
                                                         : CUDA_ERROR_OUT_OF_MEMORY;
 }
+
+static CUresult add_typed(CUgraphNode *pn, CUgraph g, const CUgraphNode *deps, size_t ndeps,
+                          CUgraphNodeParams *p);
 
 static CUresult add_node(CUgraphNode *pn, CUgraph g, const CUgraphNode *deps, size_t ndeps,
                          const CUgraphEdgeData *edges, CUgraphNodeParams *p)
 {
     if (!p)
         return CUDA_ERROR_INVALID_VALUE;
-    /* only plain full edges: Zinc has no programmatic (port) edges */
-    for (size_t i = 0; edges && i < ndeps; i++)
-        if (edges[i].from_port || edges[i].to_port || edges[i].type)
-            return CUDA_ERROR_NOT_SUPPORTED;
+    /* edge data is checked before the node is made (a programmatic edge
+     * needs a kernel node at both ends) and stored once it is */
+    for (size_t i = 0; edges && i < ndeps; i++) {
+        if (!deps || !zn_gnode_valid(deps[i]) || deps[i]->graph != g)
+            return CUDA_ERROR_INVALID_VALUE;
+        CUresult r = zn_gedge_check(deps[i], NULL, &edges[i]);
+        if (r == CUDA_SUCCESS && edges[i].type && p->type != CU_GRAPH_NODE_TYPE_KERNEL)
+            r = CUDA_ERROR_INVALID_VALUE;
+        if (r != CUDA_SUCCESS)
+            return r;
+    }
+    CUresult r = add_typed(pn, g, deps, ndeps, p);
+    for (size_t i = 0; r == CUDA_SUCCESS && edges && i < ndeps; i++)
+        r = zn_gedge_set(g, deps[i], *pn, &edges[i]);
+    return r;
+}
+
+static CUresult add_typed(CUgraphNode *pn, CUgraph g, const CUgraphNode *deps, size_t ndeps,
+                          CUgraphNodeParams *p)
+{
     switch (p->type) {
     case CU_GRAPH_NODE_TYPE_KERNEL:
         return cuGraphAddKernelNode_v2(pn, g, deps, ndeps, &p->kernel);
@@ -195,9 +226,10 @@ static CUresult add_node(CUgraphNode *pn, CUgraph g, const CUgraphNode *deps, si
         return cuGraphAddMemFreeNode(pn, g, deps, ndeps, p->free.dptr);
     case CU_GRAPH_NODE_TYPE_CONDITIONAL:
         return zn_gcond_add(pn, g, deps, ndeps, &p->conditional);
+    case CU_GRAPH_NODE_TYPE_BATCH_MEM_OP:
+        return zn_gmemop_add(pn, g, deps, ndeps, &p->memOp);
     case CU_GRAPH_NODE_TYPE_EXT_SEMAS_SIGNAL:
     case CU_GRAPH_NODE_TYPE_EXT_SEMAS_WAIT:
-    case CU_GRAPH_NODE_TYPE_BATCH_MEM_OP:
         zn_log(ZN_LOG_WARN, "cuGraphAddNode: node type %d is not supported", p->type);
         return CUDA_ERROR_NOT_SUPPORTED;
     default:
@@ -240,6 +272,8 @@ CUresult cuGraphNodeSetParams(CUgraphNode n, CUgraphNodeParams *p)
         return cuGraphEventRecordNodeSetEvent(n, p->eventRecord.event);
     case CU_GRAPH_NODE_TYPE_EMPTY:
         ZN_RET(CUDA_SUCCESS);
+    case CU_GRAPH_NODE_TYPE_BATCH_MEM_OP:
+        ZN_RET(zn_gmemop_set(n, &p->memOp));
     default:    /* child graphs, memory nodes: fixed once created */
         ZN_RET(CUDA_ERROR_INVALID_VALUE);
     }
@@ -268,6 +302,8 @@ CUresult cuGraphExecNodeSetParams(CUgraphExec x, CUgraphNode n, CUgraphNodeParam
         return cuGraphExecEventRecordNodeSetEvent(x, n, p->eventRecord.event);
     case CU_GRAPH_NODE_TYPE_GRAPH:
         return cuGraphExecChildGraphNodeSetParams(x, n, p->graph.graph);
+    case CU_GRAPH_NODE_TYPE_BATCH_MEM_OP:
+        ZN_RET(zn_gmemop_exec_set(x, n, &p->memOp));
     default:
         ZN_RET(CUDA_ERROR_INVALID_VALUE);
     }

@@ -106,6 +106,13 @@ CUresult zn_op_kernel(zn_op **out, const zn_func *f, const unsigned g[3], const 
         free(op);
         return r;
     }
+    /* the function's or kernel's cluster shape; cuLaunchKernelEx and kernel
+     * node attributes may give another (zn_drv_cluster.c) */
+    r = zn_cluster_resolve(f, g, NULL, false, op->u.k.cl, &op->u.k.cl_explicit);
+    if (r != CUDA_SUCCESS) {
+        free(op);
+        return r;
+    }
     op->u.k.f = f;
     memcpy(op->u.k.g, g, sizeof op->u.k.g);
     memcpy(op->u.k.b, b, sizeof op->u.k.b);
@@ -128,7 +135,8 @@ static bool launch_blocking(void)
 }
 
 static CUresult launch(CUfunction f, const unsigned g[3], const unsigned b[3], unsigned shmem,
-                       CUstream h, void **params, void **extra, bool pt, bool coop)
+                       CUstream h, void **params, void **extra, bool pt, bool coop,
+                       const unsigned *cluster)
 {
     zn_ctx *c;
     CUresult r = zn_ctx_enter(&c);
@@ -144,6 +152,19 @@ static CUresult launch(CUfunction f, const unsigned g[3], const unsigned b[3], u
     if (r != CUDA_SUCCESS)
         return r;
     op->u.k.coop = coop;
+    /* CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION (NULL: none), and a shape for
+     * a .explicitcluster kernel */
+    r = zn_cluster_resolve(f, g, cluster, true, op->u.k.cl, &op->u.k.cl_explicit);
+    if (r != CUDA_SUCCESS) {
+        free(op);
+        return r;
+    }
+    if (coop && op->u.k.cl[0] * op->u.k.cl[1] * op->u.k.cl[2] > 1) {
+        zn_log(ZN_LOG_WARN, "launch of %s: cooperative launches with thread block clusters "
+               "are not supported", f->name);
+        free(op);
+        return CUDA_ERROR_NOT_SUPPORTED;
+    }
     zn_log(ZN_LOG_INFO, "launch %s grid (%u,%u,%u) block (%u,%u,%u) shared %u+%u",
            f->name, g[0], g[1], g[2], b[0], b[1], b[2], f->ki->static_shared, shmem);
     /* a kernel's own fault is sticky, reported by a later call (by this one
@@ -175,24 +196,31 @@ static CUresult launch_ex(const CUlaunchConfig *cfg, CUfunction f, void **params
     if (!cfg || (cfg->numAttrs && !cfg->attrs))
         return CUDA_ERROR_INVALID_VALUE;
     CUevent done[2] = { NULL, NULL };
+    int prog = 0, at_start = 0;
+    unsigned cluster[3] = { 0, 0, 0 };
+    bool has_cluster = false;
     for (unsigned i = 0; i < cfg->numAttrs; i++) {
         const CUlaunchAttribute *a = &cfg->attrs[i];
         switch (a->id) {
-        case CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION: {
-            unsigned x = a->value.clusterDim.x, y = a->value.clusterDim.y,
-                     z = a->value.clusterDim.z;
-            if ((x > 1 || y > 1 || z > 1)) {
-                zn_log(ZN_LOG_WARN, "launch: thread block clusters (%u,%u,%u) are not "
-                       "supported", x, y, z);
-                return CUDA_ERROR_NOT_SUPPORTED;
-            }
+        case CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION:
+            /* checked against the grid and the kernel in launch() */
+            cluster[0] = a->value.clusterDim.x;
+            cluster[1] = a->value.clusterDim.y;
+            cluster[2] = a->value.clusterDim.z;
+            has_cluster = true;
             break;
-        }
         case CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_EVENT:
         case CU_LAUNCH_ATTRIBUTE_LAUNCH_COMPLETION_EVENT:
             /* value starts with the event: recorded once the grid is done */
             memcpy(&done[a->id == CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_EVENT ? 0 : 1],
                    a->value.pad, sizeof(CUevent));
+            if (a->id == CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_EVENT)   /* event, flags, this */
+                memcpy(&at_start, a->value.pad + sizeof(CUevent) + sizeof(int), sizeof at_start);
+            break;
+        case CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION:
+            /* may overlap the previous kernel: running after it is valid; a
+             * capture records programmatic edges (zn_capture_programmatic) */
+            memcpy(&prog, a->value.pad, sizeof prog);
             break;
         default:
             break;  /* hints (priority, cache policy, ...) change nothing here */
@@ -209,11 +237,20 @@ static CUresult launch_ex(const CUlaunchConfig *cfg, CUfunction f, void **params
             coop = true;
         }
     }
-    CUresult r = launch(f, g, b, cfg->sharedMemBytes, cfg->hStream, params, extra, pt, coop);
+    zn_stream *ps = prog ? zn_stream_get(cfg->hStream, pt) : NULL;
+    if (ps && ps->cap) {
+        CUresult rp = zn_capture_programmatic(ps);
+        if (rp != CUDA_SUCCESS)
+            return rp;
+    }
+    CUresult r = launch(f, g, b, cfg->sharedMemBytes, cfg->hStream, params, extra, pt, coop,
+                        has_cluster ? cluster : NULL);
     for (int i = 0; i < 2 && r == CUDA_SUCCESS; i++)
         if (done[i])
             r = pt ? cuEventRecord_ptsz(done[i], cfg->hStream)
                    : cuEventRecord(done[i], cfg->hStream);
+    if (r == CUDA_SUCCESS && done[0])   /* captured: waiters get programmatic edges */
+        zn_capture_programmatic_event(done[0], at_start != 0);
     return r;
 }
 
@@ -225,13 +262,13 @@ static CUresult launch_ex(const CUlaunchConfig *cfg, CUfunction f, void **params
 CUresult cuLaunchKernel(LAUNCH_ARGS, void **params, void **extra)
 {
     DIMS;
-    ZN_RET(launch(f, g, b, shmem, s, params, extra, false, false));
+    ZN_RET(launch(f, g, b, shmem, s, params, extra, false, false, NULL));
 }
 
 CUresult cuLaunchKernel_ptsz(LAUNCH_ARGS, void **params, void **extra)
 {
     DIMS;
-    ZN_RET(launch(f, g, b, shmem, s, params, extra, true, false));
+    ZN_RET(launch(f, g, b, shmem, s, params, extra, true, false, NULL));
 }
 
 /* Every block of a grid that fits runs at once (zn_exec_launch_coop), so
@@ -242,7 +279,7 @@ CUresult cuLaunchCooperativeKernel(LAUNCH_ARGS, void **params)
     CUresult r = coop_check(f, g, b, shmem);
     if (r != CUDA_SUCCESS)
         ZN_RET(r);
-    ZN_RET(launch(f, g, b, shmem, s, params, NULL, false, true));
+    ZN_RET(launch(f, g, b, shmem, s, params, NULL, false, true, NULL));
 }
 
 CUresult cuLaunchCooperativeKernel_ptsz(LAUNCH_ARGS, void **params)
@@ -251,7 +288,7 @@ CUresult cuLaunchCooperativeKernel_ptsz(LAUNCH_ARGS, void **params)
     CUresult r = coop_check(f, g, b, shmem);
     if (r != CUDA_SUCCESS)
         ZN_RET(r);
-    ZN_RET(launch(f, g, b, shmem, s, params, NULL, true, true));
+    ZN_RET(launch(f, g, b, shmem, s, params, NULL, true, true, NULL));
 }
 
 CUresult cuLaunchKernelEx(const CUlaunchConfig *cfg, CUfunction f, void **params,

@@ -6,6 +6,7 @@
  * a small list here, with the flags of pinned allocations.
  */
 #include "zn_drv.h"
+#include "zn_drv_ipc.h"
 #include "../exec/zn_exec.h"
 
 #include <stdlib.h>
@@ -182,6 +183,8 @@ CUresult cuMemFree_v2(CUdeviceptr dptr)
     struct zn_gmem *gm = zn_gmem_find(dptr);    /* a graph allocation (zn_drv_graph_mem.c) */
     if (gm)
         ZN_RET(zn_gmem_free_outside(gm, NULL));
+    if (zn_ipc_free_mapping((void *)(uintptr_t)dptr) == 0)  /* external or pool import */
+        ZN_RET(CUDA_SUCCESS);
     ZN_RET(free_kind((void *)(uintptr_t)dptr, ZN_MEM_DEVICE, ZN_MEM_MANAGED));
 }
 
@@ -418,7 +421,14 @@ static CUresult ptr_attr(void *data, CUpointer_attribute a, CUdeviceptr ptr,
         /* an int: cudart leaves 4 bytes for it (measured) */
         *(int *)data = pi->kind == ZN_MEM_MANAGED;
         return CUDA_SUCCESS;
-    case CU_POINTER_ATTRIBUTE_IS_LEGACY_CUDA_IPC_CAPABLE:
+    case CU_POINTER_ATTRIBUTE_IS_LEGACY_CUDA_IPC_CAPABLE: {
+        /* cuMemAlloc memory (not VMM or imported mappings): zn_drv_ipc.c */
+        void *rb;
+        size_t rs;
+        *(bool *)data = pi->kind == ZN_MEM_DEVICE &&
+                        zn_mem_reserved_at((void *)(uintptr_t)ptr, 1, &rb, &rs) != 0;
+        return CUDA_SUCCESS;
+    }
     case CU_POINTER_ATTRIBUTE_IS_GPU_DIRECT_RDMA_CAPABLE:
         *(bool *)data = false;
         return CUDA_SUCCESS;

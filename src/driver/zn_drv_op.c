@@ -49,6 +49,8 @@ static void run_kernel(zn_op *op)
         .polls = ki->polls,
         .params = op->data,
         .abort = &op->ctx->sticky,  /* another grid's fault stops this one */
+        .cluster = { op->u.k.cl[0], op->u.k.cl[1], op->u.k.cl[2] },
+        .cluster_explicit = op->u.k.cl_explicit,
     };
     double t0 = zn_prof_on() ? zn_prof_now() : 0;
     /* cooperative grids run every block at once (grid.sync) */

@@ -2,7 +2,10 @@
  * (cuMemAllocAsync, cuMemAllocFromPoolAsync, cuMemFreeAsync).
  *
  * Device 0 and the host each have a default pool; cuMemPoolCreate makes
- * more (on the device or on the host). An async allocation is made at once (memory is ready before
+ * more (on the device or on the host), and CUDA 13's managed pools
+ * (CU_MEM_ALLOCATION_TYPE_MANAGED: a default for each preferred location,
+ * and cuMemPoolCreate) hand out cuMemAllocManaged-kind memory.
+ * An async allocation is made at once (memory is ready before
  * any later work of any stream needs it); an async free is queued on its
  * stream. When the stream reaches the free, the block goes to its pool's
  * cache, and the pool gives cached blocks back until what it holds
@@ -15,14 +18,24 @@
  * table, so frees find their pool and cuMemFree of a pool allocation keeps
  * the counts right (zn_pool_on_free). A destroyed pool is unlinked at once
  * (its handle is then invalid) and freed when its last allocation is.
- * Sharing pools between processes (export/import) is not implemented.
+ *
+ * Pools created with CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR can be shared:
+ * the pool's handle is a one-page memfd holding the exporter's pid and a
+ * tag; an exported pointer is the allocation made shareable in place, as
+ * cuIpcGetMemHandle does (zn_drv_ipc.c), plus that tag. The importer maps
+ * it in its device range; cuMemFree/cuMemFreeAsync unmap it there.
  */
+#define _GNU_SOURCE
 #include "zn_drv.h"
+#include "zn_drv_ipc.h"
 #include "../exec/zn_exec.h"
 #include "../util/zn_log.h"
 
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 enum {
     POOL_MAGIC = 0x5a706f6c,    /* "Zpol" */
@@ -34,7 +47,7 @@ enum {
     ATTR_RESERVED_MEM_HIGH = 6,
     ATTR_USED_MEM_CURRENT = 7,
     ATTR_USED_MEM_HIGH = 8,
-    LOC_DEVICE = 1, LOC_HOST = 2, LOC_HOST_NUMA = 3,
+    LOC_NONE = 0, LOC_DEVICE = 1, LOC_HOST = 2, LOC_HOST_NUMA = 3,
     ALLOCATION_TYPE_PINNED = 1, ALLOCATION_TYPE_MANAGED = 2,
     ACCESS_NONE = 0, ACCESS_READ = 1, ACCESS_RW = 3,
     NBUCKETS = 1024
@@ -52,6 +65,7 @@ typedef struct zn_pool {
     struct zn_pool *next;       /* live pools */
     CUmemLocation loc;          /* device 0, or the host */
     bool is_default;
+    bool managed;               /* CU_MEM_ALLOCATION_TYPE_MANAGED: cuMemAllocManaged memory */
     size_t max_size;            /* 0: no limit */
     int reuse[3];
     uint64_t release_threshold;
@@ -60,13 +74,35 @@ typedef struct zn_pool {
     bool destroyed;
     int peer_access;            /* host pools: device 0's access; device pools: the host's */
     blk *cache;                 /* freed blocks kept under the release threshold */
+    /* shareable (POSIX fd) pools: the exporter's memfd, or the importer's
+     * record of the exporter */
+    bool shareable, imported;
+    int share_fd;               /* exporter: the pool's memfd */
+    uint64_t share_tag;
+    int32_t share_pid;
 } zn_pool;
 
 /* One lock for pools, records and caches: pool calls are not hot. */
 static pthread_mutex_t pool_lock = PTHREAD_MUTEX_INITIALIZER;
 /* Device 0's default pool and the host's (CUDA 13's location queries). */
+/* Managed pools (CUDA 13): a default per preferred location, by slot
+ * (0: no preferred location, 1: device 0, 2: the host; see location_pool).
+ * Their memory is managed memory: the host and the device both read and
+ * write it, which on a CPU device is every allocation. */
+static zn_pool managed_defaults[3] = {
+    { .magic = POOL_MAGIC, .loc = { LOC_NONE, 0 }, .is_default = true, .managed = true,
+      .reuse = { 1, 1, 1 }, .next = &managed_defaults[1] },
+    { .magic = POOL_MAGIC, .loc = { LOC_DEVICE, 0 }, .is_default = true, .managed = true,
+      .reuse = { 1, 1, 1 }, .next = &managed_defaults[2] },
+    { .magic = POOL_MAGIC, .loc = { LOC_HOST, 0 }, .is_default = true, .managed = true,
+      .reuse = { 1, 1, 1 } },
+};
+static zn_pool *current_managed[3] = {
+    &managed_defaults[0], &managed_defaults[1], &managed_defaults[2],
+};
 static zn_pool default_host_pool = {
     .magic = POOL_MAGIC, .loc = { LOC_HOST, 0 }, .is_default = true, .reuse = { 1, 1, 1 },
+    .next = &managed_defaults[0],
 };
 static zn_pool default_pool = {
     .magic = POOL_MAGIC, .loc = { LOC_DEVICE, 0 }, .is_default = true, .reuse = { 1, 1, 1 },
@@ -102,8 +138,11 @@ static void note_high(zn_pool *p)
 /* A destroyed pool with nothing left goes away (under pool_lock). */
 static void pool_maybe_free(zn_pool *p)
 {
-    if (p->destroyed && p->outstanding == 0 && !p->cache && !p->is_default)
+    if (p->destroyed && p->outstanding == 0 && !p->cache && !p->is_default) {
+        if (p->shareable && !p->imported)
+            close(p->share_fd);
         free(p);
+    }
 }
 
 /* Gives cached blocks back until reserved <= keep (under pool_lock). */
@@ -135,7 +174,7 @@ static CUresult alloc_async(CUdeviceptr *dptr, size_t bytes, CUmemoryPool h, boo
     zn_pool *p = current ? current_pool : pool_find(h);
     if (!p)
         r = CUDA_ERROR_INVALID_HANDLE;
-    else if (!dptr || bytes == 0)
+    else if (!dptr || bytes == 0 || p->imported)   /* imported pools do not allocate */
         r = CUDA_ERROR_INVALID_VALUE;
     else if (p->max_size && p->used + bytes > p->max_size)
         r = CUDA_ERROR_OUT_OF_MEMORY;
@@ -151,7 +190,8 @@ static CUresult alloc_async(CUdeviceptr *dptr, size_t bytes, CUmemoryPool h, boo
         if (!b) {
             b = calloc(1, sizeof *b);
             void *m = b ? zn_mem_alloc(bytes, 0,
-                                       p->loc.type == LOC_DEVICE ? ZN_MEM_DEVICE : ZN_MEM_HOST)
+                                       p->managed ? ZN_MEM_MANAGED
+                                       : p->loc.type == LOC_DEVICE ? ZN_MEM_DEVICE : ZN_MEM_HOST)
                         : NULL;
             if (!m) {
                 free(b);
@@ -249,6 +289,11 @@ static void free_now(void *p)
     zn_mem_free(p);
 }
 
+static void free_mapping(void *p)
+{
+    zn_ipc_free_mapping(p);
+}
+
 /* The memory is given back when the stream reaches the free, so kernels
  * queued before it may still use it. Memory from cuMemAlloc may be freed
  * this way too. */
@@ -283,6 +328,13 @@ static CUresult free_async(CUdeviceptr dptr, CUstream h, bool pt)
     if (!b) {
         size_t size;
         zn_mem_kind kind;
+        if (zn_ipc_is_freeable(p)) {   /* a pointer imported from a shared pool */
+            if (!op)
+                return CUDA_ERROR_OUT_OF_MEMORY;
+            op->u.host.fn = free_mapping;
+            op->u.host.user = p;
+            return zn_submit(s, op, false);
+        }
         if (zn_mem_lookup(p, &base, &size, &kind) != 0 || base != p || kind != ZN_MEM_DEVICE) {
             free(op);
             return CUDA_ERROR_INVALID_VALUE;
@@ -371,10 +423,160 @@ static bool zeros(const unsigned char *b, size_t n)
     return true;
 }
 
+/* ---- shareable pools ---- */
+
+#define POOL_SHARE_MAGIC 0x5a69706c6f6f6c31ull     /* "Zipool1" */
+#define POOL_PTR_MAGIC 0x5a697070u                  /* "Zipp" */
+
+/* What the pool's memfd holds. */
+typedef struct pool_share_page {
+    uint64_t magic, tag;
+    int32_t pid;
+} pool_share_page;
+
+/* CUmemPoolPtrExportData (64 bytes). */
+typedef struct pool_ptr_wire {
+    uint32_t magic;
+    int32_t pid, fd;
+    uint32_t unused;
+    uint64_t pool_tag, tag, span, offset, size;
+    uint8_t unused2[8];
+} pool_ptr_wire;
+_Static_assert(sizeof(pool_ptr_wire) == sizeof(CUmemPoolPtrExportData), "export data size");
+
+static CUresult pool_make_shareable(zn_pool *p)
+{
+    p->share_tag = zn_ipc_new_tag();
+    p->share_fd = zn_ipc_make_memfd(p->share_tag, sizeof(pool_share_page));
+    if (p->share_fd < 0)
+        return CUDA_ERROR_OUT_OF_MEMORY;
+    pool_share_page pg = { POOL_SHARE_MAGIC, p->share_tag, (int32_t)getpid() };
+    if (pwrite(p->share_fd, &pg, sizeof pg, 0) != (ssize_t)sizeof pg) {
+        close(p->share_fd);
+        return CUDA_ERROR_OUT_OF_MEMORY;
+    }
+    p->share_pid = pg.pid;
+    p->shareable = true;
+    return CUDA_SUCCESS;
+}
+
+/* The caller owns the fd returned (closes it, or sends it to a peer). */
+CUresult cuMemPoolExportToShareableHandle(void *out, CUmemoryPool pool, int type,
+                                          unsigned long long flags)
+{
+    ZN_CHECK_INIT();
+    if (!out || flags)
+        ZN_RET(CUDA_ERROR_INVALID_VALUE);
+    pthread_mutex_lock(&pool_lock);
+    zn_pool *p = pool_find(pool);
+    int fd = -1;
+    CUresult r = CUDA_SUCCESS;
+    if (!p || !p->shareable || p->imported || type != ZN_CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR)
+        r = CUDA_ERROR_INVALID_VALUE;
+    else if ((fd = fcntl(p->share_fd, F_DUPFD_CLOEXEC, 0)) < 0)
+        r = CUDA_ERROR_OUT_OF_MEMORY;
+    pthread_mutex_unlock(&pool_lock);
+    if (r == CUDA_SUCCESS)
+        *(int *)out = fd;
+    ZN_RET(r);
+}
+
+/* handle: the fd's value cast to a pointer; it stays the caller's. */
+CUresult cuMemPoolImportFromShareableHandle(CUmemoryPool *pool, void *handle, int type,
+                                            unsigned long long flags)
+{
+    ZN_CHECK_INIT();
+    if (!pool || flags || type != ZN_CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR)
+        ZN_RET(CUDA_ERROR_INVALID_VALUE);
+    pool_share_page pg;
+    int fd = (int)(intptr_t)handle;
+    if (fd < 0 || pread(fd, &pg, sizeof pg, 0) != (ssize_t)sizeof pg ||
+        pg.magic != POOL_SHARE_MAGIC)
+        ZN_RET(CUDA_ERROR_INVALID_VALUE);
+    if (pg.pid == getpid())     /* as with cuIpcOpenMemHandle */
+        ZN_RET(CUDA_ERROR_INVALID_CONTEXT);
+    zn_pool *p = calloc(1, sizeof *p);
+    if (!p)
+        ZN_RET(CUDA_ERROR_OUT_OF_MEMORY);
+    p->magic = POOL_MAGIC;
+    p->loc = (CUmemLocation){ LOC_DEVICE, 0 };
+    p->reuse[0] = p->reuse[1] = p->reuse[2] = 1;
+    p->shareable = p->imported = true;
+    p->share_fd = -1;
+    p->share_tag = pg.tag;
+    p->share_pid = pg.pid;
+    pthread_mutex_lock(&pool_lock);
+    p->next = default_pool.next;
+    default_pool.next = p;
+    pthread_mutex_unlock(&pool_lock);
+    *pool = (CUmemoryPool)p;
+    ZN_RET(CUDA_SUCCESS);
+}
+
+CUresult cuMemPoolExportPointer(CUmemPoolPtrExportData *out, CUdeviceptr ptr)
+{
+    ZN_ENTER(c);
+    void *a = (void *)(uintptr_t)ptr;
+    if (!out)
+        ZN_RET(CUDA_ERROR_INVALID_VALUE);
+    pthread_mutex_lock(&pool_lock);
+    blk *b = take_record(a);
+    zn_pool *p = b ? b->pool : NULL;
+    uint64_t pool_tag = p ? p->share_tag : 0;
+    bool ok = p && p->shareable && !p->imported;
+    if (b)
+        put_record(b);
+    pthread_mutex_unlock(&pool_lock);
+    if (!ok)    /* not the start of an allocation of a shareable pool */
+        ZN_RET(CUDA_ERROR_INVALID_VALUE);
+    /* the contents move into a memfd: nothing may write them meanwhile */
+    CUresult r = zn_ctx_wait_all(c);
+    if (r != CUDA_SUCCESS)
+        ZN_RET(r);
+    zn_mem_shared sh;
+    if (zn_mem_share(a, zn_ipc_new_tag(), &sh) != 0)
+        ZN_RET(CUDA_ERROR_MAP_FAILED);
+    pool_ptr_wire w = { .magic = POOL_PTR_MAGIC, .pid = (int32_t)getpid(), .fd = sh.fd,
+                        .pool_tag = pool_tag, .tag = sh.tag, .span = sh.span,
+                        .offset = (uint64_t)((char *)a - (char *)sh.base), .size = sh.size };
+    memset(out, 0, sizeof *out);
+    memcpy(out, &w, sizeof w);
+    ZN_RET(CUDA_SUCCESS);
+}
+
+CUresult cuMemPoolImportPointer(CUdeviceptr *out, CUmemoryPool pool,
+                                CUmemPoolPtrExportData *data)
+{
+    ZN_ENTER(c);
+    (void)c;
+    if (!out || !data)
+        ZN_RET(CUDA_ERROR_INVALID_VALUE);
+    pool_ptr_wire w;
+    memcpy(&w, data, sizeof w);
+    pthread_mutex_lock(&pool_lock);
+    zn_pool *p = pool_find(pool);
+    bool ok = p && p->imported && w.magic == POOL_PTR_MAGIC && w.pool_tag == p->share_tag &&
+              w.pid == p->share_pid && w.span && w.offset < w.span;
+    pthread_mutex_unlock(&pool_lock);
+    if (!ok)    /* not data exported from this pool */
+        ZN_RET(CUDA_ERROR_INVALID_VALUE);
+    int fd;
+    CUresult r = zn_ipc_open_peer(w.pid, w.fd, w.tag, w.span, &fd);
+    if (r != CUDA_SUCCESS)
+        ZN_RET(r);
+    void *m = zn_ipc_map_freeable(fd, w.span, 0, ZN_IPCMAP_POOLPTR);
+    close(fd);
+    if (!m)
+        ZN_RET(CUDA_ERROR_MAP_FAILED);
+    *out = (CUdeviceptr)(uintptr_t)((char *)m + w.offset);
+    ZN_RET(CUDA_SUCCESS);
+}
+
 CUresult cuMemPoolCreate(CUmemoryPool *pool, const CUmemPoolProps *props)
 {
     ZN_CHECK_INIT();
-    if (!pool || !props || props->allocType != ALLOCATION_TYPE_PINNED ||
+    bool managed = props && props->allocType == ALLOCATION_TYPE_MANAGED;
+    if (!pool || !props || (props->allocType != ALLOCATION_TYPE_PINNED && !managed) ||
         props->win32SecurityAttributes || !zeros(props->reserved, sizeof props->reserved))
         ZN_RET(CUDA_ERROR_INVALID_VALUE);
     int t = props->location.type;
@@ -384,22 +586,35 @@ CUresult cuMemPoolCreate(CUmemoryPool *pool, const CUmemPoolProps *props)
     } else if (t == LOC_HOST_NUMA) {
         if (props->location.id != 0)    /* one host node */
             ZN_RET(CUDA_ERROR_INVALID_VALUE);
-    } else if (t != LOC_HOST) {
-        ZN_RET(CUDA_ERROR_INVALID_VALUE);
+    } else if (t != LOC_HOST && !(managed && t == LOC_NONE)) {
+        ZN_RET(CUDA_ERROR_INVALID_VALUE);   /* no preferred location: managed pools only */
     }
+    if (managed && props->handleTypes != 0)     /* managed memory has no IPC handles */
+        ZN_RET(CUDA_ERROR_INVALID_VALUE);
     if (props->handleTypes != 0) {
         if (t != LOC_DEVICE)    /* host pools are never IPC capable */
             ZN_RET(CUDA_ERROR_INVALID_VALUE);
-        zn_log(ZN_LOG_WARN, "cuMemPoolCreate: shareable handle types (IPC) are not "
-               "implemented, returning CUDA_ERROR_NOT_SUPPORTED");
-        ZN_RET(CUDA_ERROR_NOT_SUPPORTED);
+        if (props->handleTypes != ZN_CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR) {
+            zn_log(ZN_LOG_WARN, "cuMemPoolCreate: handle types 0x%x: only POSIX file "
+                   "descriptors (Win32 and fabric handles have no meaning here), returning "
+                   "CUDA_ERROR_NOT_SUPPORTED", (unsigned)props->handleTypes);
+            ZN_RET(CUDA_ERROR_NOT_SUPPORTED);
+        }
     }
     zn_pool *p = calloc(1, sizeof *p);
     if (!p)
         ZN_RET(CUDA_ERROR_OUT_OF_MEMORY);
+    if (props->handleTypes != 0) {
+        CUresult r = pool_make_shareable(p);
+        if (r != CUDA_SUCCESS) {
+            free(p);
+            ZN_RET(r);
+        }
+    }
     p->magic = POOL_MAGIC;
     p->loc = (CUmemLocation){ t, t == LOC_HOST ? 0 : props->location.id };
     p->max_size = props->maxSize;
+    p->managed = managed;
     p->reuse[0] = p->reuse[1] = p->reuse[2] = 1;
     p->peer_access = ACCESS_NONE;
     pthread_mutex_lock(&pool_lock);
@@ -427,6 +642,9 @@ CUresult cuMemPoolDestroy(CUmemoryPool pool)
             current_pool = &default_pool;
         if (current_host_pool == p)
             current_host_pool = &default_host_pool;
+        for (int i = 0; i < 3; i++)
+            if (current_managed[i] == p)
+                current_managed[i] = &managed_defaults[i];
         p->destroyed = true;
         p->magic = 0;
         pool_trim(p, 0);
@@ -465,6 +683,8 @@ static int place_of(const CUmemLocation *l, CUresult *why)
  * (none at first). */
 static bool own_place(const zn_pool *p, int place)
 {
+    if (p->managed)     /* managed memory: both places, always */
+        return true;
     return place == (p->loc.type != LOC_DEVICE);
 }
 
@@ -545,7 +765,8 @@ static CUresult set_device_pool(CUmemoryPool pool)
     pthread_mutex_lock(&pool_lock);
     zn_pool *p = pool_find(pool);
     CUresult r = !p ? CUDA_ERROR_INVALID_HANDLE
-               : p->loc.type != LOC_DEVICE ? CUDA_ERROR_INVALID_VALUE : CUDA_SUCCESS;
+               : p->loc.type != LOC_DEVICE || p->managed ? CUDA_ERROR_INVALID_VALUE
+               : CUDA_SUCCESS;
     if (r == CUDA_SUCCESS)
         current_pool = p;
     pthread_mutex_unlock(&pool_lock);
@@ -560,67 +781,81 @@ CUresult cuDeviceSetMemPool(CUdevice dev, CUmemoryPool pool)
     ZN_RET(set_device_pool(pool));
 }
 
-/* CUDA 13's location-based queries: device 0's pools and the host's
- * (a host NUMA node is node 0, the host). *host: a host location. Managed
- * pools (CU_MEM_ALLOCATION_TYPE_MANAGED) are not implemented. */
-static CUresult location_pool(const CUmemLocation *loc, int type, bool *host)
+/* CUDA 13's location-based queries: device 0's pools and the host's, for
+ * pinned (ordinary) and managed allocations. *slot: 0 no preferred location
+ * (managed only), 1 device 0, 2 the host (a host NUMA node is node 0, the
+ * host). */
+static CUresult location_pool(const CUmemLocation *loc, int type, int *slot)
 {
     if (!atomic_load(&zn_drv_inited))
         return CUDA_ERROR_NOT_INITIALIZED;
-    if (type == ALLOCATION_TYPE_MANAGED) {
-        zn_log(ZN_LOG_WARN, "managed memory pools are not implemented, returning "
-               "CUDA_ERROR_NOT_SUPPORTED");
-        return CUDA_ERROR_NOT_SUPPORTED;
-    }
-    if (!loc || type != ALLOCATION_TYPE_PINNED)
+    if (!loc || (type != ALLOCATION_TYPE_PINNED && type != ALLOCATION_TYPE_MANAGED))
         return CUDA_ERROR_INVALID_VALUE;
-    *host = loc->type == LOC_HOST || (loc->type == LOC_HOST_NUMA && loc->id == 0);
-    if (*host)
-        return CUDA_SUCCESS;
+    if (loc->type == LOC_NONE)
+        return type == ALLOCATION_TYPE_MANAGED ? (*slot = 0, CUDA_SUCCESS)
+                                                : CUDA_ERROR_INVALID_VALUE;
+    if (loc_is_host(loc))
+        return *slot = 2, CUDA_SUCCESS;
     if (loc->type != LOC_DEVICE)
         return CUDA_ERROR_INVALID_VALUE;
+    *slot = 1;
     return loc->id == 0 ? CUDA_SUCCESS : CUDA_ERROR_INVALID_DEVICE;
+}
+
+/* The slot of a pool's own location (location_pool's numbering). */
+static int pool_slot(const zn_pool *p)
+{
+    return p->loc.type == LOC_NONE ? 0 : p->loc.type == LOC_DEVICE ? 1 : 2;
+}
+
+/* Under pool_lock: the current pool of a slot and type. */
+static zn_pool **current_of(int type, int slot)
+{
+    if (type == ALLOCATION_TYPE_MANAGED)
+        return &current_managed[slot];
+    return slot == 1 ? &current_pool : &current_host_pool;
 }
 
 CUresult cuMemGetDefaultMemPool(CUmemoryPool *pool, CUmemLocation *loc, int type)
 {
-    bool host;
-    CUresult r = location_pool(loc, type, &host);
+    int slot;
+    CUresult r = location_pool(loc, type, &slot);
     if (r == CUDA_SUCCESS && !pool)
         r = CUDA_ERROR_INVALID_VALUE;
     if (r == CUDA_SUCCESS)
-        *pool = host ? (CUmemoryPool)&default_host_pool : DEFAULT_POOL;
+        *pool = type == ALLOCATION_TYPE_MANAGED ? (CUmemoryPool)&managed_defaults[slot]
+              : slot == 2 ? (CUmemoryPool)&default_host_pool : DEFAULT_POOL;
     ZN_RET(r);
 }
 
 CUresult cuMemGetMemPool(CUmemoryPool *pool, CUmemLocation *loc, int type)
 {
-    bool host;
-    CUresult r = location_pool(loc, type, &host);
+    int slot;
+    CUresult r = location_pool(loc, type, &slot);
     if (r == CUDA_SUCCESS && !pool)
         r = CUDA_ERROR_INVALID_VALUE;
     if (r == CUDA_SUCCESS) {
         pthread_mutex_lock(&pool_lock);
-        *pool = (CUmemoryPool)(host ? current_host_pool : current_pool);
+        *pool = (CUmemoryPool)*current_of(type, slot);
         pthread_mutex_unlock(&pool_lock);
     }
     ZN_RET(r);
 }
 
-/* The pool must live at that location. */
+/* The pool must live at that location and be of that allocation type
+ * (CUDA_ERROR_INVALID_VALUE otherwise). */
 CUresult cuMemSetMemPool(CUmemLocation *loc, int type, CUmemoryPool pool)
 {
-    bool host;
-    CUresult r = location_pool(loc, type, &host);
-    if (r == CUDA_SUCCESS && !host)
-        r = set_device_pool(pool);
-    else if (r == CUDA_SUCCESS) {
+    int slot;
+    CUresult r = location_pool(loc, type, &slot);
+    if (r == CUDA_SUCCESS) {
         pthread_mutex_lock(&pool_lock);
         zn_pool *p = pool_find(pool);
         r = !p ? CUDA_ERROR_INVALID_HANDLE
-          : p->loc.type == LOC_DEVICE ? CUDA_ERROR_INVALID_VALUE : CUDA_SUCCESS;
+          : p->managed != (type == ALLOCATION_TYPE_MANAGED) || pool_slot(p) != slot
+              ? CUDA_ERROR_INVALID_VALUE : CUDA_SUCCESS;
         if (r == CUDA_SUCCESS)
-            current_host_pool = p;
+            *current_of(type, slot) = p;
         pthread_mutex_unlock(&pool_lock);
     }
     ZN_RET(r);

@@ -478,7 +478,7 @@ static void fence_now(void *user)
     atomic_fetch_add_explicit(&fence_word, 1, memory_order_seq_cst);
 }
 
-static CUresult memop_check(const CUstreamBatchMemOpParams *o)
+CUresult zn_memop_check(const CUstreamBatchMemOpParams *o)
 {
     switch (o->operation) {
     case MEMOP_WAIT32: case MEMOP_WAIT64: case MEMOP_WRITE32: case MEMOP_WRITE64: {
@@ -509,7 +509,7 @@ static CUresult batch_mem_op(CUstream h, unsigned count, const CUstreamBatchMemO
     if (count == 0 || count > 255 || !ops || flags != 0)
         return CUDA_ERROR_INVALID_VALUE;
     for (unsigned i = 0; i < count; i++)
-        if ((r = memop_check(&ops[i])) != CUDA_SUCCESS)
+        if ((r = zn_memop_check(&ops[i])) != CUDA_SUCCESS)
             return r;
     for (unsigned i = 0; i < count && r == CUDA_SUCCESS; i++) {
         const CUstreamBatchMemOpParams *o = &ops[i];

@@ -13,6 +13,7 @@
  * common "copy, launch, copy back" program.
  */
 #include "zn_drv.h"
+#include "zn_drv_ipc.h"
 #include "../exec/zn_exec.h"
 
 #include <stdlib.h>
@@ -99,6 +100,8 @@ CUresult zn_submit(zn_stream *s, zn_op *op, bool sync)
         free(op);
         return CUDA_ERROR_STREAM_CAPTURE_IMPLICIT;
     }
+    if ((op->kind == ZN_OP_EVENT_RECORD || op->kind == ZN_OP_EVENT_WAIT) && op->u.ev.e->ipc)
+        return zn_ipc_event_submit(s, op);  /* interprocess: zn_drv_ipc_event.c */
     zn_ctx *c = s->ctx;
     op->ctx = c;
     if (op->kind == ZN_OP_COPY)

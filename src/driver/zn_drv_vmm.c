@@ -8,11 +8,17 @@
  * for the handle itself and one per mapping, as CUDA keeps an allocation
  * alive while it is mapped after cuMemRelease. The granularity is 2 MiB,
  * what GPUs report, so sizes that programs compute stay the same.
+ * Exporting as CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR hands out a
+ * duplicate of that memfd; importing one makes a handle of it.
  */
 #include "zn_drv.h"
 #include "../exec/zn_exec.h"
+#include "../util/zn_log.h"
 
+#include <fcntl.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #define ZN_VMM_GRANULARITY ((size_t)2 << 20)
 
@@ -22,6 +28,7 @@ typedef struct zn_phys {
     size_t size;
     CUmemAllocationProp prop;
     atomic_int refs;
+    bool imported;      /* cuMemImportFromShareableHandle: not counted as used */
 } zn_phys;
 
 static zn_phys *phys_of(CUmemGenericAllocationHandle h)
@@ -33,7 +40,10 @@ static zn_phys *phys_of(CUmemGenericAllocationHandle h)
 static void phys_unref(zn_phys *p)
 {
     if (atomic_fetch_sub(&p->refs, 1) == 1) {
-        zn_vmm_phys_release(p->fd, p->size);
+        if (p->imported)
+            close(p->fd);
+        else
+            zn_vmm_phys_release(p->fd, p->size);
         zn_handle_retire(ZN_HANDLE_PHYS, p, sizeof *p);
     }
 }
@@ -145,7 +155,8 @@ CUresult cuMemUnmap(CUdeviceptr ptr, size_t size)
     for (size_t off = 0; off < size && nheld < 64;) {
         void *base, *cookie;
         size_t msize;
-        if (zn_vmm_query(a + off, &base, &msize, &cookie, NULL) != 0 || base != a + off)
+        if (zn_vmm_query(a + off, &base, &msize, &cookie, NULL) != 0 || base != a + off ||
+            !phys_of((uintptr_t)cookie))    /* IPC and external mappings are not ours */
             ZN_RET(CUDA_ERROR_INVALID_VALUE);
         held[nheld++] = cookie;
         off += msize;
@@ -211,10 +222,71 @@ CUresult cuMemRetainAllocationHandle(CUmemGenericAllocationHandle *h, void *addr
 {
     ZN_CHECK_INIT();
     void *cookie;
-    if (!h || zn_vmm_query(addr, NULL, NULL, &cookie, NULL) != 0)
+    if (!h || zn_vmm_query(addr, NULL, NULL, &cookie, NULL) != 0 ||
+        !phys_of((uintptr_t)cookie))
         ZN_RET(CUDA_ERROR_INVALID_VALUE);
     zn_phys *p = cookie;
     atomic_fetch_add(&p->refs, 1);
+    *h = (CUmemGenericAllocationHandle)(uintptr_t)p;
+    ZN_RET(CUDA_SUCCESS);
+}
+
+/* POSIX file descriptors only: Win32 and fabric handles have no meaning
+ * on this host. The caller owns the fd returned (close it). */
+CUresult cuMemExportToShareableHandle(void *out, CUmemGenericAllocationHandle h, int type,
+                                      unsigned long long flags)
+{
+    ZN_CHECK_INIT();
+    zn_phys *p = phys_of(h);
+    if (!out || !p || flags)
+        ZN_RET(CUDA_ERROR_INVALID_VALUE);
+    if (type != ZN_CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR) {
+        zn_log(ZN_LOG_WARN, "cuMemExportToShareableHandle: handle type %d: only POSIX file "
+               "descriptors, returning CUDA_ERROR_NOT_SUPPORTED", type);
+        ZN_RET(CUDA_ERROR_NOT_SUPPORTED);
+    }
+    /* CUDA: the allocation must have asked for the type */
+    if (!(p->prop.requestedHandleTypes & type))
+        ZN_RET(CUDA_ERROR_INVALID_VALUE);
+    int fd = fcntl(p->fd, F_DUPFD_CLOEXEC, 0);
+    if (fd < 0)
+        ZN_RET(CUDA_ERROR_OUT_OF_MEMORY);
+    *(int *)out = fd;
+    ZN_RET(CUDA_SUCCESS);
+}
+
+/* handle is the fd's value cast to a pointer (CUDA's convention); the fd
+ * stays the caller's. */
+CUresult cuMemImportFromShareableHandle(CUmemGenericAllocationHandle *h, void *handle, int type)
+{
+    ZN_CHECK_INIT();
+    if (!h)
+        ZN_RET(CUDA_ERROR_INVALID_VALUE);
+    if (type != ZN_CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR) {
+        zn_log(ZN_LOG_WARN, "cuMemImportFromShareableHandle: handle type %d: only POSIX file "
+               "descriptors, returning CUDA_ERROR_NOT_SUPPORTED", type);
+        ZN_RET(CUDA_ERROR_NOT_SUPPORTED);
+    }
+    int src = (int)(intptr_t)handle;
+    struct stat st;
+    if (src < 0 || fstat(src, &st) != 0 || st.st_size <= 0 ||
+        (size_t)st.st_size % ZN_VMM_GRANULARITY)
+        ZN_RET(CUDA_ERROR_INVALID_VALUE);
+    zn_phys *p = zn_handle_new(ZN_HANDLE_PHYS, sizeof *p);
+    if (!p)
+        ZN_RET(CUDA_ERROR_OUT_OF_MEMORY);
+    p->fd = fcntl(src, F_DUPFD_CLOEXEC, 0);
+    if (p->fd < 0) {
+        zn_handle_retire(ZN_HANDLE_PHYS, p, sizeof *p);
+        ZN_RET(CUDA_ERROR_OUT_OF_MEMORY);
+    }
+    p->magic = ZN_MAGIC_PHYS;
+    p->size = (size_t)st.st_size;
+    p->prop.type = ZN_CU_MEM_ALLOCATION_TYPE_PINNED;
+    p->prop.requestedHandleTypes = ZN_CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR;
+    p->prop.location.type = ZN_CU_MEM_LOCATION_TYPE_DEVICE;
+    p->imported = true;
+    atomic_store(&p->refs, 1);
     *h = (CUmemGenericAllocationHandle)(uintptr_t)p;
     ZN_RET(CUDA_SUCCESS);
 }

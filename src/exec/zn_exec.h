@@ -74,6 +74,26 @@ int zn_vmm_protect(void *p, size_t size, int prot);
 int zn_vmm_query(const void *p, void **base, size_t *size, void **cookie, int *prot);
 bool zn_vmm_any_in(const void *p, size_t size);
 
+/* ---- interprocess sharing (zn_exec_mem.c; cuIpc*, external memory) ---- */
+typedef struct zn_mem_shared {
+    void *base;         /* the allocation */
+    size_t size;        /* as requested */
+    size_t span;        /* bytes of the memfd: its committed pages */
+    int fd;             /* owned by the allocation: closed when it is freed */
+    uint64_t tag;       /* the memfd is named zinc-ipc-<tag as 16 hex digits> */
+} zn_mem_shared;
+/* Makes the cuMemAlloc allocation containing p shareable in place (first
+ * call: its pages move into a memfd named after tag, mapped over the same
+ * addresses; later calls answer with the same memfd and tag). The caller
+ * makes sure no kernel or copy touches it meanwhile. -1 if p is not in a
+ * ZN_MEM_DEVICE allocation or the memfd cannot be made. */
+int zn_mem_share(const void *p, uint64_t tag, zn_mem_shared *out);
+/* Maps size bytes of fd from offset, read-write, at a new reservation in the
+ * device range (followed by a guard page), registered as a VMM mapping with
+ * cookie; the address or NULL. zn_mem_unmap_fd gives it back. */
+void *zn_mem_map_fd(int fd, size_t size, size_t offset, void *cookie);
+int zn_mem_unmap_fd(void *p, size_t size);
+
 /* ---- ordered work queues (streams): one thread each, items in order ---- */
 typedef struct zn_queue zn_queue;
 typedef void (*zn_queue_fn)(void *arg);
@@ -111,6 +131,11 @@ typedef struct zn_launch {
      * grid's fault) zn_exec_launch's grid stops before its next block and
      * the launch returns ZN_KSTATUS_ABORTED. */
     const _Atomic int *abort;
+    /* Thread block clusters: blocks per cluster in x, y, z (0 or 1 each:
+     * none); the grid must be a multiple. cluster_explicit: the kernel or
+     * the launch named a cluster shape (%is_explicit_cluster). */
+    uint32_t cluster[3];
+    int cluster_explicit;
 } zn_launch;
 
 /* Returned by zn_exec_launch (never by a kernel) for a launch it refuses:
@@ -130,5 +155,11 @@ int zn_exec_launch(const zn_launch *l);
  * The caller bounds the grid (co-residency check). Same results as
  * zn_exec_launch (zn_exec_coop.c). */
 int zn_exec_launch_coop(const zn_launch *l);
+
+/* A launch with clusters of more than one block (zn_exec_launch calls it
+ * when l->cluster asks for one): the blocks of a cluster run at once, one
+ * thread each, so cluster barriers and distributed shared memory work
+ * (zn_exec_cluster.c). */
+int zn_exec_launch_cluster(const zn_launch *l);
 
 #endif

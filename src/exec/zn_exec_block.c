@@ -96,6 +96,10 @@ static void block_setup(zn_job *job, zn_worker *wk)
     b->params = l->params;
     b->exec = run;
     b->grid_ws = job->grid_ws;
+    for (int d = 0; d < 3; d++)     /* no cluster launch: CUDA's implicit 1x1x1 */
+        b->cluster_dim[d] = l->cluster[d] ? l->cluster[d] : 1;
+    b->cluster_flags = l->cluster_explicit ? 1u : 0u;
+    b->cluster = wk->cluster ? (const zn_cluster_ctx *)wk->cluster : NULL;
     run->job = job;
     run->worker = wk;
     run->nwarps = job->nwarps;
@@ -176,19 +180,26 @@ void zn_block_worker_free(zn_worker *wk)
     wk->shared_cap = 0;
 }
 
-void zn_block_run_range(zn_job *job, zn_worker *wk, uint64_t first, uint64_t end)
+int zn_block_prepare(zn_job *job, zn_worker *wk)
 {
     const zn_launch *l = job->l;
     if (block_ensure_shared(wk, (size_t)l->static_shared + l->dyn_shared) != 0 ||
         (job->on_fibers && block_ensure_fibers(wk, job->nwarps, job->stack_bytes) != 0)) {
         zn_log(ZN_LOG_ERROR, "launch: out of memory for shared memory or warp stacks");
         zn_job_fail(job, ZN_KSTATUS_TRAP);
-        return;
+        return -1;
     }
     if (wk->setup_seq != job->seq) {
         block_setup(job, wk);
         wk->setup_seq = job->seq;
     }
+    return 0;
+}
+
+void zn_block_run_range(zn_job *job, zn_worker *wk, uint64_t first, uint64_t end)
+{
+    if (zn_block_prepare(job, wk) != 0)
+        return;
     block_range r = {job, wk, first, end};
     void *addr = NULL;
     int sig = zn_fault_guard(block_run_blocks, &r, &addr);

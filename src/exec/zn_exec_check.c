@@ -312,6 +312,21 @@ void zn_check_print(const char *fmt, ...)
     va_end(ap);
 }
 
+/* Thread block clusters: the shared window of any block of the cluster
+ * (distributed shared memory through mapa) is good memory. */
+static bool in_cluster_shared(const zn_block_ctx *b, uintptr_t a, unsigned size)
+{
+    if (!b->cluster)
+        return false;
+    uintptr_t n = b->shared_size;
+    for (unsigned r = 0; r < ZN_CLUSTER_MAX; r++) {
+        uintptr_t p = (uintptr_t)b->cluster->shared[r];
+        if (p && a >= p && size <= n && a - p <= n - size)
+            return true;
+    }
+    return false;
+}
+
 static int32_t memcheck(zn_warp_ctx *w, const uint64_t *addr, uint32_t mask, uint32_t info,
                         const char *where, uint64_t lbase, uint64_t lspan, uint64_t lo,
                         uint64_t hi)
@@ -343,6 +358,8 @@ static int32_t memcheck(zn_warp_ctx *w, const uint64_t *addr, uint32_t mask, uin
         unsigned lane = (unsigned)__builtin_ctz(m);
         uintptr_t a = (uintptr_t)addr[lane];
         unsigned s = sp;
+        if ((s == SP_GENERIC || s == SP_SHARED) && in_cluster_shared(b, a, size))
+            continue;
         /* a generic address: the shared window first (its guard area
          * included), then local (this stack), then global */
         if (s == SP_GENERIC && a >= sh && a - sh < shn + 65536 &&

@@ -89,10 +89,17 @@ struct zn_worker {
     zn_fiber fibers[ZN_MAX_WARPS];
     uint32_t nfibers;
     size_t fiber_stack;             /* stack size of the fibers above */
+    /* cluster launches (zn_exec_cluster.c): the team this worker runs one
+     * rank of, NULL for pool and launcher workers */
+    struct zn_cluster_team *cluster;
+    unsigned cluster_rank;
 };
 
 /* zn_exec_block.c */
 void zn_block_run_range(zn_job *job, zn_worker *wk, uint64_t first, uint64_t end);
+/* Shared buffer, fibers and block context for job on wk (done by
+ * zn_block_run_range too); -1 when out of memory (the job has failed). */
+int zn_block_prepare(zn_job *job, zn_worker *wk);
 /* Unmaps a worker's shared-memory buffer and fibers (its thread exits). */
 void zn_block_worker_free(zn_worker *wk);
 /* zn_exec_warps.c: warps of one block on fibers, and the barrier */
@@ -101,6 +108,8 @@ void zn_warp_fiber_main(void *warp_ctx);
 void zn_warps_barrier(zn_warp_ctx *w, uint32_t id, uint32_t count, uint32_t mode);
 /* zn_exec_rt.c */
 extern const zn_rt_ops zn_exec_rt_ops;
+/* zn_exec_cluster.c: zn_rt_ops.cluster_barrier */
+int32_t zn_cluster_barrier(zn_warp_ctx *w, uint32_t mode);
 void zn_job_fail(zn_job *job, int32_t status);
 /* zn_exec_printf.c: formats CUDA's device printf (format + packed argument
  * buffer) into a malloc'ed string; returns the number of arguments used,

@@ -9,11 +9,18 @@
  *
  * The live allocations are one array sorted by address: lookups are a
  * binary search under a read lock, and the free space is the gaps.
+ *
+ * zn_mem_share (interprocess handles) turns an allocation into shared
+ * memory in place: its pages move into a memfd mapped MAP_SHARED over the
+ * same addresses, so pointers and contents stay as they were.
  */
+#define _GNU_SOURCE /* memfd_create */
 #include "zn_exec_internal.h"
 #include "util/zn_log.h"
 
+#include <inttypes.h>
 #include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -24,6 +31,8 @@ typedef struct mem_block {
     size_t size;        /* as requested */
     size_t span;        /* committed pages + guard page */
     zn_mem_kind kind;
+    int fd;             /* zn_mem_share's memfd, or -1 */
+    uint64_t tag;       /* its name's tag */
 } mem_block;
 
 static struct {
@@ -139,7 +148,7 @@ void *zn_mem_alloc(size_t size, size_t align, zn_mem_kind kind)
     if (!at)
         at = mem_find_gap(mem.lo, span, align);
     if (at && mprotect((void *)at, committed, PROT_READ | PROT_WRITE) == 0) {
-        mem_block b = {at, size, span, kind};
+        mem_block b = {at, size, span, kind, -1, 0};
         if (mem_insert(b) == 0) {
             mem.used += committed;
             mem.rover = at + span;
@@ -168,9 +177,16 @@ int zn_mem_free(void *p)
         mem_block b = mem.v[k - 1];
         size_t committed = b.span - mem.page;
         zn_check_note_free((void *)b.base, b.size); /* memcheck: use after free */
-        /* give the pages back (fresh pages read zero) and fault on reuse */
-        madvise((void *)a, committed, MADV_DONTNEED);
-        mprotect((void *)a, committed, PROT_NONE);
+        if (b.fd >= 0) {
+            /* shared: drop the mapping (importers keep their own) */
+            mmap((void *)a, committed, PROT_NONE,
+                 MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_FIXED, -1, 0);
+            close(b.fd);
+        } else {
+            /* give the pages back (fresh pages read zero) and fault on reuse */
+            madvise((void *)a, committed, MADV_DONTNEED);
+            mprotect((void *)a, committed, PROT_NONE);
+        }
         memmove(&mem.v[k - 1], &mem.v[k], (mem.n - k) * sizeof *mem.v);
         mem.n--;
         mem.used -= committed;
@@ -287,7 +303,7 @@ void *zn_mem_reserve(size_t size, size_t align, uintptr_t hint)
     if (!at)
         at = mem_find_gap(mem.lo, size, align);
     if (at) {
-        mem_block b = {at, size, size, ZN_MEM_RESERVED};
+        mem_block b = {at, size, size, ZN_MEM_RESERVED, -1, 0};
         if (mem_insert(b) == 0) {
             mem.rover = at + size;
             result = (void *)at;
@@ -344,4 +360,86 @@ void zn_mem_account(int64_t delta)
     pthread_rwlock_wrlock(&mem.lock);
     mem.used += (size_t)delta;
     pthread_rwlock_unlock(&mem.lock);
+}
+
+/* ---- interprocess sharing (zn_drv_ipc.c) ---- */
+
+int zn_mem_share(const void *p, uint64_t tag, zn_mem_shared *out)
+{
+    uintptr_t a = (uintptr_t)p;
+    if (!mem_ready() || a < mem.lo || a >= mem.hi)
+        return -1;
+    int rc = -1;
+    pthread_rwlock_wrlock(&mem.lock);
+    size_t k = mem_upper(a);
+    mem_block *b = k > 0 ? &mem.v[k - 1] : NULL;
+    if (!b || a - b->base >= b->size || b->kind != ZN_MEM_DEVICE)
+        goto out;
+    size_t committed = b->span - mem.page;
+    if (b->fd < 0) {
+        char name[40];
+        snprintf(name, sizeof name, "zinc-ipc-%016" PRIx64, tag);
+        int fd = memfd_create(name, MFD_CLOEXEC);
+        if (fd < 0)
+            goto out;
+        /* copy the contents in (pwrite: no page faults on the file's side;
+         * 256 MiB took 216 ms against 582 ms through a mapping), then put
+         * the file over the same pages */
+        size_t done = 0;
+        while (done < committed) {
+            ssize_t w = pwrite(fd, (char *)b->base + done, committed - done, (off_t)done);
+            if (w <= 0)
+                break;
+            done += (size_t)w;
+        }
+        if (done < committed) {
+            close(fd);
+            goto out;
+        }
+        if (mmap((void *)b->base, committed, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED,
+                 fd, 0) == MAP_FAILED) {
+            close(fd);
+            goto out;
+        }
+        b->fd = fd;
+        b->tag = tag;
+    }
+    out->base = (void *)b->base;
+    out->size = b->size;
+    out->span = committed;
+    out->fd = b->fd;
+    out->tag = b->tag;
+    rc = 0;
+out:
+    pthread_rwlock_unlock(&mem.lock);
+    return rc;
+}
+
+void *zn_mem_map_fd(int fd, size_t size, size_t offset, void *cookie)
+{
+    if (!mem_ready() || !size || offset % mem.page)
+        return NULL;
+    size = (size + mem.page - 1) / mem.page * mem.page;
+    /* one page more than mapped: the guard page an allocation has */
+    void *p = zn_mem_reserve(size + mem.page, 0, 0);
+    if (!p)
+        return NULL;
+    if (zn_vmm_map(p, size, fd, offset, cookie) != 0) {
+        zn_mem_unreserve(p, 0);
+        return NULL;
+    }
+    if (zn_vmm_protect(p, size, ZN_VMM_PROT_READWRITE) != 0) {
+        zn_vmm_unmap(p, size);
+        zn_mem_unreserve(p, 0);
+        return NULL;
+    }
+    return p;
+}
+
+int zn_mem_unmap_fd(void *p, size_t size)
+{
+    size = (size + mem.page - 1) / mem.page * mem.page;
+    if (zn_vmm_unmap(p, size) != 0)
+        return -1;
+    return zn_mem_unreserve(p, 0);
 }

@@ -353,6 +353,8 @@ int zn_exec_launch(const zn_launch *l)
 {
     if (!launch_valid(l))
         return ZN_KSTATUS_INVALID_LAUNCH;
+    if (l->cluster[0] > 1 || l->cluster[1] > 1 || l->cluster[2] > 1)
+        return zn_exec_launch_cluster(l);   /* co-resident blocks (zn_exec_cluster.c) */
     if (zn_exec_init(0) != 0)
         return ZN_KSTATUS_TRAP;
     zn_worker *wk = launcher_worker();

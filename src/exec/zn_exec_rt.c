@@ -104,4 +104,5 @@ const zn_rt_ops zn_exec_rt_ops = {
     .memcheck = zn_check_rt,
     .tex = zn_exec_tex,
     .spin = rt_spin,
+    .cluster_barrier = zn_cluster_barrier,
 };

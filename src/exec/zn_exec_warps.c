@@ -21,6 +21,8 @@
 #include "zn_exec_race.h" /* racecheck: barrier epochs (zn_exec_race.c) */
 #include "util/zn_log.h"
 
+#include <sched.h>
+
 static zn_fiber *warp_fiber(zn_block_run *run, uint32_t i)
 {
     return &run->worker->fibers[i];
@@ -121,6 +123,8 @@ void zn_warps_barrier(zn_warp_ctx *w, uint32_t id, uint32_t count, uint32_t mode
         int j = run->job->on_fibers ? warps_next_runnable(run, w->warpid) : -1;
         if (j >= 0 && (uint32_t)j != w->warpid)
             zn_fiber_switch(warp_fiber(run, w->warpid), warp_fiber(run, (uint32_t)j));
+        else if (run->worker->cluster)
+            sched_yield();  /* a cluster's other blocks (threads) may be awaited */
         return;
     }
     if (!run->job->on_fibers) {

@@ -52,7 +52,22 @@ typedef struct zn_block_ctx {
      * %envreg2 (low half) and %envreg1 (high half) as CUDA's driver
      * provides it; NULL otherwise, so grid.sync() traps as on a GPU. */
     void *grid_ws;
+    /* Thread block clusters (sm_90): the cluster's shape in blocks
+     * ({1,1,1} without a cluster launch: CUDA's implicit cluster), bit 0 of
+     * cluster_flags is %is_explicit_cluster, and `cluster` the cluster's
+     * shared-memory table (NULL without a cluster launch). */
+    uint32_t cluster_dim[3];
+    uint32_t cluster_flags;
+    const struct zn_cluster_ctx *cluster;
 } zn_block_ctx;
+
+/* What compiled code reads of a cluster: the shared-memory window of each
+ * block, by rank (%cluster_ctarank; mapa). The executor's barrier state
+ * follows it (zn_exec_cluster.c). */
+#define ZN_CLUSTER_MAX 16
+typedef struct zn_cluster_ctx {
+    uint8_t *shared[ZN_CLUSTER_MAX];
+} zn_cluster_ctx;
 
 #define ZN_BLOCK_FIELD_CTAID 0
 #define ZN_BLOCK_FIELD_NCTAID 1
@@ -63,6 +78,9 @@ typedef struct zn_block_ctx {
 #define ZN_BLOCK_FIELD_DYN_SHARED_SIZE 6
 #define ZN_BLOCK_FIELD_PARAMS 7
 #define ZN_BLOCK_FIELD_GRID_WS 9  /* 8 is exec */
+#define ZN_BLOCK_FIELD_CLUSTER_DIM 10
+#define ZN_BLOCK_FIELD_CLUSTER_FLAGS 11
+#define ZN_BLOCK_FIELD_CLUSTER 12
 
 /* Services the executor provides to compiled code, called through pointers
  * so that compiled objects carry no relocations against the driver. */
@@ -105,6 +123,12 @@ typedef struct zn_rt_ops {
      * the grid has failed (another block faulted or trapped), the warp
      * returns it instead of polling for a barrier that cannot complete. */
     int32_t (*spin)(zn_warp_ctx *w);
+    /* barrier.cluster: mode bit 0 arrive, bit 1 wait (both: arrive and
+     * wait). Waiting lets the block's other warps run and polls until every
+     * block of the cluster has arrived. Nonzero (a ZN_KSTATUS): the grid
+     * failed elsewhere, the warp returns it. Without a cluster launch the
+     * cluster is the block itself, a whole-block barrier. */
+    int32_t (*cluster_barrier)(zn_warp_ctx *w, uint32_t mode);
 } zn_rt_ops;
 
 /* Per-warp state. */

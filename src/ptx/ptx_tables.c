@@ -123,6 +123,19 @@ static const char *const sreg_names[PTX_SREG_ENVREG0] = {
     [PTX_SREG_GLOBALTIMER_HI] = "%globaltimer_hi",
     [PTX_SREG_DYNAMIC_SMEM_SIZE] = "%dynamic_smem_size",
     [PTX_SREG_TOTAL_SMEM_SIZE] = "%total_smem_size",
+    [PTX_SREG_CLUSTERID_X] = "%clusterid.x", [PTX_SREG_CLUSTERID_Y] = "%clusterid.y",
+    [PTX_SREG_CLUSTERID_Z] = "%clusterid.z",
+    [PTX_SREG_NCLUSTERID_X] = "%nclusterid.x", [PTX_SREG_NCLUSTERID_Y] = "%nclusterid.y",
+    [PTX_SREG_NCLUSTERID_Z] = "%nclusterid.z",
+    [PTX_SREG_CLUSTER_CTAID_X] = "%cluster_ctaid.x",
+    [PTX_SREG_CLUSTER_CTAID_Y] = "%cluster_ctaid.y",
+    [PTX_SREG_CLUSTER_CTAID_Z] = "%cluster_ctaid.z",
+    [PTX_SREG_CLUSTER_NCTAID_X] = "%cluster_nctaid.x",
+    [PTX_SREG_CLUSTER_NCTAID_Y] = "%cluster_nctaid.y",
+    [PTX_SREG_CLUSTER_NCTAID_Z] = "%cluster_nctaid.z",
+    [PTX_SREG_CLUSTER_CTARANK] = "%cluster_ctarank",
+    [PTX_SREG_CLUSTER_NCTARANK] = "%cluster_nctarank",
+    [PTX_SREG_IS_EXPLICIT_CLUSTER] = "%is_explicit_cluster",
 };
 
 static const char *const envreg_names[32] = {

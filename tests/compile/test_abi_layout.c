@@ -41,14 +41,15 @@ int main(void)
 #define B(f, F) check_off(td, m.t_block, ZN_BLOCK_FIELD_##F, offsetof(zn_block_ctx, f), "block." #f)
     B(ctaid, CTAID); B(nctaid, NCTAID); B(ntid, NTID); B(nthreads, NTHREADS);
     B(shared, SHARED); B(shared_size, SHARED_SIZE); B(dyn_shared_size, DYN_SHARED_SIZE);
-    B(params, PARAMS); B(grid_ws, GRID_WS);
+    B(params, PARAMS); B(grid_ws, GRID_WS); B(cluster_dim, CLUSTER_DIM);
+    B(cluster_flags, CLUSTER_FLAGS); B(cluster, CLUSTER);
 #define W(f, F) check_off(td, m.t_warp, ZN_WARP_FIELD_##F, offsetof(zn_warp_ctx, f), "warp." #f)
     W(block, BLOCK); W(warpid, WARPID); W(live_mask, LIVE_MASK); W(rt, RT);
     W(smid, SMID); W(nsmid, NSMID);
 #define R(f, F) check_off(td, m.t_rt, ZN_RT_##F, offsetof(zn_rt_ops, f), "rt." #f)
     R(barrier, BARRIER); R(assertfail, ASSERTFAIL); R(vprintf, VPRINTF);
     R(clock64, CLOCK64); R(globaltimer, GLOBALTIMER); R(malloc, MALLOC); R(free, FREE);
-    R(memcheck, MEMCHECK); R(tex, TEX); R(spin, SPIN);
+    R(memcheck, MEMCHECK); R(tex, TEX); R(spin, SPIN); R(cluster_barrier, CLUSTER_BARRIER);
 
     if (LLVMABISizeOfType(td, m.t_block) != sizeof(zn_block_ctx) ||
         LLVMABISizeOfType(td, m.t_warp) != sizeof(zn_warp_ctx) ||

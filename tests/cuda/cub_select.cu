@@ -1,7 +1,7 @@
 // cub_select: CUB's DeviceSelect::If, ::Flagged and ::Unique on 100k ints,
 // each with the two calls (temp-storage size, then the run), against a CPU
-// compaction; outputs are poisoned. Slow to compile on first run (CUB's
-// select sweep kernel, docs/compile-time.md): built with ZINC_SLOW_TESTS.
+// compaction; outputs are poisoned. CUB's select sweep kernels are the
+// largest it compiles (about 10 s each on first run, docs/compile-time.md).
 #include "zn_test.h"
 #include <cub/device/device_select.cuh>
 

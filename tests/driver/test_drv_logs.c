@@ -131,17 +131,17 @@ int main(void)
     /* Zinc's own warnings and errors: an unimplemented entry point, bad PTX */
     OK(cuLogsCurrent(&it, 0));
     void *fn = NULL;
-    OK(cuGetProcAddress("cuIpcGetMemHandle", &fn, 13000, 0, NULL));
-    CUipcMemHandle ipc;
+    OK(cuGetProcAddress("cuGraphicsMapResources", &fn, 13000, 0, NULL));
+    CUgraphicsResource res = NULL;
     if (fn)
-        EXPECT_RC(((CUresult (*)(CUipcMemHandle *, CUdeviceptr))fn)(&ipc, 0),
+        EXPECT_RC(((CUresult (*)(unsigned, CUgraphicsResource *, CUstream))fn)(1, &res, NULL),
                   CUDA_ERROR_NOT_SUPPORTED);
     CUmodule mod;
     EXPECT(cuModuleLoadData(&mod, ".version 8.0\n.target sm_75\n.address_size 64\n"
                                   ".visible .entry k() { bogus.op %r1; }\n") != CUDA_SUCCESS);
     size = sizeof buf;
     OK(cuLogsDumpToMemory(&it, buf, &size, 0));
-    EXPECT(strstr(buf, "warning: cuIpcGetMemHandle") != NULL);
+    EXPECT(strstr(buf, "warning: cuGraphicsMapResources") != NULL);
     EXPECT(strstr(buf, "error: ") != NULL && strstr(buf, "cuModuleLoadData") != NULL);
 
     /* an iterator ahead of the log has nothing to dump yet */

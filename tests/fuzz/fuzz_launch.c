@@ -206,12 +206,13 @@ void zn_fuzz_one(const uint8_t *data, size_t size)
         CUlaunchAttribute attr[2];
         memset(attr, 0, sizeof attr);
         attr[0].id = CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION;
-        attr[0].value.clusterDim.x = how & 2 ? 2 : 1;   /* clusters: not supported */
+        attr[0].value.clusterDim.x = how & 2 ? 2 : 1;   /* clusters of 2 blocks */
         attr[0].value.clusterDim.y = attr[0].value.clusterDim.z = 1;
         attr[1].id = CU_LAUNCH_ATTRIBUTE_PRIORITY;
         attr[1].value.priority = (int)(int8_t)how;
-        if (how & 2)
-            expect = worst(expect, EITHER);
+        /* a grid that is no multiple of the cluster is refused */
+        if ((how & 2) && (how >> 2) % 3 >= 1 && g[0] % 2)
+            expect = MUST_FAIL;
         CUlaunchConfig cfg = {
             .gridDimX = g[0], .gridDimY = g[1], .gridDimZ = g[2],
             .blockDimX = b[0], .blockDimY = b[1], .blockDimZ = b[2],
