@@ -142,13 +142,21 @@ static bool is_memop(const zn_gnode *n)
     return zn_gnode_valid(n) && n->type == CU_GRAPH_NODE_TYPE_BATCH_MEM_OP && n->memop;
 }
 
-CUresult zn_gmemop_set(CUgraphNode n, const CUDA_BATCH_MEM_OP_NODE_PARAMS *p)
+/* New parameters p for the batch memory-op node n: its chain and operations,
+ * built as a node of them would be. */
+static CUresult rebuild(CUgraphNode n, const CUDA_BATCH_MEM_OP_NODE_PARAMS *p,
+                        zn_graph **chain, struct zn_gmemop **m)
 {
     if (!is_memop(n))
         return CUDA_ERROR_INVALID_VALUE;
+    return build(p, chain, m);
+}
+
+CUresult zn_gmemop_set(CUgraphNode n, const CUDA_BATCH_MEM_OP_NODE_PARAMS *p)
+{
     zn_graph *chain;
     struct zn_gmemop *m;
-    CUresult r = build(p, &chain, &m);
+    CUresult r = rebuild(n, p, &chain, &m);
     if (r != CUDA_SUCCESS)
         return r;
     zn_graph_free(n->child);
@@ -160,11 +168,9 @@ CUresult zn_gmemop_set(CUgraphNode n, const CUDA_BATCH_MEM_OP_NODE_PARAMS *p)
 
 CUresult zn_gmemop_exec_set(CUgraphExec x, CUgraphNode n, const CUDA_BATCH_MEM_OP_NODE_PARAMS *p)
 {
-    if (!is_memop(n))
-        return CUDA_ERROR_INVALID_VALUE;
     zn_graph *chain;
     struct zn_gmemop *m;
-    CUresult r = build(p, &chain, &m);
+    CUresult r = rebuild(n, p, &chain, &m);
     if (r != CUDA_SUCCESS)
         return r;
     r = zn_gexec_set_child_ops(x, n, chain);

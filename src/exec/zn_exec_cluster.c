@@ -35,12 +35,6 @@
 
 #define ZN_CLUSTER_STACK ((size_t)16 << 20) /* as the pool's workers */
 
-typedef struct cluster_gate {
-    pthread_mutex_t m;
-    pthread_cond_t cv;
-    int state;                      /* 0 wait, 1 run, -1 abort */
-} cluster_gate;
-
 typedef struct zn_cluster_rank {
     zn_worker wk;
     struct zn_cluster_team *team;
@@ -57,7 +51,7 @@ typedef struct zn_cluster_rank {
 typedef struct zn_cluster_team {
     zn_cluster_ctx ctx;             /* first: block_setup hands it to compiled code */
     zn_job *job;
-    cluster_gate *gate;             /* opened once every thread exists */
+    zn_gate *gate;                  /* opened once every thread exists */
     unsigned index, nteams, csize;
     uint64_t nclusters;
     pthread_mutex_t m;
@@ -228,13 +222,7 @@ static void *rank_main(void *arg)
 {
     zn_cluster_rank *r = arg;
     zn_cluster_team *t = r->team;
-    cluster_gate *g = t->gate;
-    pthread_mutex_lock(&g->m);
-    while (g->state == 0)
-        pthread_cond_wait(&g->cv, &g->m);
-    int run = g->state > 0;
-    pthread_mutex_unlock(&g->m);
-    if (!run)
+    if (!zn_gate_wait(t->gate))
         return NULL;
     zn_fiber_init_native(&r->wk.native);
     zn_job *job = t->job;
@@ -259,62 +247,31 @@ static void *rank_main(void *arg)
 
 static int rank_spawn(zn_cluster_rank *r)
 {
-    sigset_t all, old;  /* asynchronous signals belong to the application */
-    sigfillset(&all);
-    sigdelset(&all, SIGSEGV);
-    sigdelset(&all, SIGBUS);
-    sigdelset(&all, SIGFPE);
-    sigdelset(&all, SIGILL);
-    pthread_sigmask(SIG_SETMASK, &all, &old);
-    pthread_attr_t attr;
-    pthread_attr_init(&attr);
-    pthread_attr_setstacksize(&attr, ZN_CLUSTER_STACK);
-    int rc = pthread_create(&r->tid, &attr, rank_main, r);
-    pthread_attr_destroy(&attr);
-    pthread_sigmask(SIG_SETMASK, &old, NULL);
-    return rc;
-}
-
-static void gate_open(cluster_gate *g, int state)
-{
-    pthread_mutex_lock(&g->m);
-    g->state = state;
-    pthread_cond_broadcast(&g->cv);
-    pthread_mutex_unlock(&g->m);
+    return zn_exec_thread_spawn(&r->tid, ZN_CLUSTER_STACK, rank_main, r);
 }
 
 int zn_exec_launch_cluster(const zn_launch *l)
 {
-    if (!l || !l->fn)
+    if (!zn_launch_valid(l))
         return ZN_KSTATUS_INVALID_LAUNCH;
     uint64_t csize = 1;
     for (int i = 0; i < 3; i++) {
         uint32_t cd = l->cluster[i] ? l->cluster[i] : 1;
-        if (l->grid[i] == 0 || l->block[i] == 0 || l->grid[i] % cd != 0)
+        if (l->grid[i] % cd != 0)
             return ZN_KSTATUS_INVALID_LAUNCH;
         csize *= cd;
     }
-    uint64_t threads = (uint64_t)l->block[0] * l->block[1] * l->block[2];
-    if (csize > ZN_CLUSTER_MAX || threads > ZN_MAX_WARPS * ZN_WARP_SIZE ||
-        (uint64_t)l->static_shared + l->dyn_shared > UINT32_MAX)
+    if (csize > ZN_CLUSTER_MAX)
         return ZN_KSTATUS_INVALID_LAUNCH;
     if (zn_exec_init(0) != 0)
         return ZN_KSTATUS_TRAP;
 
     static _Atomic uint64_t cluster_seq = (uint64_t)3 << 61; /* apart from pool and coop */
-    cluster_gate gate = {PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, 0};
+    zn_gate gate = ZN_GATE_INIT;
     zn_job job = {.l = l};
+    zn_job_setup(&job, l);
     job.seq = atomic_fetch_add(&cluster_seq, 1);
-    job.nblocks = (uint64_t)l->grid[0] * l->grid[1] * l->grid[2];
-    job.nthreads = (uint32_t)threads;
-    job.nwarps = (job.nthreads + ZN_WARP_SIZE - 1) / ZN_WARP_SIZE;
-    job.on_fibers = l->uses_barrier || l->stack_bytes > ZN_THREAD_STACK_LIMIT;
-    job.stack_bytes = ZN_FIBER_STACK_DEFAULT;
-    if (l->stack_bytes + (64u << 10) > job.stack_bytes)
-        job.stack_bytes = l->stack_bytes + (64u << 10);
     job.chunk = 1;
-    atomic_init(&job.next_block, 0);
-    atomic_init(&job.status, ZN_KSTATUS_OK);
     job.grid_ws = NULL;     /* grid.sync() traps, as outside a cooperative launch */
 
     uint64_t nclusters = job.nblocks / csize;
@@ -363,7 +320,7 @@ int zn_exec_launch_cluster(const zn_launch *l)
                (unsigned long long)started, (unsigned long long)wanted);
         zn_job_fail(&job, ZN_KSTATUS_TRAP);
     }
-    gate_open(&gate, ok ? 1 : -1);
+    zn_gate_open(&gate, ok ? 1 : -1);
     for (uint64_t ti = 0; ti < teams_made; ti++) {
         zn_cluster_team *t = &teams[ti];
         for (unsigned ri = 0; ri < csize && ti * csize + ri < started; ri++) {

@@ -30,15 +30,9 @@
 #define ZN_COOP_STACK ((size_t)16 << 20)    /* as the pool's workers */
 #define ZN_COOP_WS_BYTES 64                 /* CUDA's grid workspace is small */
 
-typedef struct coop_gate {
-    pthread_mutex_t m;
-    pthread_cond_t cv;
-    int state;                  /* 0 wait, 1 run, -1 abort */
-} coop_gate;
-
 typedef struct coop_block {
     zn_job *job;
-    coop_gate *gate;
+    zn_gate *gate;
     uint64_t block;
     zn_worker wk;
 } coop_block;
@@ -46,12 +40,7 @@ typedef struct coop_block {
 static void *coop_main(void *arg)
 {
     coop_block *c = arg;
-    pthread_mutex_lock(&c->gate->m);
-    while (c->gate->state == 0)
-        pthread_cond_wait(&c->gate->cv, &c->gate->m);
-    int run = c->gate->state > 0;
-    pthread_mutex_unlock(&c->gate->m);
-    if (run) {
+    if (zn_gate_wait(c->gate)) {
         zn_fiber_init_native(&c->wk.native);
         zn_block_run_range(c->job, &c->wk, c->block, c->block + 1);
     }
@@ -60,20 +49,7 @@ static void *coop_main(void *arg)
 
 static int coop_spawn(coop_block *c, pthread_t *t)
 {
-    sigset_t all, old;  /* asynchronous signals belong to the application */
-    sigfillset(&all);
-    sigdelset(&all, SIGSEGV);
-    sigdelset(&all, SIGBUS);
-    sigdelset(&all, SIGFPE);
-    sigdelset(&all, SIGILL);
-    pthread_sigmask(SIG_SETMASK, &all, &old);
-    pthread_attr_t attr;
-    pthread_attr_init(&attr);
-    pthread_attr_setstacksize(&attr, ZN_COOP_STACK);
-    int rc = pthread_create(t, &attr, coop_main, c);
-    pthread_attr_destroy(&attr);
-    pthread_sigmask(SIG_SETMASK, &old, NULL);
-    return rc;
+    return zn_exec_thread_spawn(t, ZN_COOP_STACK, coop_main, c);
 }
 
 /* What zn_block_run_range left in a throwaway worker. */
@@ -85,41 +61,18 @@ static void coop_worker_free(zn_worker *wk)
         munmap(wk->shared, wk->shared_cap + (size_t)sysconf(_SC_PAGESIZE));
 }
 
-static void coop_gate_open(coop_gate *g, int state)
-{
-    pthread_mutex_lock(&g->m);
-    g->state = state;
-    pthread_cond_broadcast(&g->cv);
-    pthread_mutex_unlock(&g->m);
-}
-
 int zn_exec_launch_coop(const zn_launch *l)
 {
-    if (!l || !l->fn)
-        return ZN_KSTATUS_INVALID_LAUNCH;
-    for (int i = 0; i < 3; i++)
-        if (l->grid[i] == 0 || l->block[i] == 0)
-            return ZN_KSTATUS_INVALID_LAUNCH;
-    uint64_t threads = (uint64_t)l->block[0] * l->block[1] * l->block[2];
-    if (threads > ZN_MAX_WARPS * ZN_WARP_SIZE ||
-        (uint64_t)l->static_shared + l->dyn_shared > UINT32_MAX)
+    if (!zn_launch_valid(l))
         return ZN_KSTATUS_INVALID_LAUNCH;
     if (zn_exec_init(0) != 0)
         return ZN_KSTATUS_TRAP;
 
     static _Atomic uint64_t coop_seq = (uint64_t)1 << 62; /* apart from the pool's */
     zn_job job = {.l = l};
+    zn_job_setup(&job, l);
     job.seq = atomic_fetch_add(&coop_seq, 1);
-    job.nblocks = (uint64_t)l->grid[0] * l->grid[1] * l->grid[2];
-    job.nthreads = (uint32_t)threads;
-    job.nwarps = (job.nthreads + ZN_WARP_SIZE - 1) / ZN_WARP_SIZE;
-    job.on_fibers = l->uses_barrier || l->stack_bytes > ZN_THREAD_STACK_LIMIT;
-    job.stack_bytes = ZN_FIBER_STACK_DEFAULT;
-    if (l->stack_bytes + (64u << 10) > job.stack_bytes)
-        job.stack_bytes = l->stack_bytes + (64u << 10);
     job.chunk = 1;
-    atomic_init(&job.next_block, 0);
-    atomic_init(&job.status, ZN_KSTATUS_OK);
     /* device memory, so memcheck accepts the barrier's accesses */
     job.grid_ws = zn_mem_alloc(ZN_COOP_WS_BYTES, 0, ZN_MEM_DEVICE);
     coop_block *blocks = calloc(job.nblocks, sizeof *blocks);
@@ -135,7 +88,7 @@ int zn_exec_launch_coop(const zn_launch *l)
     }
     memset(job.grid_ws, 0, ZN_COOP_WS_BYTES);
 
-    coop_gate gate = {PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, 0};
+    zn_gate gate = ZN_GATE_INIT;
     unsigned base = zn_pool_workers();
     uint64_t started = 0;
     for (; started < job.nblocks; started++) {
@@ -152,7 +105,7 @@ int zn_exec_launch_coop(const zn_launch *l)
                (unsigned long long)started, (unsigned long long)job.nblocks);
         zn_job_fail(&job, ZN_KSTATUS_TRAP);
     }
-    coop_gate_open(&gate, started == job.nblocks ? 1 : -1);
+    zn_gate_open(&gate, started == job.nblocks ? 1 : -1);
     for (uint64_t i = 0; i < started; i++) {
         pthread_join(tids[i], NULL);
         coop_worker_free(&blocks[i].wk);

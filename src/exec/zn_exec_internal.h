@@ -5,6 +5,7 @@
 #include "zn_exec.h"
 #include "zn_fiber.h"
 
+#include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
 
@@ -124,5 +125,28 @@ int zn_fault_guard(void (*fn)(void *), void *arg, void **addr);
 void zn_mem_account(int64_t delta);
 /* zn_exec_pool.c */
 unsigned zn_pool_workers(void);
+/* The fields of a job (initialized {.l = l}) that every kind of launch sets
+ * alike: block and thread counts, fibers or not and their stack, a fresh
+ * block counter and status OK. */
+void zn_job_setup(zn_job *job, const zn_launch *l);
+/* Nonzero when l has a function, nonzero grid and block extents, at most
+ * ZN_MAX_WARPS warps per block and shared memory that fits 32 bits. */
+int zn_launch_valid(const zn_launch *l);
+/* Starts fn(arg) on a thread with a stack of `stack` bytes that takes no
+ * asynchronous signals (those belong to the application's threads); the
+ * thread is detached when tid is NULL. Returns pthread_create's result. */
+int zn_exec_thread_spawn(pthread_t *tid, size_t stack, void *(*fn)(void *), void *arg);
+
+/* A start gate for threads of one launch: they wait while state is 0, then
+ * run (1) or give up (-1). */
+typedef struct zn_gate {
+    pthread_mutex_t m;
+    pthread_cond_t cv;
+    int state;                      /* 0 wait, 1 run, -1 abort */
+} zn_gate;
+#define ZN_GATE_INIT {PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, 0}
+/* Waits until the gate opens; nonzero when the thread is to run. */
+int zn_gate_wait(zn_gate *g);
+void zn_gate_open(zn_gate *g, int state);
 
 #endif

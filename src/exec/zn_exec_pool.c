@@ -172,9 +172,7 @@ static unsigned pool_default_threads(void)
     return n > 0 ? (unsigned)n : 1;
 }
 
-/* Pool threads take no asynchronous signals: those belong to the
- * application's threads. */
-static int pool_spawn(zn_worker *wk)
+int zn_exec_thread_spawn(pthread_t *tid, size_t stack, void *(*fn)(void *), void *arg)
 {
     sigset_t all, old;
     sigfillset(&all);
@@ -185,14 +183,38 @@ static int pool_spawn(zn_worker *wk)
     pthread_sigmask(SIG_SETMASK, &all, &old);
     pthread_attr_t attr;
     pthread_attr_init(&attr);
-    pthread_attr_setstacksize(&attr, ZN_WORKER_STACK);
+    pthread_attr_setstacksize(&attr, stack);
+    if (!tid)
+        pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
     pthread_t t;
-    int rc = pthread_create(&t, &attr, pool_thread, wk);
+    int rc = pthread_create(tid ? tid : &t, &attr, fn, arg);
     pthread_attr_destroy(&attr);
     pthread_sigmask(SIG_SETMASK, &old, NULL);
-    if (rc == 0)
-        pthread_detach(t);
     return rc;
+}
+
+int zn_gate_wait(zn_gate *g)
+{
+    pthread_mutex_lock(&g->m);
+    while (g->state == 0)
+        pthread_cond_wait(&g->cv, &g->m);
+    int run = g->state > 0;
+    pthread_mutex_unlock(&g->m);
+    return run;
+}
+
+void zn_gate_open(zn_gate *g, int state)
+{
+    pthread_mutex_lock(&g->m);
+    g->state = state;
+    pthread_cond_broadcast(&g->cv);
+    pthread_mutex_unlock(&g->m);
+}
+
+/* Pool threads are detached. */
+static int pool_spawn(zn_worker *wk)
+{
+    return zn_exec_thread_spawn(NULL, ZN_WORKER_STACK, pool_thread, wk);
 }
 
 /* A launching thread exits: its worker's buffers, fibers and slot go. */
@@ -290,7 +312,7 @@ unsigned zn_pool_workers(void)
     return pool.nthreads;
 }
 
-static int launch_valid(const zn_launch *l)
+int zn_launch_valid(const zn_launch *l)
 {
     if (!l || !l->fn)
         return 0;
@@ -349,9 +371,22 @@ static void board_withdraw(zn_job *job)
     }
 }
 
+void zn_job_setup(zn_job *job, const zn_launch *l)
+{
+    job->nblocks = (uint64_t)l->grid[0] * l->grid[1] * l->grid[2];
+    job->nthreads = l->block[0] * l->block[1] * l->block[2];
+    job->nwarps = (job->nthreads + ZN_WARP_SIZE - 1) / ZN_WARP_SIZE;
+    job->on_fibers = l->uses_barrier || l->stack_bytes > ZN_THREAD_STACK_LIMIT;
+    job->stack_bytes = ZN_FIBER_STACK_DEFAULT;
+    if (l->stack_bytes + (64u << 10) > job->stack_bytes)
+        job->stack_bytes = l->stack_bytes + (64u << 10);
+    atomic_init(&job->next_block, 0);
+    atomic_init(&job->status, ZN_KSTATUS_OK);
+}
+
 int zn_exec_launch(const zn_launch *l)
 {
-    if (!launch_valid(l))
+    if (!zn_launch_valid(l))
         return ZN_KSTATUS_INVALID_LAUNCH;
     if (l->cluster[0] > 1 || l->cluster[1] > 1 || l->cluster[2] > 1)
         return zn_exec_launch_cluster(l);   /* co-resident blocks (zn_exec_cluster.c) */
@@ -364,15 +399,7 @@ int zn_exec_launch(const zn_launch *l)
     }
 
     zn_job job = {.l = l};
-    job.nblocks = (uint64_t)l->grid[0] * l->grid[1] * l->grid[2];
-    job.nthreads = l->block[0] * l->block[1] * l->block[2];
-    job.nwarps = (job.nthreads + ZN_WARP_SIZE - 1) / ZN_WARP_SIZE;
-    job.on_fibers = l->uses_barrier || l->stack_bytes > ZN_THREAD_STACK_LIMIT;
-    job.stack_bytes = ZN_FIBER_STACK_DEFAULT;
-    if (l->stack_bytes + (64u << 10) > job.stack_bytes)
-        job.stack_bytes = l->stack_bytes + (64u << 10);
-    atomic_init(&job.next_block, 0);
-    atomic_init(&job.status, ZN_KSTATUS_OK);
+    zn_job_setup(&job, l);
     atomic_init(&job.joined, 0);
     job.abort = l->abort;
     job.seq = atomic_fetch_add(&pool.seq, 1) + 1;

@@ -99,25 +99,10 @@ static void *queue_thread(void *arg)
     return NULL;
 }
 
-/* Queue threads take no asynchronous signals: those are the application's. */
+/* Queue threads are detached; kernels run on them. */
 static int queue_start(zn_queue *q)
 {
-    sigset_t all, old;
-    sigfillset(&all);
-    sigdelset(&all, SIGSEGV);
-    sigdelset(&all, SIGBUS);
-    sigdelset(&all, SIGFPE);
-    sigdelset(&all, SIGILL);
-    pthread_sigmask(SIG_SETMASK, &all, &old);
-    pthread_attr_t attr;
-    pthread_attr_init(&attr);
-    pthread_attr_setstacksize(&attr, (size_t)16 << 20);   /* kernels run here */
-    pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
-    pthread_t t;
-    int rc = pthread_create(&t, &attr, queue_thread, q);
-    pthread_attr_destroy(&attr);
-    pthread_sigmask(SIG_SETMASK, &old, NULL);
-    return rc;
+    return zn_exec_thread_spawn(NULL, (size_t)16 << 20, queue_thread, q);
 }
 
 zn_queue *zn_queue_get(void)

@@ -106,6 +106,23 @@ __global__ void __cluster_dims__(2, 2, 1) ring(unsigned *out, unsigned *cgv, uns
     cluster.sync();
 }
 
+/* cfg: a launch of grid x block with smem dynamic shared bytes in clusters
+ * of cs blocks along x, by its one attribute attr[0]. */
+static void cluster_config(cudaLaunchConfig_t *cfg, cudaLaunchAttribute *attr, dim3 grid,
+                           dim3 block, unsigned cs, size_t smem)
+{
+    *cfg = cudaLaunchConfig_t{};
+    cfg->gridDim = grid;
+    cfg->blockDim = block;
+    cfg->dynamicSmemBytes = smem;
+    attr[0].id = cudaLaunchAttributeClusterDimension;
+    attr[0].val.clusterDim.x = cs;
+    attr[0].val.clusterDim.y = 1;
+    attr[0].val.clusterDim.z = 1;
+    cfg->attrs = attr;
+    cfg->numAttrs = 1;
+}
+
 /* PTX level: 32-bit .shared::cluster addresses from mapa.shared::cluster,
  * st/ld/atom/red.shared::cluster on them (a shared::cta address used as
  * shared::cluster is the executing block's), and a split
@@ -170,16 +187,9 @@ static void test_ptx(void)
     unsigned *d, h[nblocks * 40];
     CK(cudaMalloc(&d, sizeof h));
     CK(cudaMemset(d, 0xef, sizeof h));
-    cudaLaunchConfig_t cfg = {};
-    cfg.gridDim = dim3(nblocks);
-    cfg.blockDim = dim3(32);
+    cudaLaunchConfig_t cfg;
     cudaLaunchAttribute attr[1];
-    attr[0].id = cudaLaunchAttributeClusterDimension;
-    attr[0].val.clusterDim.x = cs;
-    attr[0].val.clusterDim.y = 1;
-    attr[0].val.clusterDim.z = 1;
-    cfg.attrs = attr;
-    cfg.numAttrs = 1;
+    cluster_config(&cfg, attr, dim3(nblocks), dim3(32), cs, 0);
     CK(cudaLaunchKernelEx(&cfg, ptx_cluster, d));
     CK(cudaDeviceSynchronize());
     CK(cudaMemcpy(h, d, sizeof h, cudaMemcpyDeviceToHost));
@@ -241,16 +251,9 @@ static void test_remote_arrive(void)
     unsigned *d, h[nblocks];
     CK(cudaMalloc(&d, sizeof h));
     CK(cudaMemset(d, 0xef, sizeof h));
-    cudaLaunchConfig_t cfg = {};
-    cfg.gridDim = dim3(nblocks);
-    cfg.blockDim = dim3(64);
+    cudaLaunchConfig_t cfg;
     cudaLaunchAttribute attr[1];
-    attr[0].id = cudaLaunchAttributeClusterDimension;
-    attr[0].val.clusterDim.x = cs;
-    attr[0].val.clusterDim.y = 1;
-    attr[0].val.clusterDim.z = 1;
-    cfg.attrs = attr;
-    cfg.numAttrs = 1;
+    cluster_config(&cfg, attr, dim3(nblocks), dim3(64), cs, 0);
     CK(cudaLaunchKernelEx(&cfg, remote_arrive, d));
     CK(cudaDeviceSynchronize());
     CK(cudaMemcpy(h, d, sizeof h, cudaMemcpyDeviceToHost));
@@ -270,17 +273,9 @@ static void check_hist(const char *what, const int *h, const int *ref, int nbins
 static cudaError_t launch_hist(dim3 grid, dim3 block, unsigned csize, size_t smem,
                                const int *in, int n, int *out, int nbins)
 {
-    cudaLaunchConfig_t cfg = {};
-    cfg.gridDim = grid;
-    cfg.blockDim = block;
-    cfg.dynamicSmemBytes = smem;
+    cudaLaunchConfig_t cfg;
     cudaLaunchAttribute attr[1];
-    attr[0].id = cudaLaunchAttributeClusterDimension;
-    attr[0].val.clusterDim.x = csize;
-    attr[0].val.clusterDim.y = 1;
-    attr[0].val.clusterDim.z = 1;
-    cfg.attrs = attr;
-    cfg.numAttrs = 1;
+    cluster_config(&cfg, attr, grid, block, csize, smem);
     return cudaLaunchKernelEx(&cfg, cluster_hist, in, n, out, nbins);
 }
 
@@ -418,16 +413,9 @@ static void test_misuse(void)
     expect_err("cluster of 32", launch_hist(dim3(32), dim3(64), 32, 64, d, 0, d, 256),
                cudaErrorInvalidClusterSize);
     /* ring's compile-time shape is 2x2: another one is refused */
-    cudaLaunchConfig_t cfg = {};
-    cfg.gridDim = dim3(4, 4);
-    cfg.blockDim = dim3(64);
+    cudaLaunchConfig_t cfg;
     cudaLaunchAttribute attr[1];
-    attr[0].id = cudaLaunchAttributeClusterDimension;
-    attr[0].val.clusterDim.x = 4;
-    attr[0].val.clusterDim.y = 1;
-    attr[0].val.clusterDim.z = 1;
-    cfg.attrs = attr;
-    cfg.numAttrs = 1;
+    cluster_config(&cfg, attr, dim3(4, 4), dim3(64), 4, 0);
     unsigned *u = (unsigned *)d;
     expect_err("ring with clusters of 4x1", cudaLaunchKernelEx(&cfg, ring, u, u, u),
                cudaErrorInvalidClusterSize);
@@ -461,17 +449,9 @@ static void test_queries(void)
     int sms = 0, per_sm = 0;
     CK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
     CK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, cluster_hist, 128, 1024));
-    cudaLaunchConfig_t cfg = {};
-    cfg.gridDim = dim3(8);
-    cfg.blockDim = dim3(128);
-    cfg.dynamicSmemBytes = 1024;
+    cudaLaunchConfig_t cfg;
     cudaLaunchAttribute attr[1];
-    attr[0].id = cudaLaunchAttributeClusterDimension;
-    attr[0].val.clusterDim.x = 4;
-    attr[0].val.clusterDim.y = 1;
-    attr[0].val.clusterDim.z = 1;
-    cfg.attrs = attr;
-    cfg.numAttrs = 1;
+    cluster_config(&cfg, attr, dim3(8), dim3(128), 4, 1024);
     int nc = -1;
     CK(cudaOccupancyMaxActiveClusters(&nc, cluster_hist, &cfg));
     if (nc != sms * per_sm / 4)

@@ -48,6 +48,18 @@ static void check(const int *h, int salt, const char *what)
     }
 }
 
+/* A launch of G blocks of B threads on s with the one attribute at[0]. */
+static cudaLaunchConfig_t config(cudaStream_t s, cudaLaunchAttribute *at)
+{
+    cudaLaunchConfig_t cfg = {};
+    cfg.gridDim = dim3(G);
+    cfg.blockDim = dim3(B);
+    cfg.stream = s;
+    cfg.attrs = at;
+    cfg.numAttrs = 1;
+    return cfg;
+}
+
 static void launch_pair(cudaStream_t s, int *data, int *out, int salt)
 {
     primary<<<G, B, 0, s>>>(data, N, salt);
@@ -55,12 +67,7 @@ static void launch_pair(cudaStream_t s, int *data, int *out, int salt)
     cudaLaunchAttribute at[1];
     at[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;
     at[0].val.programmaticStreamSerializationAllowed = 1;
-    cudaLaunchConfig_t cfg = {};
-    cfg.gridDim = dim3(G);
-    cfg.blockDim = dim3(B);
-    cfg.stream = s;
-    cfg.attrs = at;
-    cfg.numAttrs = 1;
+    cudaLaunchConfig_t cfg = config(s, at);
     CK(cudaLaunchKernelEx(&cfg, secondary, (const int *)data, out, N));
 }
 
@@ -99,12 +106,7 @@ int main()
             at[0].val.launchCompletionEvent.event = ev;
             at[0].val.launchCompletionEvent.flags = 0;
         }
-        cudaLaunchConfig_t cfg = {};
-        cfg.gridDim = dim3(G);
-        cfg.blockDim = dim3(B);
-        cfg.stream = s;
-        cfg.attrs = at;
-        cfg.numAttrs = 1;
+        cudaLaunchConfig_t cfg = config(s, at);
         CK(cudaLaunchKernelEx(&cfg, primary, data, N, 40 + k));
         CK(cudaStreamWaitEvent(s2, ev, 0));
         // the waiting stream may start once the primary has triggered; it

@@ -7,6 +7,7 @@
 #include "drv_test.h"
 #include <stdint.h>
 #include <string.h>
+#include <unistd.h>
 
 typedef struct gt_fixture {
     CUcontext ctx;
@@ -103,6 +104,38 @@ static inline unsigned gt_check_fill(CUdeviceptr d, unsigned n, uint32_t v)
 static inline unsigned gt_check_const(CUdeviceptr d, unsigned n, uint32_t v)
 {
     return gt_check_words(d, n, 0, v);
+}
+
+/* The parameters of an IF conditional node on handle h with one body, in
+ * context ctx (NULL: the current one). */
+static inline CUgraphNodeParams gt_if_params(CUgraphConditionalHandle h, CUcontext ctx)
+{
+    CUgraphNodeParams p;
+    memset(&p, 0, sizeof p);
+    p.type = CU_GRAPH_NODE_TYPE_CONDITIONAL;
+    p.conditional.handle = h;
+    p.conditional.type = CU_GRAPH_COND_TYPE_IF;
+    p.conditional.size = 1;
+    p.conditional.ctx = ctx;
+    return p;
+}
+
+/* cuGraphDebugDotPrint(g, a temporary file, flags) read back into buf (cap
+ * bytes, NUL-terminated, empty when the file cannot be read), the file then
+ * removed; returns the call's result. */
+static inline CUresult gt_dot(CUgraph g, unsigned flags, char *buf, size_t cap)
+{
+    char path[64];
+    snprintf(path, sizeof path, "/tmp/zn_graph_test_%d.dot", (int)getpid());
+    CUresult r = cuGraphDebugDotPrint(g, path, flags);
+    buf[0] = 0;
+    FILE *fp = fopen(path, "r");
+    if (fp) {
+        buf[fread(buf, 1, cap - 1, fp)] = 0;
+        fclose(fp);
+    }
+    unlink(path);
+    return r;
 }
 
 #endif

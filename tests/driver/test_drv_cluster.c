@@ -96,6 +96,19 @@ static CUlaunchConfig config(unsigned grid, unsigned block, CUlaunchAttribute *a
     return c;
 }
 
+/* Poisons d's 64 words and runs fn(d) to the end: launched by c, or without
+ * attributes over grid blocks of 64 threads when c is NULL. */
+static void run(const CUlaunchConfig *c, CUfunction fn, unsigned grid, CUdeviceptr d)
+{
+    void *args[] = {&d};
+    OK(cuMemsetD32(d, 0xdeadbeef, 64));
+    if (c)
+        OK(cuLaunchKernelEx(c, fn, args, NULL));
+    else
+        OK(cuLaunchKernel(fn, grid, 1, 1, 64, 1, 1, 0, NULL, args, NULL));
+    OK(cuCtxSynchronize());
+}
+
 static void check_ranks(CUdeviceptr d, unsigned n, unsigned cs, unsigned expl)
 {
     unsigned h[64];
@@ -158,27 +171,19 @@ int main(void)
     CUdeviceptr d;
     OK(cuMemAlloc(&d, 64 * 4));
     void *args[] = {&d};
-    OK(cuMemsetD32(d, 0xdeadbeef, 64));
-    OK(cuLaunchKernel(fixed, 8, 1, 1, 64, 1, 1, 0, NULL, args, NULL));
-    OK(cuCtxSynchronize());
+    run(NULL, fixed, 8, d);
     check_ranks(d, 8, 4, 1);
     EXPECT_RC(cuLaunchKernel(fixed, 6, 1, 1, 64, 1, 1, 0, NULL, args, NULL),
               CUDA_ERROR_INVALID_CLUSTER_SIZE);
     c = config(12, 64, &a, 3);
-    OK(cuMemsetD32(d, 0xdeadbeef, 64));
-    OK(cuLaunchKernelEx(&c, fr, args, NULL));
-    OK(cuCtxSynchronize());
+    run(&c, fr, 0, d);
     check_ranks(d, 12, 3, 1);
-    OK(cuMemsetD32(d, 0xdeadbeef, 64));
-    OK(cuLaunchKernel(fr, 5, 1, 1, 64, 1, 1, 0, NULL, args, NULL));
-    OK(cuCtxSynchronize());
+    run(NULL, fr, 5, d);
     check_ranks(d, 5, 1, 0);    /* the implicit 1x1x1 cluster */
     c = config(12, 64, &a, 12);
     EXPECT_RC(cuLaunchKernelEx(&c, fr, args, NULL), CUDA_ERROR_INVALID_CLUSTER_SIZE);
     OK(cuFuncSetAttribute(fr, CU_FUNC_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE_ALLOWED, 1));
-    OK(cuMemsetD32(d, 0xdeadbeef, 64));
-    OK(cuLaunchKernelEx(&c, fr, args, NULL));
-    OK(cuCtxSynchronize());
+    run(&c, fr, 0, d);
     check_ranks(d, 12, 12, 1);
     c = config(12, 64, &a, 2);
     EXPECT_RC(cuLaunchKernelEx(&c, fixed, args, NULL), CUDA_ERROR_INVALID_CLUSTER_SIZE);
@@ -188,9 +193,7 @@ int main(void)
     OK(cuFuncSetAttribute(fr, CU_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_WIDTH, 2));
     OK(cuFuncGetAttribute(&v, CU_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_WIDTH, fr));
     EXPECT(v == 2);
-    OK(cuMemsetD32(d, 0xdeadbeef, 64));
-    OK(cuLaunchKernel(fr, 10, 1, 1, 64, 1, 1, 0, NULL, args, NULL));
-    OK(cuCtxSynchronize());
+    run(NULL, fr, 10, d);
     check_ranks(d, 10, 2, 1);
     c = config(12, 64, &a, 4);
     EXPECT_RC(cuLaunchKernelEx(&c, fr, args, NULL), CUDA_ERROR_INVALID_CLUSTER_SIZE);
@@ -202,16 +205,12 @@ int main(void)
     EXPECT_RC(cuLaunchKernel(must, 4, 1, 1, 64, 1, 1, 0, NULL, args, NULL),
               CUDA_ERROR_INVALID_CLUSTER_SIZE);
     c = config(4, 64, &a, 2);
-    OK(cuMemsetD32(d, 0xdeadbeef, 64));
-    OK(cuLaunchKernelEx(&c, must, args, NULL));
-    OK(cuCtxSynchronize());
+    run(&c, must, 0, d);
     check_ranks(d, 4, 2, 1);
 
     /* a generic store into the next rank's shared word */
     c = config(12, 32, &a, 3);
-    OK(cuMemsetD32(d, 0xdeadbeef, 64));
-    OK(cuLaunchKernelEx(&c, xfer, args, NULL));
-    OK(cuCtxSynchronize());
+    run(&c, xfer, 0, d);
     unsigned hx[12];
     OK(cuMemcpyDtoH(hx, d, sizeof hx));
     for (unsigned b = 0; b < 12; b++)

@@ -49,6 +49,32 @@ static unsigned n = N, v = 5;
 static void *fill_args[] = { &a, &n, &v };
 static void *add_args[] = { &a, &b, &n };
 
+/* Runs g once on f.s, b's words set to poison before. */
+static void run_graph(CUgraph g, uint32_t poison)
+{
+    OK(cuMemsetD32(b, poison, N));
+    CUgraphExec x;
+    OK(cuGraphInstantiate(&x, g, 0));
+    OK(cuGraphLaunch(x, f.s));
+    OK(cuStreamSynchronize(f.s));
+    OK(cuGraphExecDestroy(x));
+}
+
+/* A launch over N words (64-thread blocks) on f.s with the one attribute at. */
+static CUlaunchConfig fill_config(CUlaunchAttribute *at)
+{
+    CUlaunchConfig cfg;
+    memset(&cfg, 0, sizeof cfg);
+    cfg.gridDimX = N / 64;
+    cfg.gridDimY = cfg.gridDimZ = 1;
+    cfg.blockDimX = 64;
+    cfg.blockDimY = cfg.blockDimZ = 1;
+    cfg.hStream = f.s;
+    cfg.attrs = at;
+    cfg.numAttrs = 1;
+    return cfg;
+}
+
 static CUDA_KERNEL_NODE_PARAMS add_params(void)
 {
     CUDA_KERNEL_NODE_PARAMS p = gt_fill_params(&f, add_args, N);
@@ -136,20 +162,11 @@ static void edges_explicit(void)
     EXPECT_RC(cuGraphAddNode(&e2, g, &k1, &PROG, 1, &ep), CUDA_ERROR_INVALID_VALUE);
 
     /* the DOT file labels the two edges with data */
-    char path[64];
-    snprintf(path, sizeof path, "/tmp/zn_drv_pdl_%d.dot", (int)getpid());
-    OK(cuGraphDebugDotPrint(g, path, 0));
-    FILE *fp = fopen(path, "r");
-    EXPECT(fp != NULL);
-    if (fp) {
-        char buf[4096];
-        size_t len = fread(buf, 1, sizeof buf - 1, fp);
-        buf[len] = 0;
-        fclose(fp);
-        EXPECT(strstr(buf, "[label=\"type 1 port 1\"]") &&
-               strstr(buf, "[label=\"type 1 port 2\"]"));
-    }
-    unlink(path);
+    char buf[4096];
+    OK(gt_dot(g, 0, buf, sizeof buf));
+    EXPECT(buf[0] != 0);
+    EXPECT(strstr(buf, "[label=\"type 1 port 1\"]") &&
+           strstr(buf, "[label=\"type 1 port 2\"]"));
 
     /* a clone keeps the data */
     CUgraph c;
@@ -163,13 +180,8 @@ static void edges_explicit(void)
     OK(cuGraphDestroy(c));
 
     /* run: the dependent reads what the primary wrote */
-    OK(cuMemsetD32(b, 0xdeadbeef, N));
-    CUgraphExec x;
-    OK(cuGraphInstantiate(&x, g, 0));
-    OK(cuGraphLaunch(x, f.s));
-    OK(cuStreamSynchronize(f.s));
+    run_graph(g, 0xdeadbeef);
     EXPECT(gt_check_fill(b, N, v + 1) == 0);
-    OK(cuGraphExecDestroy(x));
 
     /* removal must name the edge's data; the record goes with the edge */
     EXPECT_RC(cuGraphRemoveDependencies(g, &k1, &k2, NULL, 1), CUDA_ERROR_INVALID_VALUE);
@@ -216,15 +228,7 @@ static void edges_captured(void)
     memset(&at, 0, sizeof at);
     at.id = CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION;
     at.value.programmaticStreamSerializationAllowed = 1;
-    CUlaunchConfig cfg;
-    memset(&cfg, 0, sizeof cfg);
-    cfg.gridDimX = N / 64;
-    cfg.gridDimY = cfg.gridDimZ = 1;
-    cfg.blockDimX = 64;
-    cfg.blockDimY = cfg.blockDimZ = 1;
-    cfg.hStream = f.s;
-    cfg.attrs = &at;
-    cfg.numAttrs = 1;
+    CUlaunchConfig cfg = fill_config(&at);
     OK(cuLaunchKernelEx(&cfg, f.fill, fill_args, NULL));
     OK(cuStreamGetCaptureInfo(f.s, &st, NULL, NULL, &deps, &eds, &nd));
     CUgraphNode k3 = nd ? deps[0] : NULL;
@@ -260,14 +264,9 @@ static void edges_captured(void)
             EXPECT(edge_is(&de[i], 2, 0));
         }
     EXPECT(set != NULL);
-    OK(cuMemsetD32(b, 0xdeadbeef, N));
-    CUgraphExec x;
-    OK(cuGraphInstantiate(&x, g, 0));
-    OK(cuGraphLaunch(x, f.s));
-    OK(cuStreamSynchronize(f.s));
+    run_graph(g, 0xdeadbeef);
     EXPECT(gt_check_fill(b, N - 1, v + 1) == 0);
     EXPECT(gt_check_const(b + 4 * N - 4, 1, 7) == 0);
-    OK(cuGraphExecDestroy(x));
     OK(cuGraphDestroy(g));
 }
 
@@ -288,15 +287,7 @@ static void event_captured(void)
         at.id = CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_EVENT;
         at.value.programmaticEvent.event = ev;
         at.value.programmaticEvent.triggerAtBlockStart = at_start;
-        CUlaunchConfig cfg;
-        memset(&cfg, 0, sizeof cfg);
-        cfg.gridDimX = N / 64;
-        cfg.gridDimY = cfg.gridDimZ = 1;
-        cfg.blockDimX = 64;
-        cfg.blockDimY = cfg.blockDimZ = 1;
-        cfg.hStream = f.s;
-        cfg.attrs = &at;
-        cfg.numAttrs = 1;
+        CUlaunchConfig cfg = fill_config(&at);
         OK(cuStreamBeginCapture(f.s, CU_STREAM_CAPTURE_MODE_GLOBAL));
         OK(cuLaunchKernelEx(&cfg, f.fill, fill_args, NULL));
         OK(cuStreamWaitEvent(s2, ev, 0));
@@ -312,13 +303,8 @@ static void event_captured(void)
             OK(cuGraphGetEdges(g, from, to, ed, &ne));
         EXPECT(g && ne == 1 && edge_is(&ed[0], 1u + (unsigned)at_start, 1));
         if (g) {
-            OK(cuMemsetD32(b, 0xdeadbeef, N));
-            CUgraphExec x;
-            OK(cuGraphInstantiate(&x, g, 0));
-            OK(cuGraphLaunch(x, f.s));
-            OK(cuStreamSynchronize(f.s));
+            run_graph(g, 0xdeadbeef);
             EXPECT(gt_check_fill(b, N, v + 1) == 0);
-            OK(cuGraphExecDestroy(x));
             OK(cuGraphDestroy(g));
         }
         OK(cuEventDestroy(ev));
@@ -342,15 +328,7 @@ static void launch_events(void)
             at.value.launchCompletionEvent.event = ev;
         else
             at.value.programmaticEvent.event = ev;
-        CUlaunchConfig cfg;
-        memset(&cfg, 0, sizeof cfg);
-        cfg.gridDimX = N / 64;
-        cfg.gridDimY = cfg.gridDimZ = 1;
-        cfg.blockDimX = 64;
-        cfg.blockDimY = cfg.blockDimZ = 1;
-        cfg.hStream = f.s;
-        cfg.attrs = &at;
-        cfg.numAttrs = 1;
+        CUlaunchConfig cfg = fill_config(&at);
         OK(cuMemsetD32(a, 0, N));
         unsigned w = 20 + which;
         void *args[] = { &a, &n, &w };
@@ -519,13 +497,7 @@ static void cond_body_memory(void)
     OK(cuGraphCreate(&g, 0));
     CUgraphConditionalHandle h;
     OK(cuGraphConditionalHandleCreate(&h, g, f.ctx, 1, CU_GRAPH_COND_ASSIGN_DEFAULT));
-    CUgraphNodeParams p;
-    memset(&p, 0, sizeof p);
-    p.type = CU_GRAPH_NODE_TYPE_CONDITIONAL;
-    p.conditional.handle = h;
-    p.conditional.type = CU_GRAPH_COND_TYPE_IF;
-    p.conditional.size = 1;
-    p.conditional.ctx = f.ctx;
+    CUgraphNodeParams p = gt_if_params(h, f.ctx);
     CUgraphNode nc, na, nchild;
     OK(cuGraphAddNode(&nc, g, NULL, NULL, 0, &p));
     if (!p.conditional.phGraph_out) {
@@ -564,13 +536,8 @@ static void cond_body_memory(void)
     CUDA_MEMSET_NODE_PARAMS ms = gt_set_params(b, 0x33, N);
     CUgraphNode ns;
     OK(cuGraphAddMemsetNode(&ns, body, NULL, 0, &ms, f.ctx));
-    CUgraphExec x;
-    OK(cuGraphInstantiate(&x, g, 0));
-    OK(cuMemsetD32(b, 0, N));
-    OK(cuGraphLaunch(x, f.s));
-    OK(cuStreamSynchronize(f.s));
+    run_graph(g, 0);
     EXPECT(gt_check_const(b, N, 0x33) == 0);
-    OK(cuGraphExecDestroy(x));
     OK(cuGraphDestroy(g));
 }
 
