@@ -22,6 +22,7 @@
 #include "zn_drv.h"
 #include "../exec/zn_exec.h"
 
+#include <ctype.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -331,27 +332,53 @@ static const char set_cond_def[] =
     "    ret;\n"
     "}\n";
 
+/* The end (after its ';') of a well-formed declaration of
+ * cudaGraphSetConditional's parameter list starting at p (just past the
+ * name): `( .param .b64 a, .param .b32 b ) ;` with any spacing, as nvcc
+ * writes it. NULL for anything else, which is then left for the parser to
+ * accept or reject as written: replacing text up to some later ';' would
+ * load PTX the parser rejects. */
+static const char *set_cond_decl_end(const char *p, const char *end)
+{
+    while (p < end && isspace((unsigned char)*p))
+        p++;
+    if (p == end || *p != '(')
+        return NULL;
+    const char *close = memchr(p, ')', (size_t)(end - p));
+    if (!close)
+        return NULL;
+    int params = 0;
+    for (const char *q = p + 1; q < close; q++) {
+        if (*q == '.' && (size_t)(close - q) >= 6 && !memcmp(q, ".param", 6))
+            params++;
+        else if (!isalnum((unsigned char)*q) && !(*q && strchr("_$%., \t\r\n", *q)))
+            return NULL;
+    }
+    const char *q = close + 1;
+    while (q < end && isspace((unsigned char)*q))
+        q++;
+    return params == 2 && q < end && *q == ';' ? q + 1 : NULL;
+}
+
 char *zn_gcond_ptx_patch(const char *text, size_t len, size_t *outlen)
 {
     static const char decl[] = ".extern .func cudaGraphSetConditional";
-    const char *end = text + len, *p = NULL;
+    const char *end = text + len, *p = NULL, *tail_at = NULL;
     for (const char *q = text; q + sizeof decl - 1 <= end; q++)
-        if (*q == '.' && !memcmp(q, decl, sizeof decl - 1)) {
+        if (*q == '.' && !memcmp(q, decl, sizeof decl - 1) &&
+            (tail_at = set_cond_decl_end(q + sizeof decl - 1, end))) {
             p = q;
             break;
         }
     if (!p)
         return NULL;
-    const char *semi = memchr(p, ';', (size_t)(end - p));
-    if (!semi)
-        return NULL;
-    size_t head = (size_t)(p - text), tail = (size_t)(end - semi - 1);
+    size_t head = (size_t)(p - text), tail = (size_t)(end - tail_at);
     char *out = malloc(head + sizeof set_cond_def + tail + 1);
     if (!out)
         return NULL;
     memcpy(out, text, head);
     memcpy(out + head, set_cond_def, sizeof set_cond_def - 1);
-    memcpy(out + head + sizeof set_cond_def - 1, semi + 1, tail);
+    memcpy(out + head + sizeof set_cond_def - 1, tail_at, tail);
     *outlen = head + sizeof set_cond_def - 1 + tail;
     out[*outlen] = 0;
     return out;
