@@ -2,12 +2,13 @@
  *
  * Every PTX register is an alloca that mem2reg turns into SSA values. A
  * register that is live across blocks (not block-local, not an invariant
- * defined in block 0) flows through the dispatcher, which can enter every
- * block it switches to; so mem2reg gives it a phi in each of those blocks
- * (they have the dispatcher and their textual predecessor as
- * predecessors, and a masked write select(mask, new, old) reads the old
- * value, so nothing ends the live range). Phis = such registers x
- * dispatch targets, and in divergent code nearly every block is one:
+ * defined in block 0) reaches every block lanes can wait at; so mem2reg
+ * gives it a phi in each of those blocks (they have their resume test and
+ * their textual predecessor as predecessors, zn_lower_func.c, and a
+ * masked write select(mask, new, old) reads the old value, so nothing ends
+ * the live range). Phis = such registers x wait targets, and in divergent
+ * code nearly every block is one (measured with the former dispatcher
+ * switch, which had the same shape of phis):
  * CUB's DeviceHistogram sweep kernel has 423 such registers over 636
  * blocks, 269k phis after SROA and
  * still 226k after -O3 (the function is nearly all phis), which is where
@@ -29,7 +30,7 @@
 
 #include "util/zn_log.h"
 
-/* registers x dispatch targets above which the cross-block registers are
+/* registers x wait targets above which the cross-block registers are
  * demoted. Measured (docs/compile-time.md): CUB's sweep kernels are 60k to
  * 820k; bench/scan's DeviceScanKernel is 34.6k and runs ~15% slower
  * demoted, so it stays below; the other bench kernels are under 2k. */
@@ -41,13 +42,13 @@ static void mark(const zn_lfn *l, bool *tgt, uint32_t b)
         tgt[b] = true;
 }
 
-/* The blocks the dispatcher can enter (those zn_goto and brx make goto
+/* The blocks lanes can wait at (those zn_goto and brx make goto
  * targets), from the PTX before lowering: the targets and the next block
  * of every branch that is not a uniform jump, and the next block of a
  * block that falls through without all lanes. Only these get a phi per
  * live register (in CUB's and llama.cpp's kernels, bounds checks make
  * nearly every block one). */
-static uint32_t dispatch_targets(const zn_lfn *l)
+static uint32_t wait_targets(const zn_lfn *l)
 {
     const ptx_func *f = l->f;
     bool *tgt = calloc(l->nblocks + 1, 1);
@@ -89,7 +90,7 @@ uint32_t zn_demote_estimate(const zn_lfn *l)
     for (uint32_t r = 0; r < l->f->nregs; r++)
         if (zn_reg_crosses_blocks(l, r))
             n++;
-    uint64_t p = (uint64_t)n * dispatch_targets(l);
+    uint64_t p = (uint64_t)n * wait_targets(l);
     return p > UINT32_MAX ? UINT32_MAX : (uint32_t)p;
 }
 
@@ -114,7 +115,7 @@ void zn_demote_regs(zn_lfn *l)
     uint64_t lim = env && *env ? strtoull(env, NULL, 10) : ZN_DEMOTE_MIN_PHIS;
     bool demote = est > lim;
     zn_log(demote ? ZN_LOG_INFO : ZN_LOG_DEBUG,
-           "lower: %s: cross-block registers x dispatch targets = %u%s", l->f->name, est,
+           "lower: %s: cross-block registers x wait targets = %u%s", l->f->name, est,
            demote ? ": registers kept in memory" : "");
     if (!demote)
         return;

@@ -425,8 +425,8 @@ static void prologue(zn_lfn *l)
     /* PTX leaves registers undefined until written, and so does Zinc for
      * vector registers: no initial store, so mem2reg gives their phis an
      * undef entry value, which costs no code. A zero here made every warp
-     * write its whole spill area on entry (every register flows through
-     * the dispatcher's phis: 15 KB of zeros per warp in ggml's
+     * write its whole spill area on entry (every register flowed through
+     * the former dispatcher's phis: 15 KB of zeros per warp in ggml's
      * mul_mat_vec_q) before doing any work. (A frozen poison does not
      * help: the optimiser folds it to zero.) Lanes that a divergent write
      * skipped are only ever read under a mask, where undef is harmless.
