@@ -33,13 +33,14 @@ PER_THREAD_FLAG = 2  # CU_GET_PROC_ADDRESS_PER_THREAD_DEFAULT_STREAM
 PARTIAL = {
     "cuLinkAddData": "cubin and NVVM (LTO) inputs: Zinc links PTX",
     "cuLinkAddFile": "cubin and NVVM (LTO) inputs: Zinc links PTX",
-    "cuArray3DCreate": "sparse flag, video and block-compressed formats: not yet (deferred-mapping arrays are backed at once)",
-    "cuTexObjectCreate": "block-compressed resource view formats: not yet",
+    "cuArray3DCreate": "sparse flag and video formats: not yet (deferred-mapping arrays are backed at once)",
     "cuArrayGetSparseProperties": "no sparse arrays: always CUDA_ERROR_INVALID_VALUE (the error for a non-sparse array)",
     "cuMipmappedArrayGetSparseProperties": "no sparse arrays: always CUDA_ERROR_INVALID_VALUE (the error for a non-sparse array)",
     "cuArrayGetPlane": "no planar formats: always CUDA_ERROR_INVALID_VALUE (the error for a non-planar array)",
     "cuMemPoolCreate": "shareable handle types: POSIX file descriptors only (Win32 and NVLink fabric handles have no meaning here)",
     "cuGraphAddNode": "external-semaphore nodes: no external semaphores (Vulkan, D3D)",
+    "cuModuleGetTexRef": "no module has texture references (nvcc 13 cannot emit .texref; Zinc's PTX parser refuses it): CUDA_ERROR_NOT_FOUND after the handle checks, CUDA's answer for a missing name",
+    "cuModuleGetSurfRef": "no module has surface references (nvcc 13 cannot emit .surfref; Zinc's PTX parser refuses it): CUDA_ERROR_NOT_FOUND after the handle checks, CUDA's answer for a missing name",
     "cuLibraryGetUnifiedFunction": "no unified function pointers (device attribute 129 is 0): CUDA_ERROR_NOT_FOUND after the handle checks, as CUDA documents for such a system",
 }
 

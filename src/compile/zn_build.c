@@ -8,8 +8,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <llvm-c/Analysis.h>
+#include <llvm-c/Support.h>
 #include <llvm-c/Error.h>
 #include <llvm-c/Transforms/PassBuilder.h>
+#include "util/zn_log.h"
 
 static int dump_ir(void)
 {
@@ -114,12 +116,80 @@ LLVMModuleRef zn_build_ir_subset(const ptx_module *pm, const zn_compile_opts *o,
     return m->mod;
 }
 
+/* Units bigger than this many LLVM instructions get the light pipeline
+ * below instead of default<On>. CUB's onesweep radix-sort kernel (about
+ * 200k instructions lowered, issue #3) took 15-30 s in default<O3> (GVN
+ * 6 s, InstCombine 4 s) and minutes before registers were demoted
+ * (zn_lower_demote.c); code generation costs ~10 s whatever ran before,
+ * so the optimiser's share must stay small. Deterministic in the PTX, so
+ * cache keys stay valid. */
+#define ZN_HUGE_UNIT_INSTRS 150000u
+
+/* What pays in a huge warp function: SROA/mem2reg turns the registers
+ * that are not demoted into SSA values (without it every PTX register read
+ * is a load from its slot: a 1.4 MB frame instead of 0.87 MB for the
+ * onesweep kernel), EarlyCSE and InstCombine fold the lowering's
+ * broadcasts and mask tests inside a block, SimplifyCFG merges the
+ * memory-access paths' blocks, DSE/ADCE drop the dead stores of undef
+ * into block-local registers. All local: no GVN, LICM or loop passes,
+ * whose cross-block forwarding lengthens live ranges of 32-lane vectors
+ * for the register allocator (measured: docs/compile-time.md). */
+static const char zn_light_passes[] =
+    "function(sroa<modify-cfg>,early-cse<memssa>,instcombine<no-verify-fixpoint>,"
+    "simplifycfg,dse,adce)";
+
+/* LLVM's own options, once per process before any compile. The greedy
+ * register allocator grows each split region up to a complexity budget
+ * (default 10 000); in big warp functions with barriers (llama.cpp's
+ * mul_mat_q: 4k blocks, hundreds of 32-lane values live across them) that
+ * search was 65 % of code generation (Q4_0 mmq_x = 8: 9.8 of 15 s; 4.1 s
+ * at 1000, 2.8 s at 100). At 1000 no bench/ kernel's code changes but
+ * scan's (run time within noise); at 100 most of them change and
+ * histogram/softmax ran 3-4 % slower (docs/compile-time.md). */
+void zn_llvm_options(void)
+{
+    const char *argv[] = {"zinc", "-grow-region-complexity-budget=1000"};
+    LLVMParseCommandLineOptions(2, argv, NULL);
+}
+
+static uint64_t count_instrs(LLVMModuleRef mod)
+{
+    uint64_t n = 0;
+    for (LLVMValueRef f = LLVMGetFirstFunction(mod); f; f = LLVMGetNextFunction(f))
+        for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(f); bb; bb = LLVMGetNextBasicBlock(bb))
+            for (LLVMValueRef i = LLVMGetFirstInstruction(bb); i; i = LLVMGetNextInstruction(i))
+                n++;
+    return n;
+}
+
+static const char *module_name(LLVMModuleRef mod)
+{
+    /* the unit's kernel: the one external definition (zn_internalize) */
+    for (LLVMValueRef f = LLVMGetFirstFunction(mod); f; f = LLVMGetNextFunction(f))
+        if (!LLVMIsDeclaration(f) && LLVMGetLinkage(f) == LLVMExternalLinkage)
+            return LLVMGetValueName2(f, &(size_t){0});
+    return "module";
+}
+
 int zn_optimise(LLVMModuleRef mod, const zn_target *t, char *err, size_t errlen)
 {
     char passes[32];
     snprintf(passes, sizeof passes, "default<O%d>", t->opt);
+    const char *run = passes;
+    uint64_t n = count_instrs(mod);
+    zn_log(ZN_LOG_DEBUG, "compile: %s: %llu LLVM instructions", module_name(mod),
+           (unsigned long long)n);
+    /* ZINC_LIGHT_OPT_INSTRS=N: another threshold (tests, A/B runs; not
+     * part of the cache key, like ZINC_DEMOTE_PHIS) */
+    const char *env = getenv("ZINC_LIGHT_OPT_INSTRS");
+    uint64_t lim = env && *env ? strtoull(env, NULL, 10) : ZN_HUGE_UNIT_INSTRS;
+    if (t->opt > 0 && n > lim) {
+        run = zn_light_passes;
+        zn_log(ZN_LOG_INFO, "compile: %s: %llu LLVM instructions, light optimisation "
+               "pipeline", module_name(mod), (unsigned long long)n);
+    }
     LLVMPassBuilderOptionsRef po = LLVMCreatePassBuilderOptions();
-    LLVMErrorRef e = LLVMRunPasses(mod, passes, t->tm, po);
+    LLVMErrorRef e = LLVMRunPasses(mod, run, t->tm, po);
     LLVMDisposePassBuilderOptions(po);
     if (!e)
         return 0;

@@ -6,7 +6,6 @@
  * in parallel; the caller loads the objects into its JIT in order. */
 #define _GNU_SOURCE
 #include "zn_pipeline.h"
-#include "util/zn_log.h"
 
 #include <pthread.h>
 #include <sched.h>
@@ -27,25 +26,6 @@ static char *module_text(LLVMModuleRef mod)
     char *d = strdup(t);
     LLVMDisposeMessage(t);
     return d;
-}
-
-/* Units bigger than this many LLVM instructions skip the optimisation
- * pipeline (as ZINC_OPT=0 does). LLVM's InstCombine (an identical-phi
- * search per phi) and register coalescer grow faster than linearly with a
- * function's phis and live ranges: CUB's onesweep radix-sort kernels
- * (Thrust's sort, issue #3; about 220k instructions lowered) took 1 to
- * over 10 minutes each at -O3 on this machine, and about 20 s without
- * the pipeline. Deterministic in the PTX, so cache keys stay valid. */
-#define ZN_HUGE_UNIT_INSTRS 150000u
-
-static uint64_t count_instrs(LLVMModuleRef mod)
-{
-    uint64_t n = 0;
-    for (LLVMValueRef f = LLVMGetFirstFunction(mod); f; f = LLVMGetNextFunction(f))
-        for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(f); bb; bb = LLVMGetNextBasicBlock(bb))
-            for (LLVMValueRef i = LLVMGetFirstInstruction(bb); i; i = LLVMGetNextInstruction(i))
-                n++;
-    return n;
 }
 
 LLVMMemoryBufferRef zn_jit_compile_unit(const ptx_module *pm, const zn_compile_opts *o,
@@ -78,14 +58,7 @@ LLVMMemoryBufferRef zn_jit_compile_unit(const ptx_module *pm, const zn_compile_o
         if (dump_ir())
             fprintf(stderr, "; ---- zinc: LLVM IR before optimisation\n%s\n", ir[0]);
     }
-    uint64_t ninstr = failed ? 0 : count_instrs(mod);
-    zn_log(ZN_LOG_DEBUG, "compile: %s: %llu LLVM instructions",
-           entry >= 0 ? pm->funcs[entry].name : "module", (unsigned long long)ninstr);
-    if (ninstr > ZN_HUGE_UNIT_INSTRS && t.opt > 0)
-        zn_log(ZN_LOG_WARN, "compile: %s: %llu LLVM instructions, compiled without the "
-               "optimisation pipeline", entry >= 0 ? pm->funcs[entry].name : "module",
-               (unsigned long long)ninstr);
-    else if (!failed)
+    if (!failed)
         failed = zn_optimise(mod, &t, err, errlen) != 0;
     if (!failed && ir) {
         ir[1] = module_text(mod);

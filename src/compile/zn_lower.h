@@ -101,6 +101,8 @@ typedef struct zn_lfn {
     const ptx_ins *ins;         /* the instruction being lowered */
     LLVMValueRef emask;         /* mask & guard for this instruction */
     bool terminated;            /* the instruction ended the LLVM block */
+    uint32_t hoist_end;         /* ins before this index were lowered early
+                                 * (pure ins hoisted above a barrier, zn_lower_warp.c) */
 
     LLVMValueRef lane_ids;      /* <0, 1, ..., 31> as <32 x i32> */
     LLVMValueRef sreg_cache[PTX_SREG_COUNT]; /* computed in the entry block */
@@ -113,6 +115,7 @@ typedef struct zn_lfn {
                                  * block barriers (zn_lower_warp.c) */
     LLVMValueRef chk_slot;      /* memcheck: <32 x i64> addresses passed to
                                  * the runtime (zn_lower_check.c), or NULL */
+    bool *aff_join;             /* labels at ins i, [nins + 1]: reads tid.y/z (zn_lower_affine.c) */
 } zn_lfn;
 
 /* ---- errors (zn_lower_module.c) ------------------------------------------ */
@@ -337,6 +340,9 @@ void zn_invariant_regs(zn_lfn *l);
 void zn_block_local_regs(zn_lfn *l);
 /* Fills l->blk_conv and l->reg_uni (zn_lower_uniform.c). */
 void zn_uniform_analysis(zn_lfn *l);
+/* Whether block b starts with an unguarded ret or exit (or is the exit
+ * node, b == nblocks). */
+bool zn_block_is_exit(const zn_lfn *l, uint32_t b);
 /* zn_lower_demote.c: a register whose value may live across blocks (not
  * block-local, not invariant); in a huge function all of them stay in
  * their stack slots instead of becoming phis in every block. Call after
@@ -348,11 +354,17 @@ void zn_demote_regs(zn_lfn *l);
  * (div: the analysis' divergent set, NULL: after it, from l->reg_uni):
  * lowered as one scalar access. */
 bool zn_uniform_access(zn_lfn *l, const ptx_ins *ins, const bool *div);
-/* The ld/ldu/st being lowered (l->ins) has, by the affine-address analysis
- * (zn_lower_affine.c), lane addresses *base + l * stride whenever *cond (an
- * i1 built at the current position; NULL: always) holds at run time;
- * *base is lane 0's i64 host address, computed as a scalar. */
-bool zn_affine_contig(zn_lfn *l, uint64_t stride, LLVMValueRef *cond, LLVMValueRef *base);
+/* The address of the ld/ldu/st being lowered (l->ins) by the affine-address
+ * analysis (zn_lower_affine.c): lane 0's i64 host address `base` (a scalar)
+ * and i1 run-time facts built at the current position (NULL: never):
+ * lin: lane l at base + l * s; rows: ntid.x = X divides 32 and lane
+ * r * X + c at base + c * s + r * sy. */
+typedef struct zn_aff_addr {
+    int64_t s, sy;
+    LLVMValueRef base, lin, rows;
+    LLVMValueRef ntid_x;        /* i32; NULL when the address has no %tid */
+} zn_aff_addr;
+bool zn_affine_addr(zn_lfn *l, zn_aff_addr *out);
 /* Shared by both (zn_lower_invariant.c): ops without side effects whose
  * result depends on their operands only; ld.param of a kernel parameter;
  * f(reg) for every register an operand names. */

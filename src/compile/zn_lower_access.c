@@ -20,10 +20,11 @@
  * lanes load zero, never poison: a block that all live lanes run writes
  * loads to every lane.
  *
- * Where the affine-address analysis (zn_lower_affine.c) proves the lanes
- * contiguous at compile time, the access is one vector access at a scalar
- * base under a scalar run-time fact, and the test above is only the
- * fall-back when that fact fails. */
+ * Where the affine-address analysis (zn_lower_affine.c) proves a shape at
+ * compile time (the whole warp contiguous or at one address, or for 16 x N
+ * blocks each half contiguous or at one address), the access is that shape
+ * at a scalar base under scalar run-time facts, and the test above is only
+ * the fall-back when they fail. */
 #include "zn_lower.h"
 
 #define ZN_PART 16                       /* lanes per shape test */
@@ -98,6 +99,10 @@ static LLVMValueRef none_active(zn_lfn *l, const zn_part *p, LLVMValueRef bad)
     return LLVMBuildICmp(l->b, LLVMIntEQ, part_bits(l, bad, p->w), c32(l, 0), "");
 }
 
+/* PTX instructions above which shape_of avoids variable-index extracts
+ * (bench/ kernels: at most ~1000; CUB's onesweep kernel ~8000) */
+#define ZN_ACCESS_HUGE_FN 2000u
+
 static zn_shape shape_of(zn_lfn *l, const zn_part *p, uint64_t stride)
 {
     zn_lmod *m = l->m;
@@ -109,7 +114,19 @@ static zn_shape shape_of(zn_lfn *l, const zn_part *p, uint64_t stride)
      * lane is touched then anyway) */
     LLVMValueRef k = ll_intrin(l, "llvm.cttz", &ct, 1, args, 2);
     k = LLVMBuildAnd(l->b, k, c32(l, p->w - 1), "");
-    s.ak = LLVMBuildExtractElement(l->b, p->a, k, "addr.first");
+    /* In a huge function, the lowest active address instead of
+     * extractelement(a, k): a variable index costs a stack temporary per
+     * access that codegen never reuses (CUB's onesweep kernel: 700 KB of
+     * its 870 KB frame). Equal to a[k] whenever the tests below pass
+     * (contiguous: the first lane is the lowest; uniform: all equal);
+     * otherwise the access gathers anyway. Small functions keep the
+     * extract, which is faster (bench/transpose 11 %, docs/compile-time.md). */
+    if (l->f->nins > ZN_ACCESS_HUGE_FN)
+        s.ak = ll_intrin1(l, "llvm.vector.reduce.umin",
+                          LLVMBuildSelect(l->b, p->m, p->a,
+                                          splat_part(l, c64(l, UINT64_MAX), p->w), ""));
+    else
+        s.ak = LLVMBuildExtractElement(l->b, p->a, k, "addr.first");
     LLVMValueRef k64 = LLVMBuildZExt(l->b, k, m->t_i64, "");
     s.base = LLVMBuildSub(l->b, s.ak, LLVMBuildMul(l->b, k64, c64(l, stride), ""), "");
     LLVMValueRef off[ZN_LANES];
@@ -459,47 +476,259 @@ static void store_rt(zn_lfn *l, LLVMValueRef a, LLVMValueRef *v, unsigned n,
 
 /* ---- compile-time shapes (zn_lower_affine.c) ------------------------------- */
 
-/* The access is contiguous when *cond holds (NULL: always): one vector
- * access at lane 0's address, no per-lane test; else the run-time test. */
-static bool affine_contig(zn_lfn *l, unsigned n, unsigned size, LLVMValueRef *cond,
-                          LLVMValueRef *base)
+/* One load/store of the whole part at one address (the lanes' addresses are
+ * all `a`), done only when a lane of the part is active (a partial warp's
+ * missing rows may point past the tile): a <1 x T> masked access (x86
+ * codegen makes it a test and a branch). Loads splat the value; stores
+ * write the highest active lane's value, as a scatter would leave it. */
+static LLVMValueRef any_mask1(zn_lfn *l, const zn_part *p)
 {
-    return pow2_small(n) && zn_affine_contig(l, (uint64_t)n * size, cond, base);
+    LLVMValueRef any = LLVMBuildICmp(l->b, LLVMIntNE, part_bits(l, p->m, p->w), c32(l, 0), "");
+    return LLVMBuildInsertElement(l->b, LLVMGetPoison(LLVMVectorType(l->m->t_i1, 1)), any,
+                                  c32(l, 0), "");
+}
+
+static void load_one(zn_lfn *l, const zn_part *p, LLVMValueRef a, LLVMTypeRef et,
+                     unsigned n, unsigned size, LLVMValueRef *out)
+{
+    LLVMTypeRef vt = LLVMVectorType(et, 1);
+    LLVMTypeRef over[2] = {vt, l->m->t_ptr};
+    LLVMValueRef m1 = any_mask1(l, p);
+    for (unsigned i = 0; i < n; i++) {
+        LLVMValueRef args[4] = {scalar_ptr(l, a, (uint64_t)i * size), c32(l, size), m1,
+                                LLVMConstNull(vt)};
+        LLVMValueRef v = ll_intrin(l, "llvm.masked.load", over, 2, args, 4);
+        out[i] = splat_part(l, LLVMBuildExtractElement(l->b, v, c32(l, 0), ""), p->w);
+    }
+}
+
+static void store_one(zn_lfn *l, const zn_part *p, LLVMValueRef a, LLVMValueRef *v,
+                      unsigned n, unsigned size)
+{
+    zn_lmod *m = l->m;
+    LLVMTypeRef ct = m->t_i32;
+    LLVMValueRef args[2] = {part_bits(l, p->m, p->w), LLVMConstInt(m->t_i1, 0, 0)};
+    LLVMValueRef lz = ll_intrin(l, "llvm.ctlz", &ct, 1, args, 2);
+    LLVMValueRef last = LLVMBuildAnd(l->b, LLVMBuildSub(l->b, c32(l, 31), lz, ""),
+                                     c32(l, p->w - 1), "");
+    LLVMValueRef m1 = any_mask1(l, p);
+    for (unsigned i = 0; i < n; i++) {
+        if (!v[i])
+            continue;
+        LLVMValueRef e = LLVMBuildExtractElement(l->b, v[i], last, "");
+        LLVMValueRef ev = LLVMBuildInsertElement(l->b, LLVMGetPoison(LLVMVectorType(
+                                                 LLVMTypeOf(e), 1)), e, c32(l, 0), "");
+        LLVMTypeRef over[2] = {LLVMTypeOf(ev), m->t_ptr};
+        LLVMValueRef sargs[4] = {ev, scalar_ptr(l, a, (uint64_t)i * size), c32(l, size), m1};
+        ll_intrin(l, "llvm.masked.store", over, 2, sargs, 4);
+    }
+}
+
+/* The shapes the affine analysis can prove, tried in this order, each
+ * under its run-time fact; the run-time test is the last resort. */
+enum { AFF_WARP, AFF_UNI, AFF_HALVES, AFF_RT, AFF_NPATHS };
+
+typedef struct aff_plan {
+    LLVMValueRef cond[AFF_NPATHS]; /* NULL: path not taken */
+    LLVMValueRef base, sy;         /* i64 lane 0 address; per row of 16 */
+    bool halves_contig;            /* halves contiguous (else uniform) */
+} aff_plan;
+
+static bool is_true(LLVMValueRef c)
+{
+    return LLVMIsAConstantInt(c) && LLVMConstIntGetZExtValue(c) == 1;
+}
+
+static LLVMValueRef or_cond(zn_lfn *l, LLVMValueRef a, LLVMValueRef b)
+{
+    return !a ? b : !b ? a : LLVMBuildOr(l->b, a, b, "");
+}
+
+static LLVMValueRef rows_with(zn_lfn *l, const zn_aff_addr *f, uint64_t x, const char *name)
+{
+    return LLVMBuildAnd(l->b, f->rows, LLVMBuildICmp(l->b, LLVMIntEQ, f->ntid_x,
+                        LLVMConstInt(LLVMTypeOf(f->ntid_x), x, 0), ""), name);
+}
+
+/* false: nothing proven, the run-time test alone. e = bytes per lane.
+ * Rows of X lanes (lane r * X + c at base + c * s + r * sy) are one
+ * contiguous run when s == e and sy == X * e, or s == 0, sy == e and
+ * X == 1; all one address when s == sy == 0; two halves of 16 each
+ * contiguous or uniform when X == 16 and s is e or 0. */
+static bool affine_plan(zn_lfn *l, unsigned n, unsigned size, aff_plan *pl)
+{
+    zn_aff_addr f;
+    if (!pow2_small(n) || !zn_affine_addr(l, &f))
+        return false;
+    int64_t e = (int64_t)n * size;
+    *pl = (aff_plan){.base = f.base, .sy = c64(l, (uint64_t)f.sy), .halves_contig = f.s == e};
+    if (f.s == e)
+        pl->cond[AFF_WARP] = f.lin;
+    else if (f.s == 0)
+        pl->cond[AFF_UNI] = f.lin;
+    if (f.rows && f.ntid_x) {
+        int64_t k = f.sy / e;
+        if (f.s == e && f.sy > 0 && f.sy % e == 0 && k < 32 && !(k & (k - 1)))
+            pl->cond[AFF_WARP] = or_cond(l, pl->cond[AFF_WARP],
+                                         rows_with(l, &f, (uint64_t)k, "aff.row"));
+        else if (f.s == 0 && f.sy == e)   /* a[ty] in blocks of 1 x N */
+            pl->cond[AFF_WARP] = or_cond(l, pl->cond[AFF_WARP], rows_with(l, &f, 1, "aff.col"));
+        if (f.s == 0 && f.sy == 0)
+            pl->cond[AFF_UNI] = or_cond(l, pl->cond[AFF_UNI], f.rows);
+        if (f.s == e || f.s == 0)
+            pl->cond[AFF_HALVES] = rows_with(l, &f, ZN_PART, "aff.halves");
+    }
+    return pl->cond[AFF_WARP] || pl->cond[AFF_UNI] || pl->cond[AFF_HALVES];
+}
+
+static void plan_part(zn_lfn *l, unsigned h, zn_part *p, LLVMValueRef *base,
+                      const aff_plan *pl)
+{
+    p->w = ZN_PART;
+    p->a = NULL;
+    p->m = lanes_of(l, l->emask, h * ZN_PART);
+    *base = h ? LLVMBuildAdd(l->b, pl->base, pl->sy, "") : pl->base;
+}
+
+static void load_path(zn_lfn *l, int k, const aff_plan *pl, LLVMValueRef a, LLVMTypeRef et,
+                      unsigned n, LLVMValueRef *out)
+{
+    unsigned size = ll_bits(et) / 8;
+    zn_part whole = {.a = a, .m = l->emask, .w = ZN_LANES};
+    switch (k) {
+    case AFF_WARP:
+        load_contig(l, &whole, pl->base, et, n, size, out);
+        return;
+    case AFF_UNI:
+        load_one(l, &whole, pl->base, et, n, size, out);
+        return;
+    case AFF_HALVES: {
+        LLVMValueRef res[ZN_NPARTS][8];
+        for (unsigned h = 0; h < ZN_NPARTS; h++) {
+            zn_part p;
+            LLVMValueRef b;
+            plan_part(l, h, &p, &b, pl);
+            if (pl->halves_contig)
+                load_contig(l, &p, b, et, n, size, res[h]);
+            else
+                load_one(l, &p, b, et, n, size, res[h]);
+        }
+        for (unsigned i = 0; i < n; i++)
+            out[i] = join_parts(l, res[0][i], res[1][i]);
+        return;
+    }
+    default:
+        load_rt(l, a, et, n, out);
+        return;
+    }
+}
+
+static void store_path(zn_lfn *l, int k, const aff_plan *pl, LLVMValueRef a, LLVMValueRef *v,
+                       unsigned n, unsigned size)
+{
+    zn_part whole = {.a = a, .m = l->emask, .w = ZN_LANES};
+    switch (k) {
+    case AFF_WARP:
+        store_contig(l, &whole, pl->base, v, n, size);
+        return;
+    case AFF_UNI:
+        store_one(l, &whole, pl->base, v, n, size);
+        return;
+    case AFF_HALVES:
+        /* lower lanes first: the highest lane's value lands last */
+        for (unsigned h = 0; h < ZN_NPARTS; h++) {
+            zn_part p;
+            LLVMValueRef b, pv[8];
+            plan_part(l, h, &p, &b, pl);
+            for (unsigned i = 0; i < n; i++)
+                pv[i] = v[i] ? lanes_of(l, v[i], h * ZN_PART) : NULL;
+            if (pl->halves_contig)
+                store_contig(l, &p, b, pv, n, size);
+            else
+                store_one(l, &p, b, pv, n, size);
+        }
+        return;
+    default:
+        store_rt(l, a, v, n, size);
+        return;
+    }
+}
+
+/* Marks a conditional branch as almost never going to its false side: the
+ * run-time fall-back of a proven shape, whose facts are launch constants.
+ * The register allocator then keeps that path's values (the per-lane
+ * address vectors, hoisted out of loops) spilled there, not in the hot
+ * path. */
+static void rarely_false(zn_lfn *l, LLVMValueRef br)
+{
+    LLVMContextRef ctx = l->m->ctx;
+    LLVMMetadataRef md[3] = {
+        LLVMMDStringInContext2(ctx, "branch_weights", 14),
+        LLVMValueAsMetadata(LLVMConstInt(l->m->t_i32, 1u << 20, 0)),
+        LLVMValueAsMetadata(LLVMConstInt(l->m->t_i32, 1, 0)),
+    };
+    LLVMSetMetadata(br, LLVMGetMDKindIDInContext(ctx, "prof", 4),
+                    LLVMMetadataAsValue(ctx, LLVMMDNodeInContext2(ctx, md, 3)));
+}
+
+/* Runs the plan's paths as a chain of tests (the first always-true one
+ * ends it); loads join their results with phis. */
+static void run_plan(zn_lfn *l, aff_plan *pl, LLVMValueRef a, LLVMTypeRef et, unsigned n,
+                     LLVMValueRef *out, LLVMValueRef *v, unsigned size)
+{
+    LLVMValueRef res[AFF_NPATHS][8];
+    LLVMBasicBlockRef ends[AFF_NPATHS];
+    unsigned npaths = 0;
+    LLVMBasicBlockRef join = new_bb(l, out ? "ld.aff.done" : "st.aff.done");
+    pl->cond[AFF_RT] = LLVMConstInt(l->m->t_i1, 1, 0);
+    for (int k = 0; k < AFF_NPATHS; k++) {
+        if (!pl->cond[k])
+            continue;
+        bool last = is_true(pl->cond[k]);
+        LLVMBasicBlockRef path = NULL, next = NULL;
+        if (!last) {
+            path = new_bb(l, k == AFF_RT ? "aff.rt" : out ? "ld.affine" : "st.affine");
+            next = new_bb(l, "aff.next");
+            LLVMValueRef br = LLVMBuildCondBr(l->b, pl->cond[k], path, next);
+            bool rt_next = true; /* the fall-back is all that is left */
+            for (int j = k + 1; j < AFF_RT; j++)
+                rt_next &= !pl->cond[j];
+            if (rt_next)
+                rarely_false(l, br);
+            LLVMPositionBuilderAtEnd(l->b, path);
+        }
+        if (out)
+            load_path(l, k, pl, a, et, n, res[npaths]);
+        else
+            store_path(l, k, pl, a, v, n, size);
+        ends[npaths++] = LLVMGetInsertBlock(l->b);
+        LLVMBuildBr(l->b, join);
+        if (last)
+            break;
+        LLVMPositionBuilderAtEnd(l->b, next);
+    }
+    LLVMPositionBuilderAtEnd(l->b, join);
+    if (!out)
+        return;
+    for (unsigned i = 0; i < n; i++) {
+        out[i] = LLVMBuildPhi(l->b, ll_vec(et), "ld");
+        LLVMValueRef in_v[AFF_NPATHS];
+        for (unsigned p = 0; p < npaths; p++)
+            in_v[p] = res[p][i];
+        LLVMAddIncoming(out[i], in_v, ends, npaths);
+    }
 }
 
 void zn_access_load(zn_lfn *l, LLVMValueRef a, LLVMTypeRef et, unsigned n,
                     LLVMValueRef *out)
 {
     unsigned size = ll_bits(et) / 8;
-    zn_part whole = {.a = a, .m = l->emask, .w = ZN_LANES};
-    LLVMValueRef cond, base;
-    if (!affine_contig(l, n, size, &cond, &base)) {
+    aff_plan pl;
+    if (!affine_plan(l, n, size, &pl)) {
         load_rt(l, a, et, n, out);
         return;
     }
-    if (!cond) {
-        load_contig(l, &whole, base, et, n, size, out);
-        return;
-    }
-    LLVMBasicBlockRef bb_aff = new_bb(l, "ld.affine"), bb_rt = new_bb(l, "ld.rt"),
-        bb_join = new_bb(l, "ld.aff.done");
-    LLVMBuildCondBr(l->b, cond, bb_aff, bb_rt);
-    LLVMValueRef va[8], vr[8];
-    LLVMPositionBuilderAtEnd(l->b, bb_aff);
-    load_contig(l, &whole, base, et, n, size, va);
-    LLVMBasicBlockRef end_aff = LLVMGetInsertBlock(l->b);
-    LLVMBuildBr(l->b, bb_join);
-    LLVMPositionBuilderAtEnd(l->b, bb_rt);
-    load_rt(l, a, et, n, vr);
-    LLVMBasicBlockRef end_rt = LLVMGetInsertBlock(l->b);
-    LLVMBuildBr(l->b, bb_join);
-    LLVMPositionBuilderAtEnd(l->b, bb_join);
-    for (unsigned i = 0; i < n; i++) {
-        out[i] = LLVMBuildPhi(l->b, ll_vec(et), "ld");
-        LLVMValueRef in_v[2] = {va[i], vr[i]};
-        LLVMBasicBlockRef in_b[2] = {end_aff, end_rt};
-        LLVMAddIncoming(out[i], in_v, in_b, 2);
-    }
+    run_plan(l, &pl, a, et, n, out, NULL, size);
 }
 
 void zn_access_store(zn_lfn *l, LLVMValueRef a, LLVMValueRef *v, unsigned n,
@@ -510,24 +739,10 @@ void zn_access_store(zn_lfn *l, LLVMValueRef a, LLVMValueRef *v, unsigned n,
         any |= v[i] != NULL;
     if (!any)
         return;
-    zn_part whole = {.a = a, .m = l->emask, .w = ZN_LANES};
-    LLVMValueRef cond, base;
-    if (!affine_contig(l, n, size, &cond, &base)) {
+    aff_plan pl;
+    if (!affine_plan(l, n, size, &pl)) {
         store_rt(l, a, v, n, size);
         return;
     }
-    if (!cond) {
-        store_contig(l, &whole, base, v, n, size);
-        return;
-    }
-    LLVMBasicBlockRef bb_aff = new_bb(l, "st.affine"), bb_rt = new_bb(l, "st.rt"),
-        bb_join = new_bb(l, "st.aff.done");
-    LLVMBuildCondBr(l->b, cond, bb_aff, bb_rt);
-    LLVMPositionBuilderAtEnd(l->b, bb_aff);
-    store_contig(l, &whole, base, v, n, size);
-    LLVMBuildBr(l->b, bb_join);
-    LLVMPositionBuilderAtEnd(l->b, bb_rt);
-    store_rt(l, a, v, n, size);
-    LLVMBuildBr(l->b, bb_join);
-    LLVMPositionBuilderAtEnd(l->b, bb_join);
+    run_plan(l, &pl, a, NULL, n, NULL, v, size);
 }

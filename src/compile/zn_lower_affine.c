@@ -1,37 +1,56 @@
 /* zn_lower_affine.c: compile-time affine-address analysis (issue #9).
  *
- * An ld/st whose address register is built only from invariant registers
- * (zn_lower_invariant.c: one pure definition, written in all 32 lanes) by
- * add/sub/mul/mad/shl/cvt/cvta from %tid, launch constants, kernel
- * parameters and immediates has, in lane l, the value
- *     a[l] = a[0] + l * S        (S a compile-time constant)
- * provided two facts hold at run time, both cheap scalar tests:
- *   - %tid.x runs t0, t0+1, ..., t0+31 across the warp and %tid.y/%tid.z are
- *     the same in all lanes, which holds whenever ntid.x is a multiple of 32;
- *   - every 32 -> 64-bit widening on the way (cvt, mul.wide, the zero
- *     extension of a 32-bit address register) does not wrap inside the
- *     warp: x[0] + 31 * s does not overflow (the lanes are monotone, so the
- *     last lane bounds them all). Arithmetic mod 2^w keeps the form as is.
- * When S is the size each lane accesses, the access is one masked vector
- * load/store at a[0] with the execution mask: no per-lane address test. If
- * the run-time facts fail, the access falls back to the run-time shape test
- * of zn_lower_access.c, so the semantics never depend on the analysis.
+ * An ld/st whose address register is built only from time-invariant inputs
+ * (%tid, launch constants, kernel parameters, symbol addresses, immediates)
+ * by add/sub/mul/mad/shl/cvt/cvta has, in the lane holding thread
+ * (tid.x, tid.y), the value
+ *     a = a0 + (tid.x - tid.x of lane 0) * S + (tid.y - tid.y of lane 0) * Sy
+ * (S, Sy compile-time constants; %laneid counts like tid.x). Two lane
+ * layouts make that a known shape, each under cheap scalar run-time facts:
+ *   - "lin": ntid.x % 32 == 0. tid.x runs t0 .. t0+31 across the warp and
+ *     tid.y/tid.z are the same in all lanes: lane l at a0 + l * S.
+ *   - "rows": ntid.x = X divides 32 (1, 2, 4, 8, 16) and a warp does not
+ *     cross a z plane (ntid.z == 1 or X * ntid.y % 32 == 0): lane
+ *     l = r * X + c holds tid.x = c, tid.y = ty0 + r, so lane l is at
+ *     a0 + c * S + r * Sy (%laneid is not of that form: no rows then).
+ * Every 32 -> 64-bit widening on the way (cvt, mul.wide, the zero extension
+ * of a 32-bit address register) must not wrap inside the warp: a run-time
+ * test that lane 0's value plus the largest (and smallest) lane offset of
+ * the layout does not overflow (the offsets span an interval, so its ends
+ * bound every lane). Arithmetic mod 2^w keeps the form as is.
+ * zn_lower_access.c turns the shapes into one vector access (lin with
+ * S = size, or rows with S = size and Sy = X * size), one scalar access
+ * (lin with S = 0) or two half-warp accesses (rows with X = 16: each half
+ * contiguous or uniform at a0 or a0 + Sy), none with a per-lane address
+ * test. If the run-time facts fail, the access falls back to the run-time
+ * shape test of zn_lower_access.c, so the semantics never depend on the
+ * analysis.
  *
- * a[0] itself is recomputed as a scalar from lane 0's inputs along the same
+ * a0 itself is recomputed as a scalar from lane 0's inputs along the same
  * definitions, so the vector path needs none of the per-lane arithmetic.
- * Registers the uniform analysis stores as scalars read as splats: S = 0.
- * ZINC_NO_AFFINE=1 turns the analysis off (A/B comparisons). */
+ * A register read is followed to its definition when that definition is
+ * its only one and time-invariant (zn_lower_invariant.c, or this walk with
+ * only time-invariant inputs), or when it is the last definition before the
+ * read in straight-line code: no label in between, only fall-throughs of
+ * conditional branches, so the lanes reading are a subset of those that
+ * wrote (nvcc reuses %r for tid.x and then for tid.x + k inside a loop).
+ * Registers the uniform analysis stores as scalars read as splats where
+ * their value is the one at the access. ZINC_NO_AFFINE=1 turns the analysis
+ * off (A/B comparisons). */
 #include "zn_lower.h"
 
 #include <stdint.h>
 #include <stdlib.h>
 
 #define ZN_AFF_DEPTH 24
+#define ZN_AFF_WALK 512 /* instructions a straight-line search looks back */
 
 typedef struct aff_walk {
     zn_lfn *l;
-    LLVMValueRef cond; /* i1 AND of the run-time facts; NULL: none needed */
-    bool need_lin;     /* uses %tid: ntid.x % 32 == 0 */
+    uint32_t use;      /* index of the ld/st being lowered */
+    LLVMValueRef cond1, cond2; /* i1 AND of the facts of lin / rows; NULL: none */
+    bool ok1, ok2;     /* the layout can still be proven */
+    bool need_lin;     /* uses %tid: the layout facts are needed */
 } aff_walk;
 
 /* value of v as a signed number of `bits` bits */
@@ -42,9 +61,9 @@ static int64_t norm(int64_t v, unsigned bits)
     return v;
 }
 
-static void add_cond(aff_walk *w, LLVMValueRef c)
+static void add_cond(zn_lfn *l, LLVMValueRef *cond, LLVMValueRef c)
 {
-    w->cond = w->cond ? LLVMBuildAnd(w->l->b, w->cond, c, "") : c;
+    *cond = *cond ? LLVMBuildAnd(l->b, *cond, c, "") : c;
 }
 
 static unsigned reg_bits(zn_lfn *l, int32_t r)
@@ -64,11 +83,11 @@ static LLVMValueRef lane0(zn_lfn *l, int32_t r)
     return v;
 }
 
-/* An affine value: lane l holds v0 + l * s (mod 2^bits); v0 is lane 0's
- * value as a scalar computed here (so the vector path needs none of the
- * per-lane address arithmetic). */
+/* An affine value: v0 + dx * s + dy * sy (mod 2^bits), dx/dy the lane's
+ * tid.x/tid.y minus lane 0's; v0 is lane 0's value as a scalar computed
+ * here (so the vector path needs none of the per-lane address arithmetic). */
 typedef struct aff_val {
-    int64_t s;
+    int64_t s, sy;
     LLVMValueRef v0;
 } aff_val;
 
@@ -89,35 +108,61 @@ static LLVMValueRef resize(zn_lfn *l, LLVMValueRef v, unsigned bits, bool sign)
     return sign ? LLVMBuildSExt(l->b, v, t, "") : LLVMBuildZExt(l->b, v, t, "");
 }
 
-/* Run-time fact: zero- or sign-extending a 32-bit value with lane 0 x0
- * and stride s keeps the lanes affine: x0 + 31 * s does not wrap (the lanes
- * are monotone). false: cannot be expressed. */
-static bool widen_ok(aff_walk *w, LLVMValueRef x0, int64_t s, bool sign)
+/* i1: the 32-bit x0 + d does not leave the range of the extension
+ * (signed or unsigned) */
+static LLVMValueRef no_wrap(zn_lfn *l, LLVMValueRef x0, int64_t d, bool sign)
 {
-    if (s == 0)
-        return true;
-    int64_t span = 31 * s;
-    if (span > INT32_MAX || span < -(int64_t)INT32_MAX)
-        return false;
-    zn_lfn *l = w->l;
     LLVMTypeRef t = l->m->t_i32;
     const char *name = sign ? "llvm.sadd.with.overflow"
-                       : span >= 0 ? "llvm.uadd.with.overflow" : "llvm.usub.with.overflow";
-    uint64_t k = (uint64_t)(sign || span >= 0 ? span : -span);
+                       : d >= 0 ? "llvm.uadd.with.overflow" : "llvm.usub.with.overflow";
+    uint64_t k = (uint64_t)(sign || d >= 0 ? d : -d);
     LLVMValueRef args[2] = {x0, LLVMConstInt(t, k, 0)};
     LLVMValueRef res = ll_intrin(l, name, &t, 1, args, 2);
-    LLVMValueRef ovf = LLVMBuildExtractValue(l->b, res, 1, "aff.ovf");
-    add_cond(w, LLVMBuildNot(l->b, ovf, ""));
+    return LLVMBuildNot(l->b, LLVMBuildExtractValue(l->b, res, 1, "aff.ovf"), "");
+}
+
+/* Adds to *cond that every lane offset in [lo, hi] (lo <= 0 <= hi) keeps
+ * x0 + offset inside the extension's range; false: cannot be expressed. */
+static bool span_ok(zn_lfn *l, LLVMValueRef *cond, LLVMValueRef x0, int64_t lo, int64_t hi,
+                    bool sign)
+{
+    if (hi > INT32_MAX || lo < -(int64_t)INT32_MAX)
+        return false;
+    if (hi > 0)
+        add_cond(l, cond, no_wrap(l, x0, hi, sign));
+    if (lo < 0)
+        add_cond(l, cond, no_wrap(l, x0, lo, sign));
     return true;
 }
 
-static bool reg_aff(aff_walk *w, int32_t r, int depth, aff_val *out);
+static int64_t min0(int64_t v) { return v < 0 ? v : 0; }
+static int64_t max0(int64_t v) { return v > 0 ? v : 0; }
 
-/* a source operand used at width `bits` (must match the register's width:
- * no implicit conversion) */
-static bool opnd_aff(aff_walk *w, const ptx_opnd *o, unsigned bits, int depth, aff_val *out)
+/* Run-time facts: zero- or sign-extending a 32-bit value with lane 0 x0
+ * and strides s, sy keeps the lanes affine. lin: offsets l * s, l < 32;
+ * rows: c * s + r * sy, c < 16, r < 32. false: neither layout holds. */
+static bool widen_ok(aff_walk *w, LLVMValueRef x0, int64_t s, int64_t sy, bool sign)
+{
+    if (s < -(int64_t)INT32_MAX || s > INT32_MAX || sy < -(int64_t)INT32_MAX ||
+        sy > INT32_MAX)
+        return false;
+    if (w->ok1 && !span_ok(w->l, &w->cond1, x0, min0(31 * s), max0(31 * s), sign))
+        w->ok1 = false;
+    if (w->ok2 && !span_ok(w->l, &w->cond2, x0, min0(15 * s) + min0(31 * sy),
+                           max0(15 * s) + max0(31 * sy), sign))
+        w->ok2 = false;
+    return w->ok1 || w->ok2;
+}
+
+static bool reg_aff(aff_walk *w, int32_t r, uint32_t at, bool tinv, int depth, aff_val *out);
+
+/* a source operand of the instruction at `at`, used at width `bits` (must
+ * match the register's width: no implicit conversion) */
+static bool opnd_aff(aff_walk *w, const ptx_opnd *o, unsigned bits, uint32_t at, bool tinv,
+                     int depth, aff_val *out)
 {
     zn_lfn *l = w->l;
+    out->sy = 0;
     switch (o->kind) {
     case PTX_OPND_IMM:
         out->s = 0;
@@ -126,18 +171,24 @@ static bool opnd_aff(aff_walk *w, const ptx_opnd *o, unsigned bits, int depth, a
     case PTX_OPND_REG:
         if (o->neg || o->reg2 >= 0 || reg_bits(l, o->reg) != bits)
             return false;
-        return reg_aff(w, o->reg, depth, out);
+        return reg_aff(w, o->reg, at, tinv, depth, out);
     case PTX_OPND_SREG:
         switch (o->sreg) {
         case PTX_SREG_TID_X:
             w->need_lin = true;
             out->s = 1;
             break;
-        case PTX_SREG_TID_Y: case PTX_SREG_TID_Z:
+        case PTX_SREG_TID_Y:
+            w->need_lin = true;
+            out->s = 0;
+            out->sy = 1;
+            break;
+        case PTX_SREG_TID_Z:
             w->need_lin = true;
             out->s = 0;
             break;
-        case PTX_SREG_LANEID:
+        case PTX_SREG_LANEID: /* l, not c + r * X: only the lin layout */
+            w->ok2 = false;
             out->s = 1;
             break;
         case PTX_SREG_NTID_X: case PTX_SREG_NTID_Y: case PTX_SREG_NTID_Z:
@@ -188,21 +239,31 @@ static bool is_int_type(ptx_type t, unsigned *bits)
     }
 }
 
-/* stride of a * b where one factor is an immediate (or both uniform) */
-static bool mul_stride(const ptx_opnd *a, int64_t sa, const ptx_opnd *b, int64_t sb,
-                       int64_t *s)
+/* strides of a * b: one factor the same in every lane and an immediate
+ * (or both the same in every lane). A run-time factor times tid.y keeps
+ * only the lin layout, where tid.y is the same in every lane. */
+static bool mul_stride(aff_walk *w, const ptx_opnd *o1, const aff_val *a, const ptx_opnd *o2,
+                       const aff_val *b, aff_val *out)
 {
-    if (sa == 0 && sb == 0) {
-        *s = 0;
+    bool ua = a->s == 0 && a->sy == 0, ub = b->s == 0 && b->sy == 0;
+    if (ua && ub) {
+        out->s = out->sy = 0;
         return true;
     }
-    if (sb == 0 && b->kind == PTX_OPND_IMM) {
-        *s = (int64_t)((uint64_t)sa * (uint64_t)b->ival);
+    if (ub && o2->kind == PTX_OPND_IMM) {
+        out->s = (int64_t)((uint64_t)a->s * (uint64_t)o2->ival);
+        out->sy = (int64_t)((uint64_t)a->sy * (uint64_t)o2->ival);
         return true;
     }
-    if (sa == 0 && a->kind == PTX_OPND_IMM) {
-        *s = (int64_t)((uint64_t)sb * (uint64_t)a->ival);
+    if (ua && o1->kind == PTX_OPND_IMM) {
+        out->s = (int64_t)((uint64_t)b->s * (uint64_t)o1->ival);
+        out->sy = (int64_t)((uint64_t)b->sy * (uint64_t)o1->ival);
         return true;
+    }
+    if (a->s == 0 && b->s == 0) { /* e.g. (ctaid.y * ntid.y + tid.y) * width */
+        w->ok2 = false;
+        out->s = out->sy = 0;
+        return w->ok1;
     }
     return false;
 }
@@ -211,21 +272,33 @@ static bool mul_stride(const ptx_opnd *a, int64_t sa, const ptx_opnd *b, int64_t
  * stay affine */
 static bool widen_src(aff_walk *w, aff_val *v, bool sign)
 {
-    if (!widen_ok(w, v->v0, v->s, sign))
+    if (!widen_ok(w, v->v0, v->s, v->sy, sign))
         return false;
     v->v0 = resize(w->l, v->v0, 64, sign);
     return true;
 }
 
-static bool ins_aff(aff_walk *w, const ptx_ins *ins, unsigned dbits, int depth, aff_val *out)
+static void norm_val(aff_val *v, unsigned bits)
+{
+    v->s = norm(v->s, bits);
+    v->sy = norm(v->sy, bits);
+}
+
+static bool ins_aff(aff_walk *w, uint32_t at, bool tinv, unsigned dbits, int depth,
+                    aff_val *out)
 {
     zn_lfn *l = w->l;
+    const ptx_ins *ins = &l->f->ins[at];
     LLVMBuilderRef b = l->b;
     unsigned tb;
     aff_val va, vb, vc;
     const ptx_opnd *o = ins->opnds;
     if (zn_is_kernel_param_load(l, ins)) {
-        out->s = 0;
+        /* its register read at the access holds the parameter only when
+         * this is its one definition */
+        if (l->reg_def[o[0].reg] != (int32_t)at)
+            return false;
+        out->s = out->sy = 0;
         out->v0 = lane0(l, o[0].reg);
         return true;
     }
@@ -235,7 +308,7 @@ static bool ins_aff(aff_walk *w, const ptx_ins *ins, unsigned dbits, int depth, 
     case PTX_OP_mov:
         if (ins->nopnds != 2 || !is_int_type(ins->type[0], &tb) || tb != dbits)
             return false;
-        return opnd_aff(w, &o[1], dbits, depth, out);
+        return opnd_aff(w, &o[1], dbits, at, tinv, depth, out);
     case PTX_OP_cvta: {
         /* generic <-> global/const/param: the same address; shared: plus or
          * minus block->shared, the same in every lane. Never local (per-lane
@@ -244,7 +317,7 @@ static bool ins_aff(aff_walk *w, const ptx_ins *ins, unsigned dbits, int depth, 
             tb != dbits || o[1].kind != PTX_OPND_REG || o[1].ival)
             return false;
         unsigned sbits = reg_bits(l, o[1].reg);
-        if ((sbits != 32 && sbits != 64) || !opnd_aff(w, &o[1], sbits, depth, &va))
+        if ((sbits != 32 && sbits != 64) || !opnd_aff(w, &o[1], sbits, at, tinv, depth, &va))
             return false;
         if (sbits < 64 && !widen_src(w, &va, false))
             return false;
@@ -254,23 +327,31 @@ static bool ins_aff(aff_walk *w, const ptx_ins *ins, unsigned dbits, int depth, 
                                                       LLVMConstInt(l->m->t_i32, 0, 0), "");
             v = (ins->flags & PTX_F(to)) ? LLVMBuildSub(b, v, sb, "") : LLVMBuildAdd(b, v, sb, "");
         }
-        out->s = norm(va.s, dbits);
+        *out = va;
+        norm_val(out, dbits);
         out->v0 = resize(l, v, dbits, false);
         return true;
     }
-    case PTX_OP_add: case PTX_OP_sub:
+    case PTX_OP_add: case PTX_OP_sub: {
         if (!is_int_type(ins->type[0], &tb) || tb != dbits ||
-            !opnd_aff(w, &o[1], tb, depth, &va) || !opnd_aff(w, &o[2], tb, depth, &vb))
+            !opnd_aff(w, &o[1], tb, at, tinv, depth, &va) ||
+            !opnd_aff(w, &o[2], tb, at, tinv, depth, &vb))
             return false;
-        out->s = norm(ins->op == PTX_OP_add ? va.s + vb.s : va.s - vb.s, dbits);
-        out->v0 = ins->op == PTX_OP_add ? LLVMBuildAdd(b, va.v0, vb.v0, "")
-                                        : LLVMBuildSub(b, va.v0, vb.v0, "");
+        bool add = ins->op == PTX_OP_add;
+        out->s = add ? va.s + vb.s : va.s - vb.s;
+        out->sy = add ? va.sy + vb.sy : va.sy - vb.sy;
+        norm_val(out, dbits);
+        out->v0 = add ? LLVMBuildAdd(b, va.v0, vb.v0, "") : LLVMBuildSub(b, va.v0, vb.v0, "");
         return true;
+    }
     case PTX_OP_shl:
         if (!is_int_type(ins->type[0], &tb) || tb != dbits || o[2].kind != PTX_OPND_IMM ||
-            o[2].ival < 0 || o[2].ival >= (int64_t)tb || !opnd_aff(w, &o[1], tb, depth, &va))
+            o[2].ival < 0 || o[2].ival >= (int64_t)tb ||
+            !opnd_aff(w, &o[1], tb, at, tinv, depth, &va))
             return false;
-        out->s = norm((int64_t)((uint64_t)va.s << o[2].ival), dbits);
+        out->s = (int64_t)((uint64_t)va.s << o[2].ival);
+        out->sy = (int64_t)((uint64_t)va.sy << o[2].ival);
+        norm_val(out, dbits);
         out->v0 = LLVMBuildShl(b, va.v0, cint(l, tb, (uint64_t)o[2].ival), "");
         return true;
     case PTX_OP_mul: case PTX_OP_mad: {
@@ -278,8 +359,9 @@ static bool ins_aff(aff_walk *w, const ptx_ins *ins, unsigned dbits, int depth, 
         if (!is_int_type(ins->type[0], &tb) || (ins->flags & PTX_F(hi_half)) ||
             (wide ? (tb != 32 || dbits != 64) : tb != dbits))
             return false;
-        if (!opnd_aff(w, &o[1], tb, depth, &va) || !opnd_aff(w, &o[2], tb, depth, &vb) ||
-            !mul_stride(&o[1], va.s, &o[2], vb.s, &out->s))
+        if (!opnd_aff(w, &o[1], tb, at, tinv, depth, &va) ||
+            !opnd_aff(w, &o[2], tb, at, tinv, depth, &vb) ||
+            !mul_stride(w, &o[1], &va, &o[2], &vb, out))
             return false;
         if (wide) {
             bool sign = ptx_type_is_signed(ins->type[0]);
@@ -288,24 +370,26 @@ static bool ins_aff(aff_walk *w, const ptx_ins *ins, unsigned dbits, int depth, 
         }
         out->v0 = LLVMBuildMul(b, va.v0, vb.v0, "");
         if (ins->op == PTX_OP_mad) {
-            if (!opnd_aff(w, &o[3], dbits, depth, &vc))
+            if (!opnd_aff(w, &o[3], dbits, at, tinv, depth, &vc))
                 return false;
             out->s += vc.s;
+            out->sy += vc.sy;
             out->v0 = LLVMBuildAdd(b, out->v0, vc.v0, "");
         }
-        out->s = norm(out->s, dbits);
+        norm_val(out, dbits);
         return true;
     }
     case PTX_OP_cvt: {
         unsigned sbits;
         if (ins->ntypes < 2 || !is_int_type(ins->type[0], &tb) || tb != dbits ||
             !is_int_type(ins->type[1], &sbits) || o[1].kind != PTX_OPND_REG ||
-            !opnd_aff(w, &o[1], sbits, depth, &va))
+            !opnd_aff(w, &o[1], sbits, at, tinv, depth, &va))
             return false;
         bool sign = ptx_type_is_signed(ins->type[1]);
         if (sbits < tb && !widen_src(w, &va, sign))
             return false;
-        out->s = norm(va.s, dbits);
+        *out = va;
+        norm_val(out, dbits);
         out->v0 = resize(l, va.v0, dbits, sign);
         return true;
     }
@@ -314,27 +398,138 @@ static bool ins_aff(aff_walk *w, const ptx_ins *ins, unsigned dbits, int depth, 
     }
 }
 
-static bool reg_aff(aff_walk *w, int32_t r, int depth, aff_val *out)
+/* ---- which definition a read sees ------------------------------------------ */
+
+/* Facts about the function built on first use: aff_join[i] (i <= nins):
+ * some label points at instruction i (a join: lanes may arrive from
+ * elsewhere); aff_join[nins + 1]: it reads %tid.y or %tid.z. */
+static const bool *fn_facts(zn_lfn *l)
+{
+    const ptx_func *f = l->f;
+    if (l->aff_join)
+        return l->aff_join;
+    l->aff_join = calloc(f->nins + 2, 1);
+    if (!l->aff_join)
+        return NULL;
+    for (uint32_t k = 0; k < f->nlabels; k++)
+        if (f->labels[k].ins <= f->nins)
+            l->aff_join[f->labels[k].ins] = true;
+    for (uint32_t i = 0; i < f->nins; i++)
+        for (uint32_t o = 0; o < f->ins[i].nopnds; o++) {
+            const ptx_opnd *op = &f->ins[i].opnds[o];
+            if (op->kind == PTX_OPND_SREG &&
+                (op->sreg == PTX_SREG_TID_Y || op->sreg == PTX_SREG_TID_Z))
+                l->aff_join[f->nins + 1] = true;
+        }
+    return l->aff_join;
+}
+
+static bool is_join(zn_lfn *l, uint32_t i)
+{
+    const bool *j = fn_facts(l);
+    return !j || j[i];
+}
+
+/* the function reads %tid.y/z: it expects 2D blocks, where rows pay */
+static bool uses_2d(zn_lfn *l)
+{
+    const bool *j = fn_facts(l);
+    return j && j[l->f->nins + 1];
+}
+
+typedef struct def_probe {
+    int32_t r;
+    bool hit;
+} def_probe;
+
+static void probe_def(int32_t r, void *ud)
+{
+    def_probe *p = ud;
+    if (r == p->r)
+        p->hit = true;
+}
+
+static bool writes_reg(const ptx_ins *ins, int32_t r)
+{
+    def_probe p = {r, false};
+    if (ins->nopnds)
+        zn_each_def(&ins->opnds[0], probe_def, &p);
+    return p.hit;
+}
+
+/* The last write of r before instruction `at` in straight-line code (no
+ * label on the way, only fall-throughs of bra): its index, or -1. Every
+ * lane reading r at `at` ran that write in the same pass. */
+static int32_t straight_def(zn_lfn *l, int32_t r, uint32_t at)
+{
+    const ptx_func *f = l->f;
+    for (uint32_t i = at, n = 0; i > 0 && n < ZN_AFF_WALK; n++) {
+        if (is_join(l, i))
+            return -1;
+        const ptx_ins *p = &f->ins[--i];
+        if ((ptx_op_table[p->op].flags & PTX_OF_BRANCH) && p->op != PTX_OP_bra)
+            return -1;
+        if (writes_reg(p, r))
+            return (int32_t)i;
+    }
+    return -1;
+}
+
+/* r keeps its value from `at` to the access: no write and no join between
+ * them in straight-line code */
+static bool same_at_use(zn_lfn *l, int32_t r, uint32_t at, uint32_t use)
+{
+    if (at > use || use - at > ZN_AFF_WALK)
+        return false;
+    for (uint32_t i = at; i < use; i++) {
+        const ptx_ins *p = &l->f->ins[i];
+        if (writes_reg(p, r) || is_join(l, i + 1) ||
+            ((ptx_op_table[p->op].flags & PTX_OF_BRANCH) && p->op != PTX_OP_bra))
+            return false;
+    }
+    return true;
+}
+
+/* The value register r has when the instruction at `at` reads it. tinv: the
+ * value must also be the same every time (it is then reused at a later
+ * read), so only time-invariant inputs qualify. */
+static bool reg_aff(aff_walk *w, int32_t r, uint32_t at, bool tinv, int depth, aff_val *out)
 {
     zn_lfn *l = w->l;
     if (r < 0 || (uint32_t)r >= l->f->nregs)
         return false;
-    if (l->reg_uni && l->reg_uni[r]) { /* scalar storage: a splat */
-        out->s = 0;
+    bool inv = l->reg_inv && l->reg_inv[r];
+    if (l->reg_uni && l->reg_uni[r] && (inv || (!tinv && same_at_use(l, r, at, w->use)))) {
+        out->s = out->sy = 0; /* scalar storage: a splat */
         out->v0 = lane0(l, r);
         return true;
     }
-    if (depth >= ZN_AFF_DEPTH || !l->reg_inv || !l->reg_inv[r] || !l->reg_def ||
-        l->reg_def[r] < 0)
+    if (depth >= ZN_AFF_DEPTH || !l->reg_def)
         return false;
-    const ptx_ins *ins = &l->f->ins[l->reg_def[r]];
+    int32_t d;
+    if (inv && l->reg_def[r] >= 0) {
+        d = l->reg_def[r];
+    } else if ((d = straight_def(l, r, at)) < 0) {
+        d = l->reg_def[r]; /* the only write, reached from elsewhere */
+        if (d < 0)
+            return false;
+        tinv = true;
+    }
+    const ptx_ins *ins = &l->f->ins[d];
     if (ins->guard_reg >= 0 || ins->nopnds < 2 || ins->opnds[0].kind != PTX_OPND_REG ||
-        ins->opnds[0].reg != r)
+        ins->opnds[0].reg != r || ins->opnds[0].reg2 >= 0)
         return false;
-    return ins_aff(w, ins, reg_bits(l, r), depth + 1, out);
+    return ins_aff(w, (uint32_t)d, tinv, reg_bits(l, r), depth + 1, out);
 }
 
-bool zn_affine_contig(zn_lfn *l, uint64_t stride, LLVMValueRef *cond, LLVMValueRef *base)
+/* ---- the access ---------------------------------------------------------------- */
+
+static LLVMValueRef sreg0(zn_lfn *l, ptx_sreg s)
+{
+    return LLVMBuildExtractElement(l->b, zn_sreg(l, s), LLVMConstInt(l->m->t_i32, 0, 0), "");
+}
+
+bool zn_affine_addr(zn_lfn *l, zn_aff_addr *out)
 {
     const ptx_ins *ins = l->ins;
     if (!ins || getenv("ZINC_NO_AFFINE") || zn_ins_shared_cluster(ins))
@@ -348,16 +543,16 @@ bool zn_affine_contig(zn_lfn *l, uint64_t stride, LLVMValueRef *cond, LLVMValueR
         return false;
     if (a->kind != PTX_OPND_ADDR || a->reg < 0 || a->var || a->sym || a->func)
         return false;
-    aff_walk w = {.l = l};
+    /* rows only where 2D blocks are expected: each layout is a path of
+     * code at every access */
+    aff_walk w = {.l = l, .use = (uint32_t)(ins - l->f->ins), .ok1 = true, .ok2 = uses_2d(l)};
     aff_val v;
     unsigned bits = reg_bits(l, a->reg);
-    if ((bits != 32 && bits != 64) || !reg_aff(&w, a->reg, 0, &v))
+    if ((bits != 32 && bits != 64) || !reg_aff(&w, a->reg, w.use, false, 0, &v))
         return false;
     /* the address is the register read as u64, plus the offset, plus
      * block->shared for the shared space (zn_lower_mem.c) */
     if (bits == 32 && !widen_src(&w, &v, false))
-        return false;
-    if ((uint64_t)v.s != stride)
         return false;
     LLVMValueRef a0 = v.v0;
     if (a->ival)
@@ -365,14 +560,36 @@ bool zn_affine_contig(zn_lfn *l, uint64_t stride, LLVMValueRef *cond, LLVMValueR
     if (ins->space == PTX_SPACE_SHARED)
         a0 = LLVMBuildAdd(l->b, a0, LLVMBuildExtractElement(l->b, l->shared_base,
                           LLVMConstInt(l->m->t_i32, 0, 0), ""), "");
-    if (w.need_lin) {
-        LLVMValueRef nx = LLVMBuildExtractElement(l->b, zn_sreg(l, PTX_SREG_NTID_X),
-                                                  LLVMConstInt(l->m->t_i32, 0, 0), "");
-        LLVMValueRef low = LLVMBuildAnd(l->b, nx, LLVMConstInt(LLVMTypeOf(nx), 31, 0), "");
-        add_cond(&w, LLVMBuildICmp(l->b, LLVMIntEQ, low, LLVMConstNull(LLVMTypeOf(nx)),
-                                   "aff.lin"));
+    LLVMTypeRef i1 = l->m->t_i1;
+    *out = (zn_aff_addr){.s = v.s, .sy = v.sy, .base = a0};
+    if (!w.need_lin) { /* no %tid: the lanes are a0 + l * s whatever the block */
+        out->lin = w.cond1 ? w.cond1 : LLVMConstInt(i1, 1, 0);
+        return w.ok1;
     }
-    *cond = w.cond;
-    *base = a0;
-    return true;
+    LLVMValueRef nx = sreg0(l, PTX_SREG_NTID_X);
+    LLVMTypeRef t = LLVMTypeOf(nx);
+    out->ntid_x = nx;
+    if (w.ok1) {
+        LLVMValueRef low = LLVMBuildAnd(l->b, nx, LLVMConstInt(t, 31, 0), "");
+        add_cond(l, &w.cond1, LLVMBuildICmp(l->b, LLVMIntEQ, low, LLVMConstNull(t), "aff.lin"));
+        out->lin = w.cond1;
+    }
+    if (w.ok2) {
+        /* X a power of two below 32; the warp stays in one z plane */
+        LLVMValueRef pow2 = LLVMBuildICmp(l->b, LLVMIntEQ,
+            LLVMBuildAnd(l->b, nx, LLVMBuildSub(l->b, nx, LLVMConstInt(t, 1, 0), ""), ""),
+            LLVMConstNull(t), "");
+        LLVMValueRef small = LLVMBuildICmp(l->b, LLVMIntULT, nx, LLVMConstInt(t, 32, 0), "");
+        LLVMValueRef ny = sreg0(l, PTX_SREG_NTID_Y), nz = sreg0(l, PTX_SREG_NTID_Z);
+        LLVMValueRef plane = LLVMBuildOr(l->b,
+            LLVMBuildICmp(l->b, LLVMIntEQ, nz, LLVMConstInt(t, 1, 0), ""),
+            LLVMBuildICmp(l->b, LLVMIntEQ,
+                          LLVMBuildAnd(l->b, LLVMBuildMul(l->b, nx, ny, ""),
+                                       LLVMConstInt(t, 31, 0), ""),
+                          LLVMConstNull(t), ""), "");
+        add_cond(l, &w.cond2, LLVMBuildAnd(l->b, LLVMBuildAnd(l->b, pow2, small, ""), plane,
+                                           "aff.2d"));
+        out->rows = w.cond2;
+    }
+    return out->lin || out->rows;
 }

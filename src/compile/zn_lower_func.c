@@ -507,6 +507,24 @@ static void kill_block_locals(zn_lfn *l, uint32_t k, uint32_t *stamp)
     }
 }
 
+/* A block that all live lanes run (zn_lower_uniform.c) is entered with
+ * nobody waiting elsewhere: every lane outside the mask has finished, or
+ * waits at a block that only returns, which in a kernel is the same. So
+ * its pcs are known: DONE outside the mask, and for the running lanes
+ * anything (zn_goto rewrites them before a resume test reads them). Saying
+ * so here keeps the pc vector from living across convergent code: no phi
+ * for it around a loop, no spill around each barrier call (two zmm per
+ * warp in bench/reduce's loop), and zn_goto's "does anyone wait
+ * elsewhere" test folds to false. Not in a .func: its lanes waiting at an
+ * `exit` block must still run it to report the exit to the caller. */
+static void converged_pcs(zn_lfn *l, uint32_t k)
+{
+    zn_lmod *m = l->m;
+    LLVMBuildStore(l->b, LLVMBuildSelect(l->b, l->mask, ll_const_vec(m->t_i32, k),
+                                         ll_const_vec(m->t_i32, ZN_PC_DONE), ""),
+                   l->pc_slot);
+}
+
 void zn_lower_func(zn_lmod *m, const ptx_func *f, LLVMValueRef fn)
 {
     zn_lfn L = {0}, *l = &L;
@@ -550,8 +568,12 @@ void zn_lower_func(zn_lmod *m, const ptx_func *f, LLVMValueRef fn)
          * was blocks x registers stores: 3.4M in CUB's onesweep radix sort
          * kernel (200 MB of IR, minutes in LLVM). */
         kill_block_locals(l, k, stamp);
+        if (l->is_entry && l->blk_conv[k])
+            converged_pcs(l, k);
         uint32_t end = l->block_start[k + 1];
         for (uint32_t i = l->block_start[k]; i < end && !l->terminated && !m->failed; i++) {
+            if (i < l->hoist_end)
+                continue;   /* lowered above a barrier already */
             l->ins = &f->ins[i];
             l->emask = zn_guard_mask(l, l->ins);
             zn_lower_ins(l, l->ins);
@@ -582,6 +604,7 @@ void zn_lower_func(zn_lmod *m, const ptx_func *f, LLVMValueRef fn)
     free(l->goto_target);
     free(l->reg_inv);
     free(l->reg_def);
+    free(l->aff_join);
     free(l->reg_uni);
     free(l->blk_conv);
     free(l->reg_blocal);

@@ -85,6 +85,8 @@ void zn_each_reg(const ptx_opnd *o, void (*f)(int32_t, void *), void *ud)
     case PTX_OPND_VEC:
         for (uint32_t i = 0; i < o->nelems; i++)
             zn_each_reg(&o->elems[i], f, ud);
+        if (o->reg2 >= 0) /* tex {d}|p */
+            f(o->reg2, ud);
         return;
     default:
         return;

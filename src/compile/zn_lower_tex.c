@@ -4,16 +4,21 @@
  *
  * Each instruction becomes one call of zn_rt_ops.tex for the whole warp
  * (src/exec/zn_exec_tex.c): the lanes' handles and coordinates (and sust
- * values) are stored into a [8 x <32 x i64>] buffer, the runtime samples
- * or accesses memory for the active lanes and leaves the results in the
- * same buffer. A nonzero status (a bad handle, a surface access out of
- * range with .trap) ends the kernel with that status. tex.level passes
- * its LOD in io[4], tex.grad its gradients in io[4..6] and io[8..10] (a
- * 12-row buffer), txq.level its level in io[4]; sust.p stores .b32 values
- * the runtime converts to the array's format. Texture references (.texref
- * variables), independent mode ([tex, sampler, {...}]), offset/compare
- * forms, tld4 with a LOD and tld4 on cubemaps (tld4 takes .2d and .a2d:
- * level 0, or a resource view's first level) are reported as unsupported.
+ * values) are stored into a [8 x <32 x i64>] buffer (12 or 16 rows for the
+ * forms below), the runtime samples or accesses memory for the active
+ * lanes and leaves the results in the same buffer. A nonzero status (a bad
+ * handle, a surface access out of range with .trap) ends the kernel with
+ * that status. tex.level passes its LOD in io[4], tex.grad its gradients
+ * in io[4..6] and io[8..10] (a 12-row buffer), txq.level its level in
+ * io[4]; sust.p stores .b32 values the runtime converts to the array's
+ * format. The optional operands of tex and tld4, a texel offset vector
+ * `{e}` and a depth compare value `f` (`tex.2d.v4.f32.f32 d, [t, {x, y}],
+ * {ox, oy}, f;`), go to io[12..14] and io[15] of a 16-row buffer, flagged
+ * in the code word. tld4 takes .2d, .a2d, .cube and .acube (level 0, or a
+ * resource view's first level; the ISA has no tld4 with a LOD). The
+ * sparse-texture form `{d}|p` (CUDA's tex2D(..., &isResident)) sets p
+ * true: every array is backed. Texture references (.texref variables) and
+ * independent mode ([tex, sampler, {...}]) are reported as unsupported.
  */
 #include "zn_lower.h"
 #include "../exec/zn_exec_tex.h"
@@ -186,6 +191,58 @@ static void store_coords(zn_lfn *l, tex_call *c, const ptx_opnd *v, unsigned g, 
         io_put(l, c, k, &v->elems[k], layered && k == 0 ? PTX_T_U32 : ct);
 }
 
+/* components of a texel offset vector: 1d and a1d one, 2d and a2d two,
+ * 3d three (of a four-element vector) */
+static unsigned offset_dims(unsigned g)
+{
+    return g == ZN_TEX_G_3D ? 3 : g == ZN_TEX_G_2D || g == ZN_TEX_G_A2D ? 2 : 1;
+}
+
+/* The optional trailing operands of tex / tld4 after the `fixed` ones: a
+ * texel offset vector {e} (not on cubemaps) and a depth compare value f
+ * (not on 3d; float coordinates only), as ptxas accepts them. Stores them
+ * in io[12..15]; returns the ZN_TEX_F_* flags, or ~0u after an error. */
+static uint32_t optional_opnds(zn_lfn *l, const ptx_ins *ins, tex_call *c, unsigned fixed,
+                               unsigned g, ptx_type ct)
+{
+    uint32_t flags = 0;
+    unsigned i = fixed;
+    bool cube = g == ZN_TEX_G_CUBE || g == ZN_TEX_G_ACUBE;
+    if (i < ins->nopnds && ins->opnds[i].kind == PTX_OPND_VEC) {
+        const ptx_opnd *v = &ins->opnds[i++];
+        unsigned n = offset_dims(g);
+        if (cube || v->nelems < n) {
+            zn_lerr(l, cube ? "cubemap lookups take no texel offset"
+                            : "texel offset: expected %u components", n);
+            return ~0u;
+        }
+        for (unsigned k = 0; k < n; k++) {
+            if (!scalar_opnd(&v->elems[k])) {
+                zn_lerr(l, "texel offset: expected .s32 registers or immediates");
+                return ~0u;
+            }
+            io_put(l, c, ZN_TEX_IO_OFFSET + k, &v->elems[k], PTX_T_S32);
+        }
+        flags |= ZN_TEX_F_OFFSET;
+    }
+    if (i < ins->nopnds) {
+        const ptx_opnd *f = &ins->opnds[i++];
+        if (!scalar_opnd(f) || g == ZN_TEX_G_3D || ct != PTX_T_F32) {
+            zn_lerr(l, g == ZN_TEX_G_3D ? "3d lookups take no depth compare value"
+                       : ct != PTX_T_F32 ? "depth compare needs .f32 coordinates"
+                                         : "depth compare: expected a scalar .f32 value");
+            return ~0u;
+        }
+        io_put(l, c, ZN_TEX_IO_COMPARE, f, PTX_T_F32);
+        flags |= ZN_TEX_F_COMPARE;
+    }
+    if (i != ins->nopnds) {
+        zn_lerr(l, "too many texture operands");
+        return ~0u;
+    }
+    return flags;
+}
+
 static void lower_sample(zn_lfn *l, const ptx_ins *ins, tex_call *c)
 {
     bool tld4 = ins->op == PTX_OP_tld4;
@@ -197,10 +254,14 @@ static void lower_sample(zn_lfn *l, const ptx_ins *ins, tex_call *c)
     unsigned lod = has_mod(ins, PTX_MOD_level) ? ZN_TEX_LOD_LEVEL
                  : has_mod(ins, PTX_MOD_grad) ? ZN_TEX_LOD_GRAD : ZN_TEX_LOD_ZERO;
     unsigned nops = lod == ZN_TEX_LOD_LEVEL ? 3 : lod == ZN_TEX_LOD_GRAD ? 4 : 2;
-    if (!g || (tld4 && ((g != ZN_TEX_G_2D && g != ZN_TEX_G_A2D) || lod || ct != PTX_T_F32)) ||
+    /* tld4 takes .2d, .a2d, .cube and .acube and no LOD (ptxas knows no
+     * tld4.level) */
+    if (!g ||
+        (tld4 && ((g != ZN_TEX_G_2D && g != ZN_TEX_G_A2D && !cube) || lod ||
+                  ct != PTX_T_F32)) ||
         rt < 0 || ins->vec != 4 ||
         (ct != PTX_T_F32 && ct != PTX_T_S32) || ((cube || lod) && ct != PTX_T_F32) ||
-        ins->nopnds != nops ||
+        ins->nopnds < nops || ins->nopnds > nops + 2 ||
         d->kind != PTX_OPND_VEC || d->nelems != 4) {
         zn_lerr_unsupported(l);
         return;
@@ -247,11 +308,18 @@ static void lower_sample(zn_lfn *l, const ptx_ins *ins, tex_call *c)
             }
         }
     }
+    uint32_t opt = optional_opnds(l, ins, c, nops, g, ct);
+    if (opt == ~0u)
+        return;
     emit_call(l, c, h, ZN_TEX_CODE(tld4 ? ZN_TEX_K_TLD4 : ZN_TEX_K_TEX, g,
                                    ct == PTX_T_S32 ? ZN_TEX_T_S32 : ZN_TEX_T_F32, rt,
-                                   tld4 ? comp : lod, 0, 4));
+                                   tld4 ? comp : lod, 0, 4) | opt);
     for (unsigned k = 0; k < 4; k++)
         zn_dst(l, &d->elems[k], ins->type[0], io_get(l, c, k, 32));
+    /* {d}|p: the texels are resident (Zinc has no sparse arrays: every
+     * array is backed), so p is true */
+    if (d->pair && d->reg2 >= 0)
+        zn_dst_reg(l, d->reg2, PTX_T_PRED, LLVMConstAllOnes(ll_vec(l->m->t_i1)));
 }
 
 static void lower_txq(zn_lfn *l, const ptx_ins *ins, tex_call *c)
@@ -317,9 +385,13 @@ static void lower_surface(zn_lfn *l, const ptx_ins *ins, tex_call *c)
 void zn_lower_tex(zn_lfn *l, const ptx_ins *ins)
 {
     tex_call c;
-    /* tex.grad needs rows 8..11 for its y gradient */
+    /* tex.grad needs rows 8..11 for its y gradient; offsets and a compare
+     * value (operands past the fixed ones) rows 12..15 */
+    bool sample = ins->op == PTX_OP_tex || ins->op == PTX_OP_tld4;
     bool grad = ins->op == PTX_OP_tex && has_mod(ins, PTX_MOD_grad);
-    c.io_ty = LLVMArrayType2(ll_vec(l->m->t_i64), grad ? 12 : 8);
+    unsigned fixed = has_mod(ins, PTX_MOD_level) ? 3 : grad ? 4 : 2;
+    unsigned rows = sample && ins->nopnds > fixed ? 16 : grad ? 12 : 8;
+    c.io_ty = LLVMArrayType2(ll_vec(l->m->t_i64), rows);
     c.io = ll_entry_alloca(l, c.io_ty, "tex.io");
     switch (ins->op) {
     case PTX_OP_tex: case PTX_OP_tld4:

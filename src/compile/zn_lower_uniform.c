@@ -166,7 +166,7 @@ static bool mark_region(zn_cfg *g, uint32_t d, bool *partial, uint32_t *stack, b
 }
 
 /* a block that starts with an unguarded ret or exit (or the exit node) */
-static bool terminal(zn_lfn *l, uint32_t b)
+bool zn_block_is_exit(const zn_lfn *l, uint32_t b)
 {
     if (b >= l->nblocks)
         return true;
@@ -321,7 +321,7 @@ void zn_uniform_analysis(zn_lfn *l)
             /* lanes sent to a block that only returns are as good as
              * finished: they read no register again, and `if (i >= n)
              * return;` leaves the rest convergent */
-            if (terminal(l, g.succ[k][0]) || terminal(l, g.succ[k][1]))
+            if (zn_block_is_exit(l, g.succ[k][0]) || zn_block_is_exit(l, g.succ[k][1]))
                 continue;
             ok = mark_region(&g, k, partial, stack, seen);
             s.changed = true;

@@ -387,6 +387,74 @@ static void stagger_reset(zn_lfn *l)
         LLVMBuildStore(l->b, LLVMConstInt(l->m->t_i8, 0, 0), l->seg_store_slot);
 }
 
+/* Warps that leave at a barrier. A warp whose every lane exits straight
+ * after a whole-block barrier (nothing but pure instructions, then a
+ * branch to an exit, or an exit) would wait only to return: ggml's
+ * mul_mat_vec_q and reduce_warp's `__syncthreads(); if (warp != 0)
+ * return;`. Such a warp returns at the barrier instead: the executor
+ * counts a finished warp as arrived at whole-block barriers (as a GPU
+ * counts exited threads), and it has no side effect left, so the block
+ * computes the same while the warp is never suspended and resumed (two
+ * fiber switches per warp per block). The pure instructions between the
+ * barrier and the branch (nvcc computes `warp != 0` there) are lowered
+ * before the barrier: they read only registers, which a barrier does not
+ * change, and every lane runs them either way. Only in a kernel (a .func's
+ * return leads back to its caller), in a block that all live lanes run
+ * (nobody waits elsewhere), for an unguarded bar.sync/barrier.sync without
+ * a thread count. Returns the instruction whose guard says which lanes
+ * exit (an unguarded one: all), or NULL. */
+static const ptx_ins *exit_after_barrier(zn_lfn *l, const ptx_ins *bar, unsigned nargs)
+{
+    if (!l->is_entry || !l->blk_conv || !l->blk_conv[l->cur_block] || bar->guard_reg >= 0 ||
+        nargs > 1 || (bar->flags & (PTX_F(arrive) | PTX_F(red_f))))
+        return NULL;
+    const ptx_func *f = l->f;
+    uint32_t at = (uint32_t)(bar - f->ins), end = l->block_start[l->cur_block + 1];
+    for (uint32_t j = at + 1; j < end; j++) {
+        const ptx_ins *ins = &f->ins[j];
+        if (zn_op_is_pure(ins->op) && !(ins->flags & PTX_F(cc)))
+            continue;
+        bool leaves;
+        if (ins->op == PTX_OP_ret || ins->op == PTX_OP_exit) {
+            leaves = true;
+        } else if (ins->op == PTX_OP_bra && ins->nopnds && ins->opnds[0].kind == PTX_OPND_LABEL &&
+                   ins->opnds[0].label >= 0 && (uint32_t)ins->opnds[0].label < f->nlabels) {
+            uint32_t t = l->block_of_ins[f->labels[ins->opnds[0].label].ins];
+            leaves = zn_block_is_exit(l, t);
+        } else {
+            return NULL;
+        }
+        return leaves ? ins : NULL;
+    }
+    return NULL;
+}
+
+/* Lowers the pure instructions between the barrier and `leave` now, then
+ * returns when every running lane leaves (exit_after_barrier); else the
+ * code goes on to the barrier. */
+static void leave_at_barrier(zn_lfn *l, const ptx_ins *bar, const ptx_ins *leave)
+{
+    zn_lmod *m = l->m;
+    for (const ptx_ins *p = bar + 1; p < leave && !m->failed; p++) {
+        l->ins = p;
+        l->emask = zn_guard_mask(l, p);
+        zn_lower_ins(l, p);
+    }
+    l->ins = bar;
+    l->emask = l->mask;     /* the barrier is unguarded */
+    l->hoist_end = (uint32_t)(leave - l->f->ins);
+    LLVMValueRef go = leave->guard_reg < 0 ? NULL : zn_guard_mask(l, leave);
+    LLVMBasicBlockRef ex = LLVMAppendBasicBlockInContext(m->ctx, l->fn, "bar.leave");
+    LLVMBasicBlockRef stay = LLVMAppendBasicBlockInContext(m->ctx, l->fn, "bar.stay");
+    LLVMValueRef all = go ? LLVMBuildICmp(l->b, LLVMIntEQ, ll_mask_to_i32(l, go),
+                                          ll_mask_to_i32(l, l->mask), "")
+                          : LLVMConstInt(m->t_i1, 1, 0);
+    LLVMBuildCondBr(l->b, all, ex, stay);
+    LLVMPositionBuilderAtEnd(l->b, ex);
+    zn_return_status(l, LLVMConstInt(m->t_i32, ZN_KSTATUS_OK, 0));
+    LLVMPositionBuilderAtEnd(l->b, stay);
+}
+
 void zn_lower_bar(zn_lfn *l, const ptx_ins *ins)
 {
     zn_lmod *m = l->m;
@@ -411,6 +479,9 @@ void zn_lower_bar(zn_lfn *l, const ptx_ins *ins)
         stagger_reset(l);
         return;
     }
+    const ptx_ins *leave = exit_after_barrier(l, ins, nargs);
+    if (leave)
+        leave_at_barrier(l, ins, leave);
     LLVMBasicBlockRef go = LLVMAppendBasicBlockInContext(m->ctx, l->fn, "bar");
     LLVMBasicBlockRef cont = LLVMAppendBasicBlockInContext(m->ctx, l->fn, "bar.done");
     LLVMBuildCondBr(l->b, ll_any(l, l->emask), go, cont);

@@ -22,6 +22,9 @@ typedef struct zn_target {
 
 /* LLVM's targets, once per process. */
 void zn_llvm_init(void);
+/* LLVM's command-line options Zinc sets (zn_build.c); called by
+ * zn_llvm_init. */
+void zn_llvm_options(void);
 /* From o->triple/cpu/features (NULL: this host); 0 or -1 with err. */
 int zn_target_init(zn_target *t, const zn_compile_opts *o, char *err, size_t errlen);
 void zn_target_fini(zn_target *t);

@@ -18,6 +18,7 @@ static void llvm_init_once(void)
     LLVMInitializeAllTargets();
     LLVMInitializeAllTargetMCs();
     LLVMInitializeAllAsmPrinters();
+    zn_llvm_options();
 }
 
 void zn_llvm_init(void)

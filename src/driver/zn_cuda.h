@@ -409,6 +409,9 @@ ZN_API CUresult cuModuleGetGlobal_v2(CUdeviceptr *dptr, size_t *bytes, CUmodule 
                                      const char *name);
 ZN_API CUresult cuModuleGetLoadingMode(int *mode);
 ZN_API CUresult cuModuleGetFunctionCount(unsigned int *count, CUmodule mod);
+/* CUtexref / CUsurfref (opaque pointers in older cuda.h) */
+ZN_API CUresult cuModuleGetTexRef(void **tex_ref, CUmodule mod, const char *name);
+ZN_API CUresult cuModuleGetSurfRef(void **surf_ref, CUmodule mod, const char *name);
 ZN_API CUresult cuLibraryLoadData(CUlibrary *lib, const void *code, CUjit_option *jopts,
                                   void **jvals, unsigned int njit, CUlibraryOption *lopts,
                                   void **lvals, unsigned int nlib);

@@ -419,7 +419,16 @@ typedef struct zn_gexec {
     const zn_gnode **top;       /* the top-level node each op came from (a child's: its node) */
     bool *disabled;
     zn_uobj_set uobjs;          /* its graph's, children included */
+    size_t *poff, *pred;        /* op i's predecessors: pred[poff[i] .. poff[i+1]) */
+    struct zn_gconc *conc;      /* streams of independent branches (NULL: one stream) */
 } zn_gexec;
+/* Independent branches of an instantiated graph (zn_drv_graph_conc.c):
+ * plans x's streams from its predecessors (frees the old plan), frees the
+ * plan, and launches x on s through them (false: x runs on one stream). */
+CUresult zn_gconc_plan(zn_gexec *x);
+void zn_gconc_free(zn_gexec *x);
+bool zn_gconc_usable(const zn_gexec *x, const zn_stream *s);
+CUresult zn_gconc_launch(zn_gexec *x, zn_stream *s);
 
 bool zn_graph_valid(const zn_graph *g);
 void zn_uobj_retain(struct zn_uobj *o, unsigned n);

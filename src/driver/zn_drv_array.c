@@ -8,12 +8,18 @@
  * CUarray_format Zinc samples is accepted with 1, 2 or 4 channels.
  * Cubemaps (CUDA_ARRAY3D_CUBEMAP, Width == Height, Depth 6 or, layered, a
  * multiple of 6) are stored like layered arrays: face f of cube c is layer
- * 6c + f. Sparse arrays and the video formats are NOT_SUPPORTED.
+ * 6c + f. Block-compressed formats (CU_AD_FORMAT_BC1_UNORM .. BC7, 2D,
+ * layered, 3D or cubemap; the channel count CUDA documents for the
+ * format; no surface access) store rows of 4 x 4 texel blocks of 8 or 16
+ * bytes: the array's elements are blocks, so cuMemcpy2D/3D take widths,
+ * offsets and heights in blocks (ceil(Width / 4) x ceil(Height / 4)).
+ * Sparse arrays and the video formats are NOT_SUPPORTED.
  * CUDA_ARRAY3D_DEFERRED_MAPPING is accepted, but the array gets its own
  * backing at once (cuMemMapArrayAsync is NOT_SUPPORTED); it only makes
  * cuArrayGetMemoryRequirements answer (zn_drv_array_query.c).
  */
 #include "zn_drv.h"
+#include "../exec/zn_exec_texbc.h"
 #include "../util/zn_log.h"
 
 #include <stdlib.h>
@@ -56,13 +62,17 @@ CUresult zn_array_create(CUarray *out, const CUDA_ARRAY3D_DESCRIPTOR *d)
         (d->Width != d->Height || !d->Depth || d->Depth % 6 ||
          (!(d->Flags & CUDA_ARRAY3D_LAYERED) && d->Depth != 6)))
         return CUDA_ERROR_INVALID_VALUE; /* square faces, 6 of them per cube */
-    uint32_t cs = zn_array_format_size(d->Format);
+    bool bc = zn_texbc_is(d->Format);
+    /* a block-compressed element is a 4 x 4 block */
+    uint32_t cs = bc ? zn_texbc_block_bytes(d->Format) : zn_array_format_size(d->Format);
     if (!cs) {
         zn_log(ZN_LOG_WARN, "cuArray3DCreate: array format 0x%x is not supported",
                (unsigned)d->Format);
         return CUDA_ERROR_INVALID_VALUE;
     }
-    if (d->NumChannels != 1 && d->NumChannels != 2 && d->NumChannels != 4)
+    if (bc ? d->NumChannels != zn_texbc_channels(d->Format) || !d->Height ||
+                 (d->Flags & CUDA_ARRAY3D_SURFACE_LDST)
+           : d->NumChannels != 1 && d->NumChannels != 2 && d->NumChannels != 4)
         return CUDA_ERROR_INVALID_VALUE;
     bool layered = (d->Flags & (CUDA_ARRAY3D_LAYERED | CUDA_ARRAY3D_CUBEMAP)) != 0;
     /* 1D: W; 2D: W x H; 3D: W x H x D; 1D layered: W, 0, L; 2D layered: W, H, L */
@@ -75,9 +85,9 @@ CUresult zn_array_create(CUarray *out, const CUDA_ARRAY3D_DESCRIPTOR *d)
         return CUDA_ERROR_OUT_OF_MEMORY;
     a->desc = *d;
     a->csize = cs;
-    a->esize = cs * d->NumChannels;
-    a->pitch = d->Width * a->esize;
-    a->rows = d->Height ? d->Height : 1;
+    a->esize = bc ? cs : cs * d->NumChannels;
+    a->pitch = (bc ? (d->Width + 3) / 4 : d->Width) * a->esize;
+    a->rows = bc ? (d->Height + 3) / 4 : d->Height ? d->Height : 1;
     a->slices = d->Depth ? d->Depth : 1;
     a->data = calloc(a->slices * a->rows, a->pitch);
     if (!a->data) {

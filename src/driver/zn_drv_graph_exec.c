@@ -3,11 +3,13 @@
  * Instantiation orders the nodes topologically (Kahn's algorithm, ready
  * nodes taken by creation order, so the same construction always gives the
  * same order), flattens child graphs in place and keeps a clone of each
- * node's op. A launch submits a clone of each op to the stream in that
- * order: the stream runs them one after another, which satisfies every
- * edge, and event-record and event-wait nodes act on the stream's position
- * like their stream counterparts. An update keeps the order and replaces
- * the ops when the new graph has the same shape.
+ * node's op and each op's predecessors. A graph that is one chain is
+ * launched by submitting a clone of each op to the stream in that order;
+ * one with independent branches runs them on internal streams
+ * (zn_drv_graph_conc.c). Event-record and event-wait nodes act on the
+ * position of the stream their op runs on, which follows every
+ * predecessor. An update keeps the order and replaces the ops when the
+ * new graph has the same shape.
  */
 #include "zn_drv.h"
 
@@ -16,14 +18,65 @@
 
 #define TRY(e) do { CUresult r_ = (e); if (r_ != CUDA_SUCCESS) return r_; } while (0)
 
+/* A growable list of op indices. */
+typedef struct idxv {
+    size_t *v;
+    size_t n, cap;
+} idxv;
+
+static bool idxv_push(idxv *a, size_t i)
+{
+    if (a->n == a->cap) {
+        size_t cap = a->cap ? a->cap * 2 : 8;
+        size_t *v = realloc(a->v, cap * sizeof *v);
+        if (!v)
+            return false;
+        a->v = v;
+        a->cap = cap;
+    }
+    a->v[a->n++] = i;
+    return true;
+}
+
+static bool idxv_append(idxv *a, const idxv *b)
+{
+    for (size_t i = 0; b && i < b->n; i++)
+        if (!idxv_push(a, b->v[i]))
+            return false;
+    return true;
+}
+
+static int idx_cmp(const void *a, const void *b)
+{
+    size_t x = *(const size_t *)a, y = *(const size_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+static void idxv_sort_unique(idxv *a)
+{
+    if (a->n < 2)
+        return;
+    qsort(a->v, a->n, sizeof *a->v, idx_cmp);
+    size_t k = 1;
+    for (size_t i = 1; i < a->n; i++)
+        if (a->v[i] != a->v[k - 1])
+            a->v[k++] = a->v[i];
+    a->n = k;
+}
+
+/* The flattened ops, where each came from, and each op's predecessors
+ * (op indices, CSR: pred.v[poff.v[i] .. poff.v[i + 1])), which let a
+ * launch run independent branches on streams of their own. */
 typedef struct oplist {
     zn_op **ops;
     const zn_gnode **src, **top;
     size_t n, cap;
+    idxv poff, pred;
     zn_uobj_set objs;           /* what the ops need alive: conditional bodies */
 } oplist;
 
-static bool oplist_push(oplist *l, zn_op *op, const zn_gnode *src, const zn_gnode *top)
+static bool oplist_push(oplist *l, zn_op *op, const zn_gnode *src, const zn_gnode *top,
+                        const idxv *preds)
 {
     if (l->n == l->cap) {
         size_t cap = l->cap ? l->cap * 2 : 16;
@@ -40,6 +93,13 @@ static bool oplist_push(oplist *l, zn_op *op, const zn_gnode *src, const zn_gnod
             return false;
         l->cap = cap;
     }
+    if (!l->poff.n && !idxv_push(&l->poff, 0))
+        return false;
+    size_t before = l->pred.n;
+    if (!idxv_append(&l->pred, preds) || !idxv_push(&l->poff, l->pred.n)) {
+        l->pred.n = before;
+        return false;
+    }
     l->ops[l->n] = op;
     l->top[l->n] = top;
     l->src[l->n++] = src;
@@ -53,16 +113,20 @@ static void oplist_free(oplist *l)
     free(l->ops);
     free(l->src);
     free(l->top);
+    free(l->poff.v);
+    free(l->pred.v);
     zn_uobj_set_clear(&l->objs);
 }
 
-static CUresult flatten(const zn_graph *g, oplist *l, const zn_gnode *owner);
+static CUresult flatten(const zn_graph *g, oplist *l, const zn_gnode *owner,
+                        const idxv *entry, idxv *exits);
 
 /* A conditional node's body as a plain op array (zn_drv_graph_cond.c). */
 static CUresult flatten_body(const zn_graph *g, zn_op ***ops, size_t *n, zn_uobj_set *objs)
 {
     oplist l = { 0 };
-    CUresult r = flatten(g, &l, (const zn_gnode *)g);   /* any non-NULL owner: no defaults */
+    /* any non-NULL owner: no defaults */
+    CUresult r = flatten(g, &l, (const zn_gnode *)g, NULL, NULL);
     /* nested conditionals: their bodies live as long as the outer ones */
     if (r == CUDA_SUCCESS && !zn_uobj_set_merge(objs, &l.objs))
         r = CUDA_ERROR_OUT_OF_MEMORY;
@@ -74,33 +138,44 @@ static CUresult flatten_body(const zn_graph *g, zn_op ***ops, size_t *n, zn_uobj
     *n = l.n;
     free(l.src);
     free(l.top);
+    free(l.poff.v);
+    free(l.pred.v);
     zn_uobj_set_clear(&l.objs);
     return CUDA_SUCCESS;
 }
 
 /* Appends g's ops in topological order; owner: the top-level node whose
- * child g is (NULL: g is the top-level graph, whose nodes are recorded). */
-static CUresult flatten(const zn_graph *g, oplist *l, const zn_gnode *owner)
+ * child g is (NULL: g is the top-level graph, whose nodes are recorded).
+ * entry: the ops g's roots come after (NULL: none); exits (may be NULL):
+ * gets the ops g's sinks end with (entry itself through an empty graph). */
+static CUresult flatten(const zn_graph *g, oplist *l, const zn_gnode *owner,
+                        const idxv *entry, idxv *exits)
 {
     size_t n = g->n;
     if (!n)
-        return CUDA_SUCCESS;
+        return !exits || idxv_append(exits, entry) ? CUDA_SUCCESS : CUDA_ERROR_OUT_OF_MEMORY;
     size_t *indeg = calloc(n, sizeof *indeg), *order = malloc(n * sizeof *order);
-    bool *done = calloc(n, sizeof *done);
+    bool *done = calloc(n, sizeof *done), *has_succ = calloc(n, sizeof *has_succ);
+    idxv *ex = calloc(n, sizeof *ex);   /* per node: the ops it ends with */
+    idxv in = { 0 }, top_entry = { 0 };
     CUresult r = CUDA_SUCCESS;
-    if (!indeg || !order || !done) {
+    if (!indeg || !order || !done || !has_succ || !ex) {
         r = CUDA_ERROR_OUT_OF_MEMORY;
         goto out;
     }
-    for (size_t i = 0; i < n; i++)
+    for (size_t i = 0; i < n; i++) {
         indeg[i] = g->nodes[i]->ndeps;
-    /* handles with a default value are reset when a launch starts */
+        for (size_t d = 0; d < g->nodes[i]->ndeps; d++)
+            has_succ[g->nodes[i]->deps[d]->index] = true;
+    }
+    /* handles with a default value are reset when a launch starts, before
+     * every node */
     for (size_t i = 0; i < n && !owner; i++) {
         zn_op *op = zn_gcond_default_op(g->nodes[i]);
         bool dup = false;
         for (size_t k = 0; op && k < l->n; k++)
             dup |= l->ops[k]->kind == ZN_OP_HOST && l->ops[k]->u.host.user == op->u.host.user;
-        if (op && (dup || !oplist_push(l, op, NULL, NULL))) {
+        if (op && (dup || !idxv_push(&top_entry, l->n) || !oplist_push(l, op, NULL, NULL, NULL))) {
             free(op);
             if (!dup) {
                 r = CUDA_ERROR_OUT_OF_MEMORY;
@@ -108,6 +183,8 @@ static CUresult flatten(const zn_graph *g, oplist *l, const zn_gnode *owner)
             }
         }
     }
+    if (!owner)
+        entry = &top_entry;
     /* repeatedly take the first node, by index, whose dependencies ran */
     for (size_t k = 0; k < n; k++) {
         size_t i = 0;
@@ -125,9 +202,20 @@ static CUresult flatten(const zn_graph *g, oplist *l, const zn_gnode *owner)
                     indeg[j]--;
     }
     for (size_t k = 0; k < n && r == CUDA_SUCCESS; k++) {
-        const zn_gnode *node = g->nodes[order[k]];
+        size_t ni = order[k];
+        const zn_gnode *node = g->nodes[ni];
+        /* what the node comes after: its dependencies' last ops */
+        in.n = 0;
+        bool ok = node->ndeps ? true : idxv_append(&in, entry);
+        for (size_t d = 0; d < node->ndeps && ok; d++)
+            ok = idxv_append(&in, &ex[node->deps[d]->index]);
+        if (!ok) {
+            r = CUDA_ERROR_OUT_OF_MEMORY;
+            break;
+        }
+        idxv_sort_unique(&in);
         if (node->child) {
-            r = flatten(node->child, l, owner ? owner : node);
+            r = flatten(node->child, l, owner ? owner : node, &in, &ex[ni]);
             continue;
         }
         zn_op *op = NULL;
@@ -138,15 +226,29 @@ static CUresult flatten(const zn_graph *g, oplist *l, const zn_gnode *owner)
         } else {
             op = node->op ? zn_op_clone(node->op) : zn_op_new(ZN_OP_EMPTY, 0);
         }
-        if (!op || !oplist_push(l, op, owner ? NULL : node, owner ? owner : node)) {
-            free(op);
+        size_t at = l->n;
+        if (!op || !oplist_push(l, op, owner ? NULL : node, owner ? owner : node, &in) ||
+            !idxv_push(&ex[ni], at)) {
+            if (!op || l->n == at)
+                free(op);
             r = CUDA_ERROR_OUT_OF_MEMORY;
         }
     }
+    for (size_t i = 0; i < n && exits && r == CUDA_SUCCESS; i++)
+        if (!has_succ[i] && !idxv_append(exits, &ex[i]))
+            r = CUDA_ERROR_OUT_OF_MEMORY;
+    if (exits)
+        idxv_sort_unique(exits);
 out:
+    for (size_t i = 0; ex && i < n; i++)
+        free(ex[i].v);
+    free(ex);
+    free(in.v);
+    free(top_entry.v);
     free(indeg);
     free(order);
     free(done);
+    free(has_succ);
     return r;
 }
 
@@ -163,6 +265,9 @@ static void exec_free(zn_gexec *x)
     free(x->src);
     free(x->top);
     free(x->disabled);
+    free(x->poff);
+    free(x->pred);
+    zn_gconc_free(x);
     zn_uobj_set_clear(&x->uobjs);     /* launches in flight hold their own */
     zn_handle_retire(ZN_HANDLE_GEXEC, x, sizeof *x);
 }
@@ -174,7 +279,7 @@ static CUresult instantiate(CUgraphExec *px, CUgraph g, uint64_t flags)
     if (!px || !zn_graph_valid(g))
         return CUDA_ERROR_INVALID_VALUE;
     oplist l = { 0 };
-    CUresult r = flatten(g, &l, NULL);
+    CUresult r = flatten(g, &l, NULL, NULL, NULL);
     zn_gexec *x = r == CUDA_SUCCESS ? zn_handle_new(ZN_HANDLE_GEXEC, sizeof *x) : NULL;
     if (x && !(x->disabled = calloc(l.n ? l.n : 1, sizeof *x->disabled))) {
         zn_handle_retire(ZN_HANDLE_GEXEC, x, sizeof *x);
@@ -197,8 +302,12 @@ static CUresult instantiate(CUgraphExec *px, CUgraph g, uint64_t flags)
     x->ops = l.ops;
     x->src = l.src;
     x->top = l.top;
+    x->poff = l.poff.v;
+    x->pred = l.pred.v;
     zn_uobj_set_clear(&l.objs);     /* merged into x->uobjs */
     r = zn_gmem_exec_bind(x, true);     /* one instantiation of a graph with memory nodes */
+    if (r == CUDA_SUCCESS && (r = zn_gconc_plan(x)) != CUDA_SUCCESS)
+        zn_gmem_exec_bind(x, false);
     if (r != CUDA_SUCCESS) {
         exec_free(x);
         return r;
@@ -282,6 +391,10 @@ static CUresult graph_launch(CUgraphExec x, CUstream h, bool pt)
     if (!s)
         return CUDA_ERROR_INVALID_HANDLE;
     TRY(zn_gmem_launch(x));
+    if (zn_gconc_usable(x, s)) {
+        TRY(zn_gconc_launch(x, s));     /* independent branches at once */
+        return zn_uobj_hold_for_launch(s, &x->uobjs);
+    }
     for (size_t i = 0; i < x->n; i++) {
         if (x->disabled[i] || x->ops[i]->kind == ZN_OP_EMPTY)
             continue;
@@ -473,7 +586,7 @@ static CUresult exec_update(CUgraphExec x, CUgraph g, CUgraphExecUpdateResultInf
         return CUDA_ERROR_INVALID_VALUE;
     memset(info, 0, sizeof *info);
     oplist l = { 0 };
-    CUresult r = flatten(g, &l, NULL);
+    CUresult r = flatten(g, &l, NULL, NULL, NULL);
     if (r != CUDA_SUCCESS) {
         info->result = ZN_CU_GRAPH_EXEC_UPDATE_ERROR;
         oplist_free(&l);
@@ -511,11 +624,16 @@ static CUresult exec_update(CUgraphExec x, CUgraph g, CUgraphExecUpdateResultInf
         free(x->ops[i]);
         x->ops[i] = l.ops[i];   /* per-node calls still name the original nodes */
     }
+    /* the new graph's edges order the branches from now on */
+    free(x->poff);
+    free(x->pred);
+    x->poff = l.poff.v;
+    x->pred = l.pred.v;
     free(l.ops);
     free(l.src);
     free(l.top);
     zn_uobj_set_clear(&l.objs);
-    return CUDA_SUCCESS;
+    return zn_gconc_plan(x);
 }
 
 CUresult cuGraphExecUpdate_v2(CUgraphExec x, CUgraph g, CUgraphExecUpdateResultInfo *info)
@@ -561,7 +679,7 @@ CUresult zn_gexec_set_child_ops(CUgraphExec x, CUgraphNode n, CUgraph child)
             k++;
         }
     oplist l = { 0 };
-    CUresult r = flatten(child, &l, n);
+    CUresult r = flatten(child, &l, n, NULL, NULL);     /* x keeps its edges */
     if (r == CUDA_SUCCESS && l.n != k)
         r = CUDA_ERROR_INVALID_VALUE;       /* the topology changed */
     for (size_t i = 0; i < l.n && r == CUDA_SUCCESS; i++)
@@ -581,6 +699,8 @@ CUresult zn_gexec_set_child_ops(CUgraphExec x, CUgraphNode n, CUgraph child)
     free(l.ops);
     free(l.src);
     free(l.top);
+    free(l.poff.v);
+    free(l.pred.v);
     zn_uobj_set_clear(&l.objs);
     return CUDA_SUCCESS;
 }

@@ -474,6 +474,34 @@ CUresult cuModuleGetFunctionCount(unsigned int *count, CUmodule mod)
     ZN_RET(CUDA_SUCCESS);
 }
 
+/* Texture and surface references: nvcc 13 cannot emit .texref/.surfref
+ * (CUDA 13's cuda.h no longer declares these calls) and Zinc's PTX parser
+ * refuses a module declaring one, so no loaded module has a reference:
+ * after the handle and argument checks every name is CUDA_ERROR_NOT_FOUND,
+ * CUDA's answer for a name the module does not have. */
+static CUresult ref_lookup(void **ref, CUmodule mod, const char *name, const char *call)
+{
+    if (!module_valid(mod))
+        return CUDA_ERROR_INVALID_HANDLE;
+    if (!ref || !name)
+        return CUDA_ERROR_INVALID_VALUE;
+    zn_log(ZN_LOG_WARN, "%s(\"%s\"): modules have no texture/surface references (Zinc "
+                        "supports texture and surface objects): CUDA_ERROR_NOT_FOUND", call, name);
+    return CUDA_ERROR_NOT_FOUND;
+}
+
+CUresult cuModuleGetTexRef(void **tex_ref, CUmodule mod, const char *name)
+{
+    ZN_CHECK_INIT();
+    ZN_RET(ref_lookup(tex_ref, mod, name, "cuModuleGetTexRef"));
+}
+
+CUresult cuModuleGetSurfRef(void **surf_ref, CUmodule mod, const char *name)
+{
+    ZN_CHECK_INIT();
+    ZN_RET(ref_lookup(surf_ref, mod, name, "cuModuleGetSurfRef"));
+}
+
 /* ---- libraries: a context-independent wrapper around one module ---- */
 
 static CUresult library_wrap(zn_module *m, CUlibrary *lib)

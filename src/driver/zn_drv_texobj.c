@@ -8,8 +8,11 @@
  * A resource view (arrays and mipmapped arrays only) rewrites the
  * descriptor: another format of the same element size, a range of mip
  * levels (the first becomes level 0, so the LOD clamps are relative to
- * it) and a range of layers (the first becomes layer 0); block-compressed
- * view formats are NOT_SUPPORTED. CU_TRSF_SRGB converts the R, G, B
+ * it) and a range of layers (the first becomes layer 0), or a
+ * block-compressed format over a 32-bit unsigned array (2 channels for
+ * BC1/BC4, 4 for the others; each element one block, the view 4 times as
+ * wide and high). Block-compressed arrays take no view (as documented)
+ * and are decoded on fetch (zn_exec_texbc.c). CU_TRSF_SRGB converts the R, G, B
  * channels of 8-bit unsigned textures read as normalized floats (other
  * formats ignore it, an unmeasured choice). CU_TRSF_SEAMLESS_CUBEMAP is
  * taken by cubemaps only (the sampler filters across face edges,
@@ -18,6 +21,7 @@
  */
 #include "zn_drv.h"
 #include "../exec/zn_exec_tex.h"
+#include "../exec/zn_exec_texbc.h"
 #include "../util/zn_log.h"
 
 #include <string.h>
@@ -47,7 +51,7 @@ static void describe_array(zn_tex_desc *d, const zn_array *a)
     d->pitch = a->pitch;
     d->slice = a->pitch * a->rows;
     d->width = (uint32_t)a->desc.Width;
-    d->height = (uint32_t)a->rows;
+    d->height = a->desc.Height ? (uint32_t)a->desc.Height : 1; /* texels, not BC blocks */
     d->depth = 1;
     d->cube = 0;
     if (a->desc.Flags & CUDA_ARRAY3D_CUBEMAP)
@@ -133,7 +137,10 @@ static CUresult describe(zn_tex_desc *d, const CUDA_RESOURCE_DESC *r, bool surfa
     default:
         return CUDA_ERROR_INVALID_VALUE;
     }
-    uint32_t cs = zn_array_format_size(fmt);
+    /* block-compressed arrays: a channel is the whole block (unused) */
+    uint32_t cs = zn_texbc_is(fmt) ? zn_texbc_block_bytes(fmt) : zn_array_format_size(fmt);
+    if (zn_texbc_is(fmt))
+        nch = 1;
     if (!cs || (nch != 1 && nch != 2 && nch != 4))
         return CUDA_ERROR_INVALID_VALUE;
     d->format = fmt;
@@ -161,6 +168,15 @@ static bool view_format(unsigned vf, uint32_t *fmt, unsigned *nch)
     return true;
 }
 
+/* CUresourceViewFormat UNSIGNED_BC1 .. UNSIGNED_BC7 -> the array format */
+static uint32_t bc_view_format(unsigned vf)
+{
+    static const uint32_t fmts[] = {ZN_BC1_UNORM, ZN_BC2_UNORM, ZN_BC3_UNORM, ZN_BC4_UNORM,
+                                    ZN_BC4_SNORM, ZN_BC5_UNORM, ZN_BC5_SNORM, ZN_BC6H_UF16,
+                                    ZN_BC6H_SF16, ZN_BC7_UNORM};
+    return fmts[vf - CU_RES_VIEW_FORMAT_UNSIGNED_BC1];
+}
+
 /* Applies a resource view to a descriptor describe() filled from an array
  * or mipmapped array: the rules of cuTexObjectCreate's reference (extent
  * equal to the resource's, mip and layer ranges zero unless the resource
@@ -175,12 +191,24 @@ static CUresult apply_view(zn_tex_desc *d, const CUDA_RESOURCE_DESC *r,
         a0 = zn_mipmap_get(r->res.mipmap.hMipmappedArray)->level[0];
     else
         return CUDA_ERROR_INVALID_VALUE; /* views are for (mipmapped) arrays */
+    if (zn_texbc_is(a0->desc.Format))
+        return CUDA_ERROR_INVALID_VALUE; /* no views of block-compressed arrays */
+    unsigned scale = 1; /* a block-compressed view is 4 times as wide and high */
     if (v->format >= CU_RES_VIEW_FORMAT_UNSIGNED_BC1 &&
         v->format <= CU_RES_VIEW_FORMAT_UNSIGNED_BC7) {
-        zn_log(ZN_LOG_WARN, "cuTexObjectCreate: block-compressed view formats are not supported");
-        return CUDA_ERROR_NOT_SUPPORTED;
-    }
-    if (v->format != CU_RES_VIEW_FORMAT_NONE) {
+        uint32_t fmt = bc_view_format(v->format);
+        if (d->format != CU_AD_FORMAT_UNSIGNED_INT32 ||
+            d->esize != zn_texbc_block_bytes(fmt))
+            return CUDA_ERROR_INVALID_VALUE; /* U32 x2 (BC1, BC4) or x4 elements */
+        d->format = fmt;
+        d->nch = 1;
+        d->csize = d->esize;
+        scale = 4;
+        for (unsigned i = 0; i < d->nlevels; i++) {
+            d->level[i].width *= 4;
+            d->level[i].height *= 4;
+        }
+    } else if (v->format != CU_RES_VIEW_FORMAT_NONE) {
         uint32_t fmt;
         unsigned nch;
         if (!view_format(v->format, &fmt, &nch) ||
@@ -190,8 +218,8 @@ static CUresult apply_view(zn_tex_desc *d, const CUDA_RESOURCE_DESC *r,
         d->nch = nch;
         d->csize = zn_array_format_size(fmt);
     }
-    if (v->width != a0->desc.Width || v->height != a0->desc.Height ||
-        v->depth != a0->desc.Depth)
+    if (v->width != scale * a0->desc.Width || v->height != scale * a0->desc.Height ||
+        v->depth != a0->desc.Depth || (scale > 1 && !a0->desc.Height))
         return CUDA_ERROR_INVALID_VALUE;
     if (v->firstMipmapLevel > v->lastMipmapLevel || v->lastMipmapLevel >= d->nlevels)
         return CUDA_ERROR_INVALID_VALUE;
@@ -239,7 +267,8 @@ static CUresult tex_create(CUtexObject *out, const CUDA_RESOURCE_DESC *r,
         TRY_CU(apply_view(&d, r, view));
     if ((td->flags & CU_TRSF_SEAMLESS_CUBEMAP) && !d.cube)
         return CUDA_ERROR_INVALID_VALUE; /* only for cubemap (mipmapped) arrays */
-    bool is_int = d.format != CU_AD_FORMAT_HALF && d.format != CU_AD_FORMAT_FLOAT;
+    bool is_int = d.format != CU_AD_FORMAT_HALF && d.format != CU_AD_FORMAT_FLOAT &&
+                  !zn_texbc_is(d.format);
     /* 32-bit integers always read as integers (cudart passes no flag for
      * them), and integers read as integers cannot be filtered */
     if (is_int && ((td->flags & CU_TRSF_READ_AS_INTEGER) || d.csize == 4) &&

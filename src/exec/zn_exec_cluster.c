@@ -7,10 +7,11 @@
  * runs like a small cooperative one (zn_exec_coop.c): teams of one thread
  * per rank. Team t runs clusters t, t + T, t + 2T, ... (T teams, about one
  * CPU per block: pool threads / cluster size, at least one); rank r of a
- * team runs block r of each of them. Each rank is a throwaway worker with
- * its own shared buffer, whose window stays put for the whole launch, so
- * the team's table of windows (zn_cluster_ctx, what compiled mapa reads)
- * is filled once before any block runs. The ranks of a team start each
+ * team runs block r of each of them. Each rank is a thread of the gang
+ * (zn_exec_gang.c: kept across launches, so a launch pays no thread
+ * creation) with its own worker and shared buffer, whose window stays put
+ * for the whole launch, so the team's table of windows (zn_cluster_ctx,
+ * what compiled mapa reads) is filled once before any block runs. The ranks of a team start each
  * cluster together (team_sync), so a block never sees a peer that
  * still runs the previous cluster.
  *
@@ -25,33 +26,31 @@
  */
 #define _GNU_SOURCE
 #include "zn_exec_internal.h"
+#include "zn_exec_race.h"
 #include "util/zn_log.h"
 
 #include <pthread.h>
 #include <sched.h>
-#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 
-#define ZN_CLUSTER_STACK ((size_t)16 << 20) /* as the pool's workers */
-
 typedef struct zn_cluster_rank {
-    zn_worker wk;
+    zn_worker *wk;                  /* the gang thread's */
     struct zn_cluster_team *team;
     unsigned rank;
-    pthread_t tid;
     /* the block this rank runs now; only its own thread touches these */
     uint64_t local_phase;           /* the phase its arrivals count for */
     uint32_t arrived_mask;          /* warps arrived in local_phase */
     uint32_t waiting_mask;          /* warps polling in rank_wait */
     int block_arrived;              /* the block has arrived in local_phase */
     uint64_t warp_phase[ZN_MAX_WARPS]; /* phase each warp's arrival was in */
+    uint64_t cluster_index;         /* the cluster it runs now */
+    uint64_t race_phase;            /* racecheck: the last phase the block passed */
 } zn_cluster_rank;
 
 typedef struct zn_cluster_team {
     zn_cluster_ctx ctx;             /* first: block_setup hands it to compiled code */
     zn_job *job;
-    zn_gate *gate;                  /* opened once every thread exists */
     unsigned index, nteams, csize;
     uint64_t nclusters;
     pthread_mutex_t m;
@@ -59,6 +58,7 @@ typedef struct zn_cluster_team {
     uint32_t arrived, exited;       /* blocks, under m */
     /* ranks start each cluster together (team_sync): arrivals, generation */
     _Atomic uint32_t sync_count, sync_gen;
+    _Atomic(struct zn_race_cluster *) race; /* racecheck's shadow of the windows */
     zn_cluster_rank ranks[ZN_CLUSTER_MAX];
 } zn_cluster_team;
 
@@ -137,6 +137,12 @@ static int32_t rank_wait(zn_cluster_rank *r, zn_warp_ctx *w, zn_block_run *run)
             sched_yield();
     }
     r->waiting_mask &= ~bit;
+    if (st == ZN_KSTATUS_OK && ph > r->race_phase) {
+        /* the cluster barrier orders the block's own warps too (a new
+         * racecheck epoch, once per phase) */
+        r->race_phase = ph;
+        zn_race_barrier(run);
+    }
     return st;
 }
 
@@ -218,37 +224,52 @@ static uint64_t cluster_block(const zn_launch *l, uint64_t c, unsigned r)
     return ct[0] + (uint64_t)l->grid[0] * (ct[1] + (uint64_t)l->grid[1] * ct[2]);
 }
 
-static void *rank_main(void *arg)
+/* Gang thread i is rank i % csize of team i / csize. */
+static void rank_main(void *arg, zn_worker *wk, unsigned i)
 {
-    zn_cluster_rank *r = arg;
-    zn_cluster_team *t = r->team;
-    if (!zn_gate_wait(t->gate))
-        return NULL;
-    zn_fiber_init_native(&r->wk.native);
+    zn_cluster_team *teams = arg, *t = &teams[i / teams[0].csize];
+    zn_cluster_rank *r = &t->ranks[i % t->csize];
+    r->wk = wk;
+    wk->cluster = t;
+    wk->cluster_rank = r->rank;
     zn_job *job = t->job;
-    if (zn_block_prepare(job, &r->wk) == 0)
-        t->ctx.shared[r->rank] = r->wk.run.blk.shared;
+    if (zn_block_prepare(job, wk) == 0)
+        t->ctx.shared[r->rank] = wk->run.blk.shared;
     team_sync(t);        /* every window is in the table */
     for (uint64_t c = t->index; c < t->nclusters; c += t->nteams) {
         r->local_phase = atomic_load_explicit(&t->phase, memory_order_acquire);
+        r->race_phase = r->local_phase;
+        r->cluster_index = c;
         r->arrived_mask = 0;
         r->waiting_mask = 0;
         r->block_arrived = 0;
         uint64_t b = cluster_block(job->l, c, r->rank);
         if (atomic_load_explicit(&job->status, memory_order_relaxed) == ZN_KSTATUS_OK)
-            zn_block_run_range(job, &r->wk, b, b + 1);
+            zn_block_run_range(job, wk, b, b + 1);
         rank_exit(r);
         team_sync(t);
     }
-    return NULL;
+    wk->cluster = NULL;     /* the thread's next launch may be no cluster's */
+}
+
+bool zn_cluster_race_pos(const zn_block_run *run, zn_cluster_pos *p)
+{
+    zn_cluster_team *t = run->worker ? run->worker->cluster : NULL;
+    if (!t)
+        return false;
+    const zn_cluster_rank *r = &t->ranks[run->worker->cluster_rank];
+    p->shadow = &t->race;
+    p->windows = (uint8_t *const *)t->ctx.shared;
+    p->rank = r->rank;
+    p->csize = t->csize;
+    /* the cluster and its barrier phase: accesses of different blocks are
+     * ordered only across a completed cluster barrier */
+    p->key = (r->cluster_index + 1) << 32 |
+             (uint32_t)atomic_load_explicit(&t->phase, memory_order_acquire);
+    return true;
 }
 
 /* ---- the launch ---- */
-
-static int rank_spawn(zn_cluster_rank *r)
-{
-    return zn_exec_thread_spawn(&r->tid, ZN_CLUSTER_STACK, rank_main, r);
-}
 
 int zn_exec_launch_cluster(const zn_launch *l)
 {
@@ -267,7 +288,6 @@ int zn_exec_launch_cluster(const zn_launch *l)
         return ZN_KSTATUS_TRAP;
 
     static _Atomic uint64_t cluster_seq = (uint64_t)3 << 61; /* apart from pool and coop */
-    zn_gate gate = ZN_GATE_INIT;
     zn_job job = {.l = l};
     zn_job_setup(&job, l);
     job.seq = atomic_fetch_add(&cluster_seq, 1);
@@ -284,12 +304,10 @@ int zn_exec_launch_cluster(const zn_launch *l)
         zn_log(ZN_LOG_ERROR, "cluster launch: out of memory");
         return ZN_KSTATUS_TRAP;
     }
-    unsigned base = workers;            /* racecheck: indices past the pool's */
-    uint64_t teams_made = 0, started = 0, wanted = nteams * csize;
+    uint64_t teams_made = 0;
     for (; teams_made < nteams; teams_made++) {
         zn_cluster_team *t = &teams[teams_made];
         t->job = &job;
-        t->gate = &gate;
         t->index = (unsigned)teams_made;
         t->nteams = (unsigned)nteams;
         t->csize = (unsigned)csize;
@@ -297,40 +315,24 @@ int zn_exec_launch_cluster(const zn_launch *l)
         atomic_init(&t->phase, 0);
         atomic_init(&t->sync_count, 0);
         atomic_init(&t->sync_gen, 0);
+        for (unsigned ri = 0; ri < csize; ri++) {
+            t->ranks[ri].team = t;
+            t->ranks[ri].rank = ri;
+        }
         if (pthread_mutex_init(&t->m, NULL) != 0)
             break;
     }
-    for (uint64_t ti = 0; ti < teams_made && started == ti * csize; ti++) {
-        zn_cluster_team *t = &teams[ti];
-        for (unsigned ri = 0; ri < csize; ri++) {
-            zn_cluster_rank *r = &t->ranks[ri];
-            r->team = t;
-            r->rank = ri;
-            r->wk.index = base + (unsigned)(ti * csize + ri);
-            r->wk.cluster = t;
-            r->wk.cluster_rank = ri;
-            if (rank_spawn(r) != 0)
-                break;
-            started++;
-        }
-    }
-    int ok = started == wanted;
-    if (!ok) {
-        zn_log(ZN_LOG_ERROR, "cluster launch: only %llu of %llu block threads started",
-               (unsigned long long)started, (unsigned long long)wanted);
+    /* every rank's thread is had before any block starts */
+    if (teams_made < nteams ||
+        zn_gang_run((unsigned)(nteams * csize), rank_main, teams) != 0) {
+        zn_log(ZN_LOG_ERROR, "cluster launch: no thread for each of %llu blocks",
+               (unsigned long long)(nteams * csize));
         zn_job_fail(&job, ZN_KSTATUS_TRAP);
     }
-    zn_gate_open(&gate, ok ? 1 : -1);
     for (uint64_t ti = 0; ti < teams_made; ti++) {
-        zn_cluster_team *t = &teams[ti];
-        for (unsigned ri = 0; ri < csize && ti * csize + ri < started; ri++) {
-            pthread_join(t->ranks[ri].tid, NULL);
-            zn_block_worker_free(&t->ranks[ri].wk);
-        }
-        pthread_mutex_destroy(&t->m);
+        pthread_mutex_destroy(&teams[ti].m);
+        zn_race_cluster_free(atomic_load(&teams[ti].race));
     }
-    pthread_mutex_destroy(&gate.m);
-    pthread_cond_destroy(&gate.cv);
     free(teams);
     return atomic_load(&job.status);
 }

@@ -136,6 +136,11 @@ int zn_launch_valid(const zn_launch *l);
  * asynchronous signals (those belong to the application's threads); the
  * thread is detached when tid is NULL. Returns pthread_create's result. */
 int zn_exec_thread_spawn(pthread_t *tid, size_t stack, void *(*fn)(void *), void *arg);
+/* zn_exec_gang.c: runs fn(arg, wk, i) for every i < n on n threads at once,
+ * each with a worker of its own that is kept across runs; returns when all
+ * have returned, or -1 (nothing ran) when n threads could not be had. */
+typedef void (*zn_gang_fn)(void *arg, zn_worker *wk, unsigned i);
+int zn_gang_run(unsigned n, zn_gang_fn fn, void *arg);
 
 /* A start gate for threads of one launch: they wait while state is 0, then
  * run (1) or give up (-1). */

@@ -19,7 +19,19 @@
  * same-warp pairs are not reported (see docs/memcheck.md for what that
  * leaves out). Atomics are not races and are not recorded. Each pair of
  * instructions is reported once per process; racecheck never stops the
- * kernel. */
+ * kernel.
+ *
+ * Thread block clusters: blocks of a cluster read and write each other's
+ * shared memory (distributed shared memory, mapa), and only a cluster
+ * barrier orders accesses of different blocks. So in a cluster launch
+ * every access that lands in one of the cluster's windows (its own
+ * included) also goes to a per-team shadow of all the windows (one cell
+ * per byte, under the shadow's mutex: the blocks run on different
+ * threads) that records the last writer's and the readers' cluster ranks
+ * under a key of the cluster and its barrier phase; an access meets a
+ * hazard when another rank wrote (or, for a write, read) the byte under
+ * the same key. Warps of one block stay the per-worker shadow's business;
+ * a completed cluster barrier is also a new epoch there. */
 #include "zn_exec_race.h"
 #include <inttypes.h>
 #include <pthread.h>
@@ -133,6 +145,9 @@ static race_shadow *block_shadow(zn_warp_ctx *w)
     return s;
 }
 
+static void dsm_access(zn_warp_ctx *w, const uint64_t *addr, uint32_t mask, unsigned size,
+                       unsigned write, const char *where);
+
 static const char *kind_name(unsigned k)
 {
     return k ? "Write" : "Read";
@@ -154,29 +169,39 @@ typedef struct race_hit {
     unsigned lanes;
 } race_hit;
 
-static void report(zn_warp_ctx *w, const race_hit *h)
+/* Whether p is a pair of instructions not reported before (then it is
+ * remembered). either_order: (b, a) counts as the same pair, for blocks of
+ * different clusters, which meet the two accesses in either order. */
+static bool pair_first(const race_pair *p, bool either_order)
 {
-    atomic_fetch_add(&race.hazards, h->lanes);
+    bool first = false;
     pthread_mutex_lock(&race.lock);
     for (size_t i = 0; i < race.npairs; i++) {
         const race_pair *q = &race.pairs[i];
-        if (q->a == h->p.a && q->b == h->p.b && q->ka == h->p.ka && q->kb == h->p.kb) {
-            pthread_mutex_unlock(&race.lock);
-            return;
-        }
+        if ((q->a == p->a && q->b == p->b && q->ka == p->ka && q->kb == p->kb) ||
+            (either_order && q->a == p->b && q->b == p->a && q->ka == p->kb && q->kb == p->ka))
+            goto out;
     }
     if (race.npairs == race.cap) {
         size_t cap = race.cap ? race.cap * 2 : 16;
         race_pair *v = realloc(race.pairs, cap * sizeof *v);
-        if (!v) {
-            pthread_mutex_unlock(&race.lock);
-            return;
-        }
+        if (!v)
+            goto out;
         race.pairs = v;
         race.cap = cap;
     }
-    race.pairs[race.npairs++] = h->p;
+    race.pairs[race.npairs++] = *p;
+    first = true;
+out:
     pthread_mutex_unlock(&race.lock);
+    return first;
+}
+
+static void report(zn_warp_ctx *w, const race_hit *h)
+{
+    atomic_fetch_add(&race.hazards, h->lanes);
+    if (!pair_first(&h->p, false))
+        return;
 
     const zn_block_ctx *b = w->block;
     char wa[640], wb[640];
@@ -263,6 +288,8 @@ void zn_race_access(zn_warp_ctx *w, const uint64_t *addr, uint32_t mask, uint32_
     uintptr_t sh = (uintptr_t)b->shared, shn = b->shared_size;
     if (shn == 0)
         return;
+    if (b->cluster)
+        dsm_access(w, addr, mask, size, (fl & F_WRITE) ? 1 : 0, where);
     race_shadow *s = block_shadow(w);
     if (!s)
         return;
@@ -300,6 +327,166 @@ void zn_race_access(zn_warp_ctx *w, const uint64_t *addr, uint32_t mask, uint32_
     }
     if (hit.lanes)
         report(w, &hit);
+}
+
+/* ---- distributed shared memory of a cluster ---- */
+
+typedef struct dsm_cell {
+    const char *wwhere, *rwhere;
+    uint64_t wkey, rkey;        /* 0: never */
+    uint16_t wtid, rtid;
+    uint16_t rranks;            /* ranks that read under rkey */
+    uint8_t wrank, rrank;
+} dsm_cell;
+
+struct zn_race_cluster {
+    pthread_mutex_t m;
+    unsigned csize;
+    size_t bytes;               /* per window */
+    dsm_cell *cells;            /* [csize * bytes] */
+};
+
+void zn_race_cluster_free(struct zn_race_cluster *c)
+{
+    if (!c)
+        return;
+    pthread_mutex_destroy(&c->m);
+    free(c->cells);
+    free(c);
+}
+
+static struct zn_race_cluster *cluster_shadow(const zn_cluster_pos *p, size_t bytes)
+{
+    struct zn_race_cluster *c = atomic_load_explicit(p->shadow, memory_order_acquire);
+    if (c)
+        return c->bytes == bytes ? c : NULL;
+    pthread_mutex_lock(&race.lock);     /* the team's ranks race to make it */
+    c = atomic_load_explicit(p->shadow, memory_order_acquire);
+    if (!c && (c = calloc(1, sizeof *c)) != NULL) {
+        c->cells = calloc((size_t)p->csize * bytes, sizeof *c->cells);
+        if (!c->cells) {
+            free(c);
+            c = NULL;
+        } else {
+            pthread_mutex_init(&c->m, NULL);
+            c->csize = p->csize;
+            c->bytes = bytes;
+            atomic_store_explicit(p->shadow, c, memory_order_release);
+        }
+    }
+    pthread_mutex_unlock(&race.lock);
+    return c && c->bytes == bytes ? c : NULL;
+}
+
+typedef struct dsm_hit {
+    race_pair p;
+    uint32_t ta, tb, off;
+    unsigned ra, window, lanes;
+} dsm_hit;
+
+static void report_dsm(zn_warp_ctx *w, const dsm_hit *h, unsigned rank)
+{
+    atomic_fetch_add(&race.hazards, h->lanes);
+    if (!pair_first(&h->p, true))
+        return;
+
+    const zn_block_ctx *b = w->block;
+    char wa[640], wb[640];
+    zn_check_where(wa, sizeof wa, h->p.a);
+    zn_check_where(wb, sizeof wb, h->p.b);
+    uint32_t xa[3], xb[3];
+    thread_xyz(b, h->ta, xa);
+    thread_xyz(b, h->tb, xb);
+    zn_check_print("========= Race reported between %s access at %s\n"
+                   "=========     and %s access at %s [%u hazard%s]\n"
+                   "=========     threads (%u,%u,%u) of cluster rank %u and (%u,%u,%u) of "
+                   "cluster rank %u (block (%u,%u,%u)), distributed shared memory of "
+                   "cluster rank %u, offset %u\n"
+                   "=========\n",
+                   kind_name(h->p.ka), wa, kind_name(h->p.kb), wb, h->lanes,
+                   h->lanes == 1 ? "" : "s", xa[0], xa[1], xa[2], h->ra, xb[0], xb[1], xb[2],
+                   rank, b->ctaid[0], b->ctaid[1], b->ctaid[2], h->window, h->off);
+}
+
+/* One byte of a window: a hazard against another rank's access under the
+ * same key, then this access recorded. */
+static void dsm_touch(dsm_cell *c, uint64_t key, unsigned rank, uint32_t tid, unsigned write,
+                      const char *where, uint32_t off, unsigned window, bool *counted,
+                      dsm_hit *hit)
+{
+    race_pair p = {NULL, where, 0, write};
+    uint32_t ta = 0;
+    unsigned ra = 0;
+    bool found = false;
+    if (c->wkey == key && c->wrank != rank) {
+        p.a = c->wwhere;
+        p.ka = 1;
+        ta = c->wtid;
+        ra = c->wrank;
+        found = true;
+    } else if (write && c->rkey == key && (c->rranks & ~(1u << rank))) {
+        p.a = c->rwhere;
+        p.ka = 0;
+        ra = c->rrank != rank ? c->rrank : (unsigned)__builtin_ctz(c->rranks & ~(1u << rank));
+        ta = c->rrank != rank ? c->rtid : 0;
+        found = true;
+    }
+    if (found && !*counted) {
+        if (hit->lanes == 0)
+            *hit = (dsm_hit){p, ta, tid, off, ra, window, 0};
+        if (p.a == hit->p.a && p.ka == hit->p.ka)
+            hit->lanes++;
+        *counted = true;
+    }
+    if (write) {
+        c->wkey = key;
+        c->wrank = (uint8_t)rank;
+        c->wtid = (uint16_t)tid;
+        c->wwhere = where;
+    } else {
+        if (c->rkey != key) {
+            c->rkey = key;
+            c->rranks = 0;
+        }
+        c->rranks |= (uint16_t)(1u << rank);
+        c->rrank = (uint8_t)rank;
+        c->rtid = (uint16_t)tid;
+        c->rwhere = where;
+    }
+}
+
+/* The warp's access against the cluster's windows (a cluster launch). */
+static void dsm_access(zn_warp_ctx *w, const uint64_t *addr, uint32_t mask, unsigned size,
+                       unsigned write, const char *where)
+{
+    const zn_block_ctx *b = w->block;
+    zn_cluster_pos pos;
+    if (!b->cluster || !zn_cluster_race_pos(b->exec, &pos))
+        return;
+    size_t n = b->shared_size;
+    struct zn_race_cluster *c = cluster_shadow(&pos, n);
+    if (!c)
+        return;
+    dsm_hit hit = {.lanes = 0};
+    pthread_mutex_lock(&c->m);
+    for (uint32_t m = mask; m; m &= m - 1) {
+        unsigned lane = (unsigned)__builtin_ctz(m);
+        uintptr_t a = (uintptr_t)addr[lane];
+        for (unsigned r = 0; r < pos.csize; r++) {
+            uintptr_t wb = (uintptr_t)pos.windows[r];
+            if (!wb || a < wb || size > n || a - wb > n - size)
+                continue;
+            uint32_t off = (uint32_t)(a - wb), tid = w->warpid * ZN_WARP_SIZE + lane;
+            bool counted = false;
+            for (uint32_t k = off; k < off + size; k++)
+                dsm_touch(&c->cells[r * n + k], pos.key, pos.rank, tid, write, where, k, r,
+                          &counted, &hit);
+            break;
+        }
+    }
+    pthread_mutex_unlock(&c->m);
+    if (hit.lanes)
+        report_dsm(w, &hit, pos.rank);
 }
 
 void zn_race_at_exit(void)

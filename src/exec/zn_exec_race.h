@@ -21,6 +21,21 @@ void zn_race_access(zn_warp_ctx *w, const uint64_t *addr, uint32_t mask, uint32_
 /* The summary line at exit; frees the shadows. */
 void zn_race_at_exit(void);
 
+/* Thread block clusters: racecheck's shadow of every shared window of a
+ * cluster (distributed shared memory), one per team (zn_exec_cluster.c),
+ * made at the first access and freed with the launch. */
+struct zn_race_cluster;
+typedef struct zn_cluster_pos {
+    _Atomic(struct zn_race_cluster *) *shadow;
+    uint8_t *const *windows;    /* by rank */
+    unsigned rank, csize;
+    uint64_t key;               /* cluster and barrier phase now */
+} zn_cluster_pos;
+/* Where the block on run's worker stands in its cluster; false outside a
+ * cluster launch (zn_exec_cluster.c). */
+bool zn_cluster_race_pos(const zn_block_run *run, zn_cluster_pos *p);
+void zn_race_cluster_free(struct zn_race_cluster *c);
+
 /* memcheck's helpers (zn_exec_check.c): "name (PTX line N) in file:line"
  * with the name demangled; fprintf to stderr under the report lock. */
 void zn_check_where(char *buf, size_t len, const char *where);

@@ -27,8 +27,15 @@
  * clamped to its edges, or with CU_TRSF_SEAMLESS_CUBEMAP and linear
  * filtering, with the texels past an edge taken from the neighbouring face
  * (seamless_fetch); tex.grad.cube projects the gradients onto that face.
+ *
+ * Optional operands: a texel offset (-8..+7 per dimension) moves the
+ * lookup by whole texels of the level sampled, before filtering and the
+ * address mode; a depth compare value turns each texel's first channel
+ * into 1.0 or 0.0 before filtering (fetch). tld4 gathers from 2D layers
+ * and from cubemap faces (level 0).
  */
 #include "zn_exec_tex.h"
+#include "zn_exec_texbc.h"
 
 #include <math.h>
 #include <stdbool.h>
@@ -50,7 +57,7 @@ typedef union texel {
     uint32_t u[4];
 } texel;
 
-static float half_to_float(uint16_t h)
+float zn_tex_half_to_float(uint16_t h)
 {
     uint32_t s = (uint32_t)(h >> 15) << 31, e = (h >> 10) & 0x1f, m = h & 0x3ff, bits;
     if (e == 0x1f) {
@@ -81,7 +88,7 @@ static float u2f(uint32_t u)
 
 static bool is_int_format(uint32_t fmt)
 {
-    return fmt != F_HALF && fmt != F_FLOAT;
+    return fmt != F_HALF && fmt != F_FLOAT && !zn_texbc_is(fmt);
 }
 
 /* 8- and 16-bit integers become [0, 1] / [-1, 1] floats unless read as
@@ -100,10 +107,32 @@ static float srgb_to_linear(float c)
     return c <= 0.04045f ? c / 12.92f : powf((c + 0.055f) / 1.055f, 2.4f);
 }
 
+/* A block-compressed texel: its 4 x 4 block is at block (x / 4, y / 4) of
+ * rows `pitch` bytes apart; always floats (CU_TRSF_READ_AS_INTEGER does
+ * not apply), sRGB formats (or CU_TRSF_SRGB on the UNORM colour ones)
+ * converted to linear like 8-bit sRGB textures. */
+static void read_bc_texel(const zn_tex_desc *d, uint32_t x, uint32_t y, uint32_t z,
+                          uint32_t layer, texel *t)
+{
+    const uint8_t *p = d->data + (uint64_t)(layer + z) * d->slice + (uint64_t)(y / 4) * d->pitch +
+                       (uint64_t)(x / 4) * zn_texbc_block_bytes(d->format);
+    zn_texbc_texel(d->format, p, x % 4, y % 4, t->f);
+    /* each UNORM colour format is one below its _SRGB variant */
+    bool srgb = zn_texbc_srgb(d->format) ||
+                ((d->flags & TRSF_SRGB) && zn_texbc_srgb(d->format + 1));
+    if (srgb)
+        for (unsigned c = 0; c < 3; c++)
+            t->f[c] = srgb_to_linear(t->f[c]);
+}
+
 /* Reads texel (x, y, z) of `layer`; indices are already in range. */
 static void read_texel(const zn_tex_desc *d, uint32_t x, uint32_t y, uint32_t z,
                        uint32_t layer, texel *t)
 {
+    if (zn_texbc_is(d->format)) {
+        read_bc_texel(d, x, y, z, layer, t);
+        return;
+    }
     const uint8_t *p = d->data + (uint64_t)(layer + z) * d->slice + (uint64_t)y * d->pitch +
                        (uint64_t)x * d->esize;
     bool norm = reads_normalized(d);
@@ -140,7 +169,7 @@ static void read_texel(const zn_tex_desc *d, uint32_t x, uint32_t y, uint32_t z,
             else t->u[c] = (uint32_t)(int32_t)(int16_t)u16;
             break;
         case F_HALF: memcpy(&u16, q, 2);
-            t->f[c] = half_to_float(u16);
+            t->f[c] = zn_tex_half_to_float(u16);
             break;
         default: /* F_U32, F_S32, F_FLOAT: the bits as stored */
             memcpy(&u32, q, 4);
@@ -213,6 +242,10 @@ typedef struct tex_pos {
     int32_t ix[3];          /* integer coordinates */
     bool int_coords;
     uint32_t layer;
+    int32_t off[3];         /* texel offset (tex/tld4 operand e), else 0 */
+    bool cmp;               /* depth compare (operand f) against dref */
+    bool gather;            /* tld4: seamless cubemaps need no linear filter */
+    float dref;
 } tex_pos;
 
 static uint32_t dim_size(const zn_tex_desc *d, unsigned k)
@@ -223,8 +256,14 @@ static uint32_t dim_size(const zn_tex_desc *d, unsigned k)
 static bool seamless_fetch(const zn_tex_desc *d, const tex_pos *p, const int32_t *idx,
                            texel *t);
 
+/* integer texels read as integers: never filtered (compared or not) */
+static bool raw_ints(const zn_tex_desc *d)
+{
+    return is_int_format(d->format) && !reads_normalized(d);
+}
+
 /* Texel at integer indices idx[] (one per dimension), border if outside. */
-static void fetch(const zn_tex_desc *d, const tex_pos *p, const int32_t *idx, texel *t)
+static void fetch_texel(const zn_tex_desc *d, const tex_pos *p, const int32_t *idx, texel *t)
 {
     if (seamless_fetch(d, p, idx, t))
         return;
@@ -238,16 +277,33 @@ static void fetch(const zn_tex_desc *d, const tex_pos *p, const int32_t *idx, te
     read_texel(d, r[0], r[1], r[2], p->layer, t);
 }
 
+/* The texel's first channel (the depth) as a float: integers read as
+ * integers compare by value. */
+static float depth_of(const zn_tex_desc *d, const texel *t)
+{
+    if (!raw_ints(d))
+        return t->f[0];
+    return d->format == F_S8 || d->format == F_S16 || d->format == F_S32 ? (float)(int32_t)t->u[0]
+                                                                         : (float)t->u[0];
+}
+
+/* A texel, with the depth compare applied when asked: the PTX ISA
+ * compares each texel fetched with the value of operand f and filters the
+ * 1.0 / 0.0 results. CUDA's texture descriptors have no compare function;
+ * Zinc passes when f <= depth (OpenGL's default LEQUAL, the usual shadow
+ * map test; unverified on hardware) and replaces the depth channel only,
+ * the other channels filter as read. */
+static void fetch(const zn_tex_desc *d, const tex_pos *p, const int32_t *idx, texel *t)
+{
+    fetch_texel(d, p, idx, t);
+    if (p->cmp)
+        t->f[0] = p->dref <= depth_of(d, t) ? 1.0f : 0.0f;
+}
+
 /* 9-bit fixed-point weight: 8 fractional bits */
 static float weight(float frac)
 {
     return roundf(frac * 256.0f) / 256.0f;
-}
-
-/* integer texels (read as integers) are never filtered */
-static bool raw_ints(const zn_tex_desc *d)
-{
-    return is_int_format(d->format) && !reads_normalized(d);
 }
 
 static void sample(const zn_tex_desc *d, const tex_pos *p, texel *out)
@@ -313,9 +369,13 @@ static void sample_level(const zn_tex_desc *d, unsigned i, const tex_pos *p0, te
     zn_tex_desc tmp;
     const zn_tex_desc *ld = level_view(d, i, &tmp);
     tex_pos p = *p0;
-    if (!p.int_coords)
-        for (unsigned k = 0; k < p.ndim; k++)
-            p.x[k] = scale_coord(ld, k, p.u[k], dim_size(ld, k));
+    /* offsets count texels of the level sampled, after wrap or mirror */
+    for (unsigned k = 0; k < p.ndim; k++) {
+        if (p.int_coords)
+            p.ix[k] += p.off[k];
+        else
+            p.x[k] = scale_coord(ld, k, p.u[k], dim_size(ld, k)) + (float)p.off[k];
+    }
     sample(ld, &p, out);
 }
 
@@ -364,12 +424,17 @@ static void sample_mip(const zn_tex_desc *d, const tex_pos *p, float lod, texel 
 }
 
 /* tld4: component `comp` of the four texels bilinear filtering of (x, y)
- * would read, in the order (i, j+1), (i+1, j+1), (i+1, j), (i, j). */
-static void gather(const zn_tex_desc *d, const tex_pos *p0, unsigned comp, texel *out)
+ * would read, in the order (i, j+1), (i+1, j+1), (i+1, j), (i, j); on a
+ * cubemap, of the face's level 0 (across its edges with seamless
+ * filtering, whatever the filter mode). */
+static void gather(const zn_tex_desc *d0, const tex_pos *p0, unsigned comp, texel *out)
 {
+    zn_tex_desc tmp;
+    const zn_tex_desc *d = level_view(d0, 0, &tmp);
     tex_pos p = *p0;
+    p.gather = true;
     for (unsigned k = 0; k < p.ndim; k++)
-        p.x[k] = scale_coord(d, k, p.u[k], dim_size(d, k));
+        p.x[k] = scale_coord(d, k, p.u[k], dim_size(d, k)) + (float)p.off[k];
     int32_t i = ifloor(p.x[0] - 0.5f), j = ifloor(p.x[1] - 0.5f);
     const int32_t at[4][2] = {{i, j + 1}, {i + 1, j + 1}, {i + 1, j}, {i, j}};
     for (unsigned k = 0; k < 4; k++) {
@@ -462,8 +527,8 @@ static void cube_neighbour(const zn_tex_desc *d, uint32_t cube0, unsigned face, 
 static bool seamless_fetch(const zn_tex_desc *d, const tex_pos *p, const int32_t *idx,
                            texel *t)
 {
-    if (!d->cube || !(d->flags & TRSF_SEAMLESS_CUBEMAP) || d->filter == 0 || p->int_coords ||
-        p->ndim != 2)
+    if (!d->cube || !(d->flags & TRSF_SEAMLESS_CUBEMAP) || (d->filter == 0 && !p->gather) ||
+        p->int_coords || p->ndim != 2)
         return false;
     int32_t n = (int32_t)d->width, i = idx[0], j = idx[1];
     bool out_i = i < 0 || i >= n, out_j = j < 0 || j >= n;
@@ -701,6 +766,16 @@ int32_t zn_exec_tex(zn_warp_ctx *w, uint32_t code, uint32_t mask, const uint64_t
             cube_pos(d, g, io, lane, &p, dir);
         else
             lane_pos(d, g, int_coords, io, lane, &p);
+        /* offsets: the low 4 bits, sign-extended (the ISA's -8..+7) */
+        if (code & ZN_TEX_F_OFFSET)
+            for (unsigned k = 0; k < 3; k++) {
+                uint32_t o = (uint32_t)io[(ZN_TEX_IO_OFFSET + k) * 32 + lane] & 15u;
+                p.off[k] = k < p.ndim ? (int32_t)(o ^ 8u) - 8 : 0;
+            }
+        if (code & ZN_TEX_F_COMPARE) {
+            p.cmp = true;
+            p.dref = u2f((uint32_t)io[ZN_TEX_IO_COMPARE * 32 + lane]);
+        }
         texel t;
         if (kind == ZN_TEX_K_TLD4) {
             gather(d, &p, (code >> 12) & 3, &t);

@@ -72,12 +72,24 @@ enum {
      (uint32_t)(rt) << 10 | (uint32_t)(sel) << 12 | (uint32_t)(q) << 16 |              \
      (uint32_t)(vec) << 20)
 
-/* zn_rt_ops.tex: io is [8][32] 64-bit words ([12][32] for tex.grad),
- * component-major: the inputs (coordinates in io[0..3]; sust values, the
- * tex.level LOD or the tex.grad x gradient in io[4..7]; the tex.grad y
- * gradient in io[8..11]) of each lane in mask, then the results (io[0..3]).
- * Returns a ZN_KSTATUS. */
+/* Optional operands of tex / tld4 (code bits above the fields above): a
+ * texel offset vector (.s32, in io[12..14]) and a depth compare value
+ * (.f32, in io[15]). */
+#define ZN_TEX_F_OFFSET (1u << 24)
+#define ZN_TEX_F_COMPARE (1u << 25)
+#define ZN_TEX_IO_OFFSET 12
+#define ZN_TEX_IO_COMPARE 15
+
+/* zn_rt_ops.tex: io is [8][32] 64-bit words ([12][32] for tex.grad,
+ * [16][32] with an offset or a compare value), component-major: the
+ * inputs (coordinates in io[0..3]; sust values, the tex.level LOD or the
+ * tex.grad x gradient in io[4..7]; the tex.grad y gradient in io[8..11];
+ * offsets in io[12..14], the compare value in io[15]) of each lane in
+ * mask, then the results (io[0..3]). Returns a ZN_KSTATUS. */
 int32_t zn_exec_tex(zn_warp_ctx *w, uint32_t code, uint32_t mask, const uint64_t *handles,
                     uint64_t *io);
+
+/* an IEEE half (its bits) as a float, exactly */
+float zn_tex_half_to_float(uint16_t h);
 
 #endif

@@ -94,9 +94,14 @@ void zn_warps_run_on_fibers(zn_block_run *run)
     run->all_mask = run->nwarps >= 32 ? 0xffffffffu : (1u << run->nwarps) - 1;
     run->runnable = run->all_mask;
     run->done_mask = 0;
+    /* Only barriers with arrivals hold state (a counted one can be left
+     * with some when every warp finished; a fault leaves any); clearing all
+     * 16 ids was 64 stores per block. bar_count is set at every arrival. */
+    for (uint32_t act = run->bar_active; act; act &= act - 1) {
+        uint32_t id = (uint32_t)__builtin_ctz(act);
+        run->waiting[id] = run->arrived[id] = run->narrived[id] = 0;
+    }
     run->bar_active = 0;
-    for (uint32_t id = 0; id < ZN_MAX_BARRIERS; id++)
-        run->waiting[id] = run->arrived[id] = run->narrived[id] = run->bar_count[id] = 0;
     zn_fiber_switch(&run->worker->native, warp_fiber(run, 0));
     while (run->done_mask != run->all_mask) {
         /* after a failure (a warp returned an error) waiting is expected:

@@ -213,6 +213,12 @@ static void parse_group(ptx_parser *p, ptx_ins *ins, ptx_opnd *o, char close,
         memcpy(o->elems, tmp, n * sizeof *tmp);
     }
     o->nelems = n;
+    /* tex/tld4 {d}|p: the vector and a texel-residency predicate */
+    if (close == '}' && ptx_accept_punct(p, '|')) {
+        ptx_tok t2 = ptx_expect_ident(p, "a predicate register");
+        o->pair = true;
+        o->reg2 = need_reg(p, &t2)->idx;
+    }
 }
 
 /* "[" base [+ off] "]" */

@@ -210,6 +210,8 @@ static void print_opnd(sbuf *b, const ptx_func *f, const ptx_opnd *o)
             print_opnd(b, f, &o->elems[i]);
         }
         out(b, o->kind == PTX_OPND_VEC ? "}" : ")");
+        if (o->pair) /* tex {d}|p */
+            out(b, "|%s", f->regs[o->reg2].name);
         break;
     case PTX_OPND_LABEL:
         out(b, "%s", f->labels[o->label].name);

@@ -14,7 +14,12 @@
  * the mean of the three texels around the corner (OpenGL's
  * ARB_seamless_cube_map recommendation, which Zinc follows: unverified on
  * hardware). Point filtering clamps to the face, as cuTexObjectCreate's
- * reference says. Outputs are poisoned before each launch.
+ * reference says. tld4 on cubemaps (inline PTX tld4.r.cube / .acube, with
+ * and without a depth compare value; CUDA has no gather function for
+ * cubemaps) gathers the same four texels, across edges when seamless
+ * (whatever the filter mode), clamped to the face otherwise; compared
+ * texels are 1.0 when the value <= texel (Zinc's choice, see
+ * texture_offset.cu). Outputs are poisoned before each launch.
  */
 #include "zn_test.h"
 #include "zn_tex_test.h"
@@ -28,6 +33,34 @@ __global__ void k_cube(cudaTextureObject_t t, const float4 *c, float *out, int n
     if (i < n)
         out[i] = layered ? texCubemapLayered<float>(t, c[i].x, c[i].y, c[i].z, (int)c[i].w)
                          : texCubemap<float>(t, c[i].x, c[i].y, c[i].z);
+}
+
+/* tld4.r.cube / .acube; ref >= 0: with that depth compare value */
+__global__ void k_gather_cube(cudaTextureObject_t t, const float4 *c, float4 *out, int n,
+                              int layered, float ref)
+{
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= n)
+        return;
+    float4 q = c[i], r;
+    int layer = (int)q.w;
+    if (layered && ref >= 0)
+        asm volatile("tld4.r.acube.v4.f32.f32 {%0, %1, %2, %3}, [%4, {%5, %6, %7, %8}], %9;"
+                     : "=f"(r.x), "=f"(r.y), "=f"(r.z), "=f"(r.w)
+                     : "l"(t), "r"(layer), "f"(q.x), "f"(q.y), "f"(q.z), "f"(ref));
+    else if (layered)
+        asm volatile("tld4.r.acube.v4.f32.f32 {%0, %1, %2, %3}, [%4, {%5, %6, %7, %8}];"
+                     : "=f"(r.x), "=f"(r.y), "=f"(r.z), "=f"(r.w)
+                     : "l"(t), "r"(layer), "f"(q.x), "f"(q.y), "f"(q.z));
+    else if (ref >= 0)
+        asm volatile("tld4.r.cube.v4.f32.f32 {%0, %1, %2, %3}, [%4, {%5, %6, %7, %7}], %8;"
+                     : "=f"(r.x), "=f"(r.y), "=f"(r.z), "=f"(r.w)
+                     : "l"(t), "f"(q.x), "f"(q.y), "f"(q.z), "f"(ref));
+    else
+        asm volatile("tld4.r.cube.v4.f32.f32 {%0, %1, %2, %3}, [%4, {%5, %6, %7, %7}];"
+                     : "=f"(r.x), "=f"(r.y), "=f"(r.z), "=f"(r.w)
+                     : "l"(t), "f"(q.x), "f"(q.y), "f"(q.z));
+    out[i] = r;
 }
 
 static float store[12][CW * CW];
@@ -123,6 +156,63 @@ static bool close_to(float got, float want, float tol)
     return fabsf(got - want) <= tol * (1.0f + fabsf(want));
 }
 
+/* tld4.r on a cube: the four texels around (x, y) - 0.5 in the order (i,
+ * j+1), (i+1, j+1), (i+1, j), (i, j); seamless across edges, else clamped
+ * to the face; compared with ref (>= 0) when asked. */
+static void ref_gather(const float4 &dir, int cube, bool seamless, float ref, float *v)
+{
+    float u, w;
+    int f = ref_face(dir.x, dir.y, dir.z, &u, &w);
+    int i = (int)floorf(u * cw - 0.5f), j = (int)floorf(w * cw - 0.5f);
+    const int at[4][2] = {{i, j + 1}, {i + 1, j + 1}, {i + 1, j}, {i, j}};
+    for (int k = 0; k < 4; k++) {
+        int x = at[k][0], y = at[k][1];
+        if (!seamless) {
+            x = x < 0 ? 0 : x >= cw ? cw - 1 : x;
+            y = y < 0 ? 0 : y >= cw ? cw - 1 : y;
+        }
+        v[k] = tap(cube, f, x, y);
+        if (ref >= 0)
+            v[k] = ref <= v[k] ? 1.0f : 0.0f;
+    }
+}
+
+/* tld4 on the cube (array a) of run(): seamless or not, compared or not */
+static void run_gather(cudaArray_t a, bool layered, const float4 *dc, const float4 *hc)
+{
+    static float4 hout[N];
+    float4 *dout;
+    CK(cudaMalloc(&dout, sizeof hout));
+    for (int seamless = 0; seamless < 2; seamless++)
+        for (int cmp = 0; cmp < 2; cmp++) {
+            cudaTextureDesc td;
+            memset(&td, 0, sizeof td);
+            td.filterMode = cudaFilterModePoint; /* tld4 does not filter */
+            td.readMode = cudaReadModeElementType;
+            td.normalizedCoords = 1;
+            td.seamlessCubemap = seamless;
+            cudaTextureObject_t t = zt_array_texture(a, &td);
+            float ref = cmp ? 150.0f : -1.0f; /* faces hold 100 f + [-10, 10) */
+            CK(cudaMemset(dout, 0xff, sizeof hout)); /* poison */
+            k_gather_cube<<<N / 64, 64>>>(t, dc, dout, N, layered, ref);
+            CK_LAUNCH();
+            CK(cudaMemcpy(hout, dout, sizeof hout, cudaMemcpyDeviceToHost));
+            for (int i = 0; i < N; i++) {
+                float want[4];
+                ref_gather(hc[i], (int)hc[i].w, seamless, ref, want);
+                const float got[4] = {hout[i].x, hout[i].y, hout[i].z, hout[i].w};
+                for (int k = 0; k < 4; k++)
+                    if (!close_to(got[k], want[k], 1e-6f))
+                        zt_fail("tld4.r.%s (%s%s) dir (%g, %g, %g) cube %d texel %d: got %g "
+                                "want %g", layered ? "acube" : "cube",
+                                seamless ? "seamless" : "clamped", cmp ? ", compare" : "",
+                                hc[i].x, hc[i].y, hc[i].z, (int)hc[i].w, k, got[k], want[k]);
+            }
+            CK(cudaDestroyTextureObject(t));
+        }
+    CK(cudaFree(dout));
+}
+
 /* Directions near an edge (two components of nearly equal size) or, every
  * fourth, near a corner (three); never an exact tie between axes. */
 static float4 edge_dir(int i, int cubes)
@@ -194,10 +284,11 @@ static void run(bool layered)
             zt_fail("only %d of %d footprints cross an edge", crossed, N);
         CK(cudaDestroyTextureObject(t));
     }
+    run_gather(a, layered, dc, hc);
     CK(cudaFreeArray(a));
     CK(cudaFree(dc));
     CK(cudaFree(dout));
-    printf("  seamless cubemap%s: edges and corners, point/linear ok\n",
+    printf("  seamless cubemap%s: edges and corners, point/linear, tld4 ok\n",
            layered ? " layered" : "");
 }
 

@@ -8,8 +8,11 @@
  * surfaces without SURFACE_LDST), cubemap array shapes, mipmapped arrays
  * (level sizes, level handles, copies, texture objects on them), and a
  * PTX kernel running txq
- * and tex.2d on a pitch2D texture. Last, a kernel given a destroyed
- * texture object must fail with CUDA_ERROR_ILLEGAL_ADDRESS.
+ * and tex.2d on a pitch2D texture. cuModuleGetTexRef/SurfRef (which CUDA
+ * 13's cuda.h no longer declares) find no reference in a module (Zinc's
+ * parser refuses a .texref declaration) after their argument checks. Last,
+ * a kernel given a destroyed texture object must fail with
+ * CUDA_ERROR_ILLEGAL_ADDRESS.
  */
 #include <cuda.h>
 #include <stdbool.h>
@@ -42,6 +45,39 @@ static const char ptx[] =
     "    st.global.f32 [%rd2+12], %f3;\n"
     "    ret;\n"
     "}\n";
+
+/* cuModuleGetTexRef/SurfRef (deprecated: cuda.h marks them, so they are
+ * called through the pointers cudart would get) */
+typedef CUresult (*ref_fn)(void **ref, CUmodule mod, const char *name);
+
+static ref_fn ref_getter(const char *name)
+{
+    void *fn = NULL;
+    CUdriverProcAddressQueryResult st;
+    OK(cuGetProcAddress(name, &fn, 13000, 0, &st));
+    EXPECT(fn != NULL && st == CU_GET_PROC_ADDRESS_SUCCESS);
+    return (ref_fn)fn;
+}
+
+static void test_refs(CUmodule mod)
+{
+    ref_fn tex = ref_getter("cuModuleGetTexRef"), surf = ref_getter("cuModuleGetSurfRef");
+    if (!tex || !surf)
+        return;
+    void *ref = (void *)1;
+    EXPECT_RC(tex(&ref, mod, "tex"), CUDA_ERROR_NOT_FOUND);
+    EXPECT_RC(surf(&ref, mod, "surf"), CUDA_ERROR_NOT_FOUND);
+    EXPECT(ref == (void *)1); /* untouched on failure */
+    EXPECT_RC(tex(&ref, NULL, "tex"), CUDA_ERROR_INVALID_HANDLE);
+    EXPECT_RC(surf(&ref, NULL, "surf"), CUDA_ERROR_INVALID_HANDLE);
+    EXPECT_RC(tex(NULL, mod, "tex"), CUDA_ERROR_INVALID_VALUE);
+    EXPECT_RC(surf(&ref, mod, NULL), CUDA_ERROR_INVALID_VALUE);
+    /* a module declaring a texture reference does not load */
+    static const char texref_ptx[] = ".version 8.0\n.target sm_75\n.address_size 64\n"
+                                     ".global .texref tr;\n.visible .entry k() { ret; }\n";
+    CUmodule m2 = NULL;
+    EXPECT(cuModuleLoadData(&m2, texref_ptx) != CUDA_SUCCESS && m2 == NULL);
+}
 
 static void test_arrays(void)
 {
@@ -391,6 +427,7 @@ int main(void)
     CUmodule mod;
     OK(cuModuleLoadData(&mod, ptx));
     test_arrays();
+    test_refs(mod);
     test_objects(mod);
     OK(cuModuleUnload(mod));
     OK(cuDevicePrimaryCtxRelease(dev));

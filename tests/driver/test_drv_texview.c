@@ -227,8 +227,8 @@ static void test_formats(void)
     bad.lastLayer = 1;
     EXPECT_RC(cuTexObjectCreate(&t, &rd, &td, &bad), CUDA_ERROR_INVALID_VALUE);
     bad = v;
-    bad.format = CU_RES_VIEW_FORMAT_UNSIGNED_BC1;
-    EXPECT_RC(cuTexObjectCreate(&t, &rd, &td, &bad), CUDA_ERROR_NOT_SUPPORTED);
+    bad.format = CU_RES_VIEW_FORMAT_UNSIGNED_BC1; /* needs U32 x2 elements */
+    EXPECT_RC(cuTexObjectCreate(&t, &rd, &td, &bad), CUDA_ERROR_INVALID_VALUE);
     CUdeviceptr lin;
     OK(cuMemAlloc(&lin, 256));
     CUDA_RESOURCE_DESC rl;

@@ -15,6 +15,7 @@ done
 $NVCC -ptx -lineinfo -arch=sm_80 cu/funcs.cu -o funcs_lineinfo_sm80.ptx
 $NVCC -ptx -G -arch=sm_75 cu/sync.cu -o sync_debug_sm75.ptx
 $NVCC -ptx -arch=sm_75 cu/tex.cu -o tex_sm75.ptx
+$NVCC -ptx -arch=sm_75 cu/tex_opts.cu -o tex_opts_sm75.ptx
 $NVCC -ptx -arch=sm_80 cu/thrust_algos.cu -o thrust_sm80.ptx
 # the toolkit headers' device code (issue #3): libcu++ barrier/pipeline
 # (software, mbarrier, try_wait + cp.async.bulk), atomics, fp16/bf16
