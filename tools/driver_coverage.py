@@ -33,10 +33,9 @@ PER_THREAD_FLAG = 2  # CU_GET_PROC_ADDRESS_PER_THREAD_DEFAULT_STREAM
 PARTIAL = {
     "cuLinkAddData": "cubin and NVVM (LTO) inputs: Zinc links PTX",
     "cuLinkAddFile": "cubin and NVVM (LTO) inputs: Zinc links PTX",
-    "cuArray3DCreate": "sparse flag and video formats: not yet (deferred-mapping arrays are backed at once)",
-    "cuArrayGetSparseProperties": "no sparse arrays: always CUDA_ERROR_INVALID_VALUE (the error for a non-sparse array)",
-    "cuMipmappedArrayGetSparseProperties": "no sparse arrays: always CUDA_ERROR_INVALID_VALUE (the error for a non-sparse array)",
-    "cuArrayGetPlane": "no planar formats: always CUDA_ERROR_INVALID_VALUE (the error for a non-planar array)",
+    "cuArray3DCreate": "packed video formats (YUY2, Y210, Y216, AYUV, Y410, Y416; the planar ones, NV12 to YUV444 semi-planar, are supported) and sparse block-compressed arrays: not yet (sparse and deferred-mapping arrays are backed at once: no tile mapping)",
+    "cuArrayGetSparseProperties": "CUDA's 64 KiB tile shapes and mip tail, but tiles cannot be mapped or unmapped (cuMemMapArrayAsync not exported): every tile is resident",
+    "cuMipmappedArrayGetSparseProperties": "CUDA's 64 KiB tile shapes and mip tail, but tiles cannot be mapped or unmapped (cuMemMapArrayAsync not exported): every tile is resident",
     "cuMemPoolCreate": "shareable handle types: POSIX file descriptors only (Win32 and NVLink fabric handles have no meaning here)",
     "cuGraphAddNode": "external-semaphore nodes: no external semaphores (Vulkan, D3D)",
     "cuModuleGetTexRef": "no module has texture references (nvcc 13 cannot emit .texref; Zinc's PTX parser refuses it): CUDA_ERROR_NOT_FOUND after the handle checks, CUDA's answer for a missing name",

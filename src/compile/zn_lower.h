@@ -75,6 +75,7 @@ typedef struct zn_lfn {
     bool *reg_inv;              /* written without a mask (zn_lower_invariant.c) */
     int32_t *reg_def;           /* the one defining instruction, or -1 */
     bool *reg_uni;              /* one value in all live lanes: scalar storage */
+    bool *reg_nan_free;         /* only read by ops that canonicalise NaN (zn_lower_fpfix.c) */
     bool *blk_conv;             /* block always runs with all live lanes */
     bool *reg_blocal;           /* dead at every block start (zn_lower_blocklocal.c) */
     LLVMValueRef *local_slot;   /* per f->locals[i]: alloca of 32*size, or NULL */
@@ -272,6 +273,9 @@ LLVMValueRef zn_f32_to_half(zn_lfn *l, LLVMValueRef f, bool bf, bool rz);
 /* zn_lower_fpfix.c: f32 NaN -> 0x7fffffff; PTX min/max; f64 .ftz;
  * f64 (+ residue e, may be NULL) -> f32 rounded to odd */
 LLVMValueRef zn_canon_nan(zn_lfn *l, LLVMValueRef v);
+/* Fills l->reg_nan_free; whether ins's f32 result may skip zn_canon_nan. */
+void zn_nan_free_regs(zn_lfn *l);
+bool zn_nan_canon_elided(const zn_lfn *l, const ptx_ins *ins);
 LLVMValueRef zn_minmax(zn_lfn *l, const ptx_ins *ins, LLVMValueRef a, LLVMValueRef b);
 LLVMValueRef zn_ftz64(zn_lfn *l, LLVMValueRef v);
 LLVMValueRef zn_round_odd_f32(zn_lfn *l, LLVMValueRef w, LLVMValueRef e);

@@ -156,8 +156,9 @@ void zn_lower_float(zn_lfn *l, const ptx_ins *ins)
         zn_lerr_unsupported(l);
         return;
     }
-    if (ins->op != PTX_OP_abs && ins->op != PTX_OP_neg && ins->op != PTX_OP_copysign)
-        r = zn_canon_nan(l, r); /* zn_lower_fpfix.c */
+    if (ins->op != PTX_OP_abs && ins->op != PTX_OP_neg && ins->op != PTX_OP_copysign &&
+        !zn_nan_canon_elided(l, ins))
+        r = zn_canon_nan(l, r); /* zn_lower_fpfix.c: unless every read redoes it */
     if (ins->flags & PTX_F(sat))
         r = zn_fsat(l, r);
     if (ftz)

@@ -3,6 +3,7 @@
  * (f32 0x7fffffff, f16/bf16 0x7fff; NVIDIA hardware never propagates a
  * payload), min/max that order -0 below +0 (and .NaN, .xorsign.abs), and
  * round-to-odd narrowing used to round f16/bf16 results only once. */
+#include <stdlib.h>
 #include "zn_lower.h"
 
 LLVMValueRef zn_canon_nan(zn_lfn *l, LLVMValueRef v)
@@ -13,6 +14,72 @@ LLVMValueRef zn_canon_nan(zn_lfn *l, LLVMValueRef v)
     LLVMValueRef nan = LLVMBuildFCmp(l->b, LLVMRealUNO, v, v, "");
     LLVMValueRef c = LLVMBuildBitCast(l->b, ll_const_vec(l->m->t_i32, 0x7fffffff), vt, "");
     return LLVMBuildSelect(l->b, nan, c, v, "");
+}
+
+/* Canonicalisation elided per register (issue #9). An f32 NaN reaching
+ * add/sub/mul/fma/mad gives a NaN, which that instruction canonicalises
+ * itself: whatever payload the operand's NaN had, the consumer's result is
+ * 0x7fffffff. So a register whose every read in the function is a source of
+ * such an instruction does not need its own canonicalisation (sgemm's chain
+ * of FMAs, each feeding only the next one's addend). Any other read (a
+ * store, a compare, min/max, mov, a bit operation, a call argument, a .reg
+ * result of a .func) keeps it, whichever definition reaches that read. */
+static bool canon_consumer(const ptx_ins *ins)
+{
+    if (ins->type[0] != PTX_T_F32 || (ins->rnd != PTX_RND_NONE && ins->rnd != PTX_RND_RN))
+        return false; /* directed rounding goes through other arithmetic */
+    switch (ins->op) {
+    case PTX_OP_add: case PTX_OP_sub: case PTX_OP_mul:
+        return ins->nopnds == 3;
+    case PTX_OP_fma: case PTX_OP_mad:
+        return ins->nopnds == 4;
+    default:
+        return false;
+    }
+}
+
+static void other_read(int32_t r, void *ud)
+{
+    zn_lfn *l = ud;
+    if (r >= 0 && (uint32_t)r < l->f->nregs)
+        l->reg_nan_free[r] = false;
+}
+
+void zn_nan_free_regs(zn_lfn *l)
+{
+    const ptx_func *f = l->f;
+    l->reg_nan_free = calloc(f->nregs + 1, sizeof *l->reg_nan_free);
+    for (uint32_t r = 0; r < f->nregs; r++)
+        l->reg_nan_free[r] = true;
+    for (uint32_t i = 0; i < f->nins; i++) {
+        const ptx_ins *ins = &f->ins[i];
+        bool cons = canon_consumer(ins);
+        /* a consumer's plain register sources are the reads allowed; every
+         * other register an instruction names counts as another read (its
+         * destinations too: cautious, and simpler than telling them apart) */
+        for (uint32_t k = 0; k < ins->nopnds; k++) {
+            const ptx_opnd *o = &ins->opnds[k];
+            if (cons && o->kind == PTX_OPND_REG && o->reg2 < 0)
+                continue;
+            zn_each_reg(o, other_read, l);
+        }
+    }
+    /* .reg results of a .func are read when it returns (zn_lower_regparam.c):
+     * they are the body's first registers */
+    if (!f->is_entry) {
+        uint32_t id = 0;
+        for (uint32_t i = 0; i < f->nrets; i++)
+            if (f->rets[i].space == PTX_SPACE_REG)
+                other_read((int32_t)id++, l);
+    }
+}
+
+bool zn_nan_canon_elided(const zn_lfn *l, const ptx_ins *ins)
+{
+    const ptx_opnd *d = &ins->opnds[0];
+    return l->reg_nan_free && ins->type[0] == PTX_T_F32 && ins->nopnds &&
+           d->kind == PTX_OPND_REG && d->reg2 < 0 && d->reg >= 0 &&
+           (uint32_t)d->reg < l->f->nregs && l->reg_nan_free[d->reg];
 }
 
 /* min/max of two float vectors with the PTX rules: a NaN operand gives the

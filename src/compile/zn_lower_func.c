@@ -540,6 +540,7 @@ void zn_lower_func(zn_lmod *m, const ptx_func *f, LLVMValueRef fn)
     zn_invariant_regs(l);
     zn_block_local_regs(l);
     zn_uniform_analysis(l);
+    zn_nan_free_regs(l); /* zn_lower_fpfix.c */
     zn_reg_params_divergent(l); /* zn_lower_regparam.c */
     LLVMBasicBlockRef entry = LLVMAppendBasicBlockInContext(m->ctx, fn, "entry");
     l->bbs = calloc(l->nblocks + 1, sizeof *l->bbs);
@@ -606,6 +607,7 @@ void zn_lower_func(zn_lmod *m, const ptx_func *f, LLVMValueRef fn)
     free(l->reg_def);
     free(l->aff_join);
     free(l->reg_uni);
+    free(l->reg_nan_free);
     free(l->blk_conv);
     free(l->reg_blocal);
 }

@@ -88,6 +88,13 @@ void zn_each_reg(const ptx_opnd *o, void (*f)(int32_t, void *), void *ud)
         if (o->reg2 >= 0) /* tex {d}|p */
             f(o->reg2, ud);
         return;
+    case PTX_OPND_LIST:
+        /* a call's (results) and (arguments) of .reg parameters: missing
+         * them left a call's result registers undefined to the analyses,
+         * so a .func's per-lane result counted as uniform */
+        for (uint32_t i = 0; i < o->nelems; i++)
+            zn_each_reg(&o->elems[i], f, ud);
+        return;
     default:
         return;
     }

@@ -17,7 +17,7 @@
  * in the code word. tld4 takes .2d, .a2d, .cube and .acube (level 0, or a
  * resource view's first level; the ISA has no tld4 with a LOD). The
  * sparse-texture form `{d}|p` (CUDA's tex2D(..., &isResident)) sets p
- * true: every array is backed. Texture references (.texref variables) and
+ * true: every array, sparse ones too, is backed whole. Texture references (.texref variables) and
  * independent mode ([tex, sampler, {...}]) are reported as unsupported.
  */
 #include "zn_lower.h"
@@ -316,8 +316,8 @@ static void lower_sample(zn_lfn *l, const ptx_ins *ins, tex_call *c)
                                    tld4 ? comp : lod, 0, 4) | opt);
     for (unsigned k = 0; k < 4; k++)
         zn_dst(l, &d->elems[k], ins->type[0], io_get(l, c, k, 32));
-    /* {d}|p: the texels are resident (Zinc has no sparse arrays: every
-     * array is backed), so p is true */
+    /* {d}|p: the texels are resident (sparse arrays are backed whole:
+     * Zinc has no tile mapping yet, zn_drv_sparse.c), so p is true */
     if (d->pair && d->reg2 >= 0)
         zn_dst_reg(l, d->reg2, PTX_T_PRED, LLVMConstAllOnes(ll_vec(l->m->t_i1)));
 }

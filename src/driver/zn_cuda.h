@@ -905,7 +905,12 @@ typedef enum CUarray_format {
     CU_AD_FORMAT_UNSIGNED_INT8 = 0x01, CU_AD_FORMAT_UNSIGNED_INT16 = 0x02,
     CU_AD_FORMAT_UNSIGNED_INT32 = 0x03, CU_AD_FORMAT_SIGNED_INT8 = 0x08,
     CU_AD_FORMAT_SIGNED_INT16 = 0x09, CU_AD_FORMAT_SIGNED_INT32 = 0x0a,
-    CU_AD_FORMAT_HALF = 0x10, CU_AD_FORMAT_FLOAT = 0x20
+    CU_AD_FORMAT_HALF = 0x10, CU_AD_FORMAT_FLOAT = 0x20,
+    /* planar video formats (zn_drv_array_planar.c) */
+    CU_AD_FORMAT_P010 = 0x9f, CU_AD_FORMAT_P016 = 0xa1, CU_AD_FORMAT_NV16 = 0xa2,
+    CU_AD_FORMAT_P210 = 0xa3, CU_AD_FORMAT_P216 = 0xa4, CU_AD_FORMAT_NV12 = 0xb0,
+    CU_AD_FORMAT_Y444_PLANAR8 = 0xb2, CU_AD_FORMAT_Y444_PLANAR10 = 0xb3,
+    CU_AD_FORMAT_YUV444_8bit_SemiPlanar = 0xb4, CU_AD_FORMAT_YUV444_16bit_SemiPlanar = 0xb5
 } CUarray_format;
 
 typedef enum CUaddress_mode {
@@ -1002,7 +1007,14 @@ typedef struct CUDA_ARRAY_MEMORY_REQUIREMENTS {
     unsigned int reserved[4];
 } CUDA_ARRAY_MEMORY_REQUIREMENTS;
 
-typedef struct CUDA_ARRAY_SPARSE_PROPERTIES CUDA_ARRAY_SPARSE_PROPERTIES; /* never filled */
+#define CU_ARRAY_SPARSE_PROPERTIES_SINGLE_MIPTAIL 0x1
+typedef struct CUDA_ARRAY_SPARSE_PROPERTIES {
+    struct { unsigned int width, height, depth; } tileExtent; /* in elements */
+    unsigned int miptailFirstLevel;
+    unsigned long long miptailSize;
+    unsigned int flags;
+    unsigned int reserved[4];
+} CUDA_ARRAY_SPARSE_PROPERTIES;
 
 ZN_API CUresult cuArrayCreate_v2(CUarray *a, const CUDA_ARRAY_DESCRIPTOR *d);
 ZN_API CUresult cuArrayGetDescriptor_v2(CUDA_ARRAY_DESCRIPTOR *d, CUarray a);

@@ -246,6 +246,8 @@ typedef struct zn_array {
     size_t pitch, rows, slices;
     uint8_t *data;
     bool mip_level;                 /* a level of a mipmapped array: not destroyable */
+    struct zn_array *plane[3];      /* planar formats: views into data (zn_drv_array_planar.c) */
+    struct zn_array *plane_of;      /* a plane view: its parent (not destroyable, data not owned) */
 } zn_array;
 zn_array *zn_array_get(CUarray a);  /* NULL unless a live array */
 /* Mipmapped arrays (zn_drv_mipmap.c): level i is max(1, dim >> i). */
@@ -259,8 +261,15 @@ zn_mipmap *zn_mipmap_get(CUmipmappedArray m); /* NULL unless a live one */
 /* Creates / frees an array (zn_drv_array.c); the mipmap's levels use them. */
 CUresult zn_array_create(CUarray *out, const CUDA_ARRAY3D_DESCRIPTOR *d);
 void zn_array_free(zn_array *a);
+/* CUDA_ARRAY3D_SPARSE's extra checks at creation (zn_drv_sparse.c). */
+CUresult zn_sparse_check(const CUDA_ARRAY3D_DESCRIPTOR *d);
 /* Bytes per channel of a format, 0 if Zinc does not support it. */
 uint32_t zn_array_format_size(CUarray_format f);
+/* Planar (video) formats (zn_drv_array_planar.c): is f one; create such an
+ * array (planes made at once, aliasing its buffer); free its plane views. */
+bool zn_array_planar_is(CUarray_format f);
+CUresult zn_array_planar_create(CUarray *out, const CUDA_ARRAY3D_DESCRIPTOR *d);
+void zn_array_planar_free(zn_array *a);
 /* Copy op from a 3D description (checks both sides). */
 CUresult zn_op_copy3d(zn_op **out, const CUDA_MEMCPY3D *p);
 CUresult zn_op_set(zn_op **out, CUdeviceptr dst, size_t pitch, uint32_t v, unsigned elem,

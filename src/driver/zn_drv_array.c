@@ -13,7 +13,8 @@
  * format; no surface access) store rows of 4 x 4 texel blocks of 8 or 16
  * bytes: the array's elements are blocks, so cuMemcpy2D/3D take widths,
  * offsets and heights in blocks (ceil(Width / 4) x ceil(Height / 4)).
- * Sparse arrays and the video formats are NOT_SUPPORTED.
+ * Sparse arrays (zn_drv_sparse.c) are backed at once; planar video formats
+ * (NV12, P016, ...) are zn_drv_array_planar.c's, packed ones refused.
  * CUDA_ARRAY3D_DEFERRED_MAPPING is accepted, but the array gets its own
  * backing at once (cuMemMapArrayAsync is NOT_SUPPORTED); it only makes
  * cuArrayGetMemoryRequirements answer (zn_drv_array_query.c).
@@ -51,10 +52,13 @@ CUresult zn_array_create(CUarray *out, const CUDA_ARRAY3D_DESCRIPTOR *d)
         return CUDA_ERROR_INVALID_VALUE;
     const unsigned known = CUDA_ARRAY3D_LAYERED | CUDA_ARRAY3D_SURFACE_LDST |
                            CUDA_ARRAY3D_TEXTURE_GATHER | CUDA_ARRAY3D_CUBEMAP |
-                           CUDA_ARRAY3D_DEFERRED_MAPPING;
-    if (d->Flags & CUDA_ARRAY3D_SPARSE) {
-        zn_log(ZN_LOG_WARN, "cuArray3DCreate: sparse arrays are not supported");
-        return CUDA_ERROR_NOT_SUPPORTED;
+                           CUDA_ARRAY3D_DEFERRED_MAPPING | CUDA_ARRAY3D_SPARSE;
+    if (zn_array_planar_is(d->Format))
+        return zn_array_planar_create(out, d); /* zn_drv_array_planar.c */
+    if (d->Flags & CUDA_ARRAY3D_SPARSE) { /* tiles, properties: zn_drv_sparse.c */
+        CUresult se = zn_sparse_check(d);
+        if (se != CUDA_SUCCESS)
+            return se;
     }
     if (d->Flags & ~known)
         return CUDA_ERROR_INVALID_VALUE;
@@ -145,7 +149,7 @@ CUresult cuArrayDestroy(CUarray h)
 {
     ZN_CHECK_INIT();
     zn_array *a = zn_array_get(h);
-    if (!a || a->mip_level) /* levels go with cuMipmappedArrayDestroy */
+    if (!a || a->mip_level || a->plane_of) /* levels, planes go with their parent */
         ZN_RET(CUDA_ERROR_INVALID_HANDLE);
     zn_array_free(a);
     ZN_RET(CUDA_SUCCESS);
@@ -155,6 +159,7 @@ void zn_array_free(zn_array *a)
 {
     /* copies already queued on streams may still read it: CUDA makes the
      * caller order destruction after them, as cuMemFree does */
+    zn_array_planar_free(a);
     free(a->data);
     zn_handle_retire(ZN_HANDLE_ARRAY, a, sizeof *a);
 }

@@ -1,5 +1,5 @@
 /* zn_drv_array_query.c: questions about CUDA arrays that create nothing:
- * memory requirements, planes, sparse properties, and the widest 1D
+ * memory requirements and the widest 1D
  * texture on linear memory.
  *
  * Memory requirements (cuArrayGetMemoryRequirements, the mipmapped form)
@@ -8,9 +8,8 @@
  * says. The size is the array's packed bytes (every level for a mipmapped
  * array) rounded up to the alignment, which is the virtual-memory
  * granularity (2 MiB) so that cuMemCreate accepts that size as it is.
- * Zinc has no planar (video) formats and no sparse arrays, so
- * cuArrayGetPlane and the sparse-property queries give the errors the
- * reference documents for arrays that are not planar / not sparse.
+ * cuArrayGetPlane is in zn_drv_array_planar.c. The
+ * sparse-property queries are in zn_drv_sparse.c.
  */
 #include "zn_drv.h"
 #include "../util/zn_log.h"
@@ -65,40 +64,7 @@ CUresult cuMipmappedArrayGetMemoryRequirements(CUDA_ARRAY_MEMORY_REQUIREMENTS *r
     ZN_RET(requirements(r, bytes, m->level[0]->desc.Flags, dev));
 }
 
-CUresult cuArrayGetPlane(CUarray *plane, CUarray h, unsigned int idx)
-{
-    ZN_CHECK_INIT();
-    (void)idx;
-    if (!zn_array_get(h))
-        ZN_RET(CUDA_ERROR_INVALID_HANDLE);
-    if (!plane)
-        ZN_RET(CUDA_ERROR_INVALID_VALUE);
-    /* no array Zinc creates has a multi-planar format (NV12 and the other
-     * video formats are refused by cuArray3DCreate) */
-    zn_log(ZN_LOG_WARN, "cuArrayGetPlane: the array has no planes (not a planar format)");
-    ZN_RET(CUDA_ERROR_INVALID_VALUE);
-}
-
-CUresult cuArrayGetSparseProperties(CUDA_ARRAY_SPARSE_PROPERTIES *p, CUarray h)
-{
-    ZN_CHECK_INIT();
-    (void)p;
-    (void)h;
-    /* the reference: not CUDA_ARRAY3D_SPARSE -> CUDA_ERROR_INVALID_VALUE;
-     * Zinc never makes sparse arrays */
-    zn_log(ZN_LOG_WARN, "cuArrayGetSparseProperties: sparse arrays are not supported");
-    ZN_RET(CUDA_ERROR_INVALID_VALUE);
-}
-
-CUresult cuMipmappedArrayGetSparseProperties(CUDA_ARRAY_SPARSE_PROPERTIES *p,
-                                             CUmipmappedArray h)
-{
-    ZN_CHECK_INIT();
-    (void)p;
-    (void)h;
-    zn_log(ZN_LOG_WARN, "cuMipmappedArrayGetSparseProperties: sparse arrays are not supported");
-    ZN_RET(CUDA_ERROR_INVALID_VALUE);
-}
+/* cuArrayGetPlane: zn_drv_array_planar.c */
 
 CUresult cuDeviceGetTexture1DLinearMaxWidth(size_t *w, CUarray_format f, unsigned nch,
                                             CUdevice dev)

@@ -32,7 +32,7 @@ static void mipmap_free(zn_mipmap *m)
 static CUresult mipmap_create(CUmipmappedArray *out, const CUDA_ARRAY3D_DESCRIPTOR *d,
                               unsigned levels)
 {
-    if (!out || !d || !levels)
+    if (!out || !d || !levels || zn_array_planar_is(d->Format)) /* no video mipmaps */
         return CUDA_ERROR_INVALID_VALUE;
     bool layered = (d->Flags & (CUDA_ARRAY3D_LAYERED | CUDA_ARRAY3D_CUBEMAP)) != 0;
     size_t big = d->Width > d->Height ? d->Width : d->Height;

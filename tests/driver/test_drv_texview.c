@@ -493,7 +493,8 @@ static void test_queries(CUdevice dev)
     EXPECT_RC(cuMipmappedArrayGetMemoryRequirements(&r, (CUmipmappedArray)&drv_failures, dev),
               CUDA_ERROR_INVALID_HANDLE);
 
-    /* planes: no planar formats; sparse: no sparse arrays */
+    /* planes: only of planar arrays (test_drv_planar.c tests those);
+     * sparse properties: only of sparse arrays (test_drv_sparse.c) */
     CUarray plane = NULL;
     EXPECT_RC(cuArrayGetPlane(&plane, plain, 0), CUDA_ERROR_INVALID_VALUE);
     EXPECT_RC(cuArrayGetPlane(&plane, (CUarray)&drv_failures, 0), CUDA_ERROR_INVALID_HANDLE);
@@ -501,9 +502,12 @@ static void test_queries(CUdevice dev)
     CUDA_ARRAY_SPARSE_PROPERTIES sp;
     EXPECT_RC(cuArrayGetSparseProperties(&sp, plain), CUDA_ERROR_INVALID_VALUE);
     EXPECT_RC(cuMipmappedArrayGetSparseProperties(&sp, m), CUDA_ERROR_INVALID_VALUE);
-    CUarray sparse;
+    CUarray sparse = NULL;
     d.Flags = CUDA_ARRAY3D_SPARSE;
-    EXPECT_RC(cuArray3DCreate(&sparse, &d), CUDA_ERROR_NOT_SUPPORTED);
+    OK(cuArray3DCreate(&sparse, &d));
+    OK(cuArrayGetSparseProperties(&sp, sparse));
+    EXPECT(sp.tileExtent.width == 64 && sp.tileExtent.height == 64); /* 16-byte elements */
+    OK(cuArrayDestroy(sparse));
 
     /* widest linear 1D texture: the device attribute, for every format */
     int attr = 0;
