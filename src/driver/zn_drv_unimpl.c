@@ -4,6 +4,11 @@
  * (ZINC_LOG>=1) and returns CUDA_ERROR_NOT_SUPPORTED, never a silent
  * success. Stubs take no parameters: the caller's arguments are ignored,
  * which the x86-64 and AArch64 C calling conventions allow (caller-cleanup).
+ * A name Zinc implements at no version (U rows) is also exported under its
+ * own name, as NVIDIA's libcuda.so.1 exports every driver function: a
+ * program linked with -lcuda that calls one gets the error, not a loader
+ * failure. The symbol is an assembler alias of the stub, so it needs no C
+ * prototype (cuda.h's would not match a parameterless stub).
  */
 #include "zn_drv.h"
 #include "../util/zn_log.h"
@@ -17,7 +22,9 @@ static CUresult unimpl(const char *name)
 #define E(name, version, pt, sym)
 #define UV(name, version) \
     static CUresult zn_unimpl_##name##_##version(void) { return unimpl(#name); }
-#define U(name) static CUresult zn_unimpl_##name(void) { return unimpl(#name); }
+#define U(name)                                                                   \
+    static CUresult zn_unimpl_##name(void) { return unimpl(#name); }              \
+    __asm__(".globl " #name "\n.set " #name ", zn_unimpl_" #name);
 #include "zn_drv_api_list.h"
 
 const zn_api_entry zn_api_unimpl[] = {

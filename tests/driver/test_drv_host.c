@@ -25,6 +25,22 @@
 
 static void *lib;
 
+/* The names the driver implements at no version (its U rows): each is
+ * exported under its name and answers CUDA_ERROR_NOT_SUPPORTED. */
+static const char *const unimpl_names[] = {
+#define E(name, version, pt, sym)
+#define U(name) #name,
+#include "../../src/driver/zn_drv_api_list.h"
+};
+
+static bool is_unimpl(const char *name)
+{
+    for (size_t i = 0; i < sizeof unimpl_names / sizeof unimpl_names[0]; i++)
+        if (!strcmp(unimpl_names[i], name))
+            return true;
+    return false;
+}
+
 static void *sym(const char *name)
 {
     void *p = dlsym(lib, name);
@@ -69,8 +85,9 @@ static void test_proc_address(void)
         /* an implemented entry point is an exported cu* symbol; anything
          * else is a stub, which must fail (it ignores its arguments) */
         Dl_info di;
-        if (fn && !(dladdr(fn, &di) && di.dli_saddr == fn && di.dli_sname &&
-                    !strncmp(di.dli_sname, name, strlen(name)))) {
+        if (fn && (is_unimpl(name) ||
+                   !(dladdr(fn, &di) && di.dli_saddr == fn && di.dli_sname &&
+                     !strncmp(di.dli_sname, name, strlen(name))))) {
             stubs++;
             CUresult r = ((CUresult (*)(void))fn)();
             if (r != CUDA_ERROR_NOT_SUPPORTED) {
@@ -114,6 +131,18 @@ static void test_proc_address(void)
     /* an unimplemented name resolves to a stub that fails, never succeeds */
     void *g = proc("cuCtxDetach", 12000, 0, 0, 0);
     EXPECT(((CUresult (*)(void *))g)(NULL) == CUDA_ERROR_NOT_SUPPORTED);
+    /* and every unimplemented name is exported under its name, as NVIDIA's
+     * library exports every driver function: a program linked with -lcuda
+     * loads and gets the error */
+    EXPECT(sym("cuCtxDetach") == g);
+    for (size_t i = 0; i < sizeof unimpl_names / sizeof unimpl_names[0]; i++) {
+        void *d = sym(unimpl_names[i]);
+        if (d && ((CUresult (*)(void *, void *))d)(NULL, NULL) != CUDA_ERROR_NOT_SUPPORTED) {
+            printf("FAIL: exported stub %s did not return NOT_SUPPORTED\n", unimpl_names[i]);
+            drv_failures++;
+        }
+    }
+    EXPECT(sizeof unimpl_names / sizeof unimpl_names[0] > 20);
     /* the old entry point takes no status */
     CUresult (*gpa1)(const char *, void **, int, cuuint64_t) = sym("cuGetProcAddress");
     fn = NULL;
