@@ -161,6 +161,22 @@ static void thread_xyz(const zn_block_ctx *b, uint32_t t, uint32_t out[3])
     out[2] = t / nx / ny;
 }
 
+/* What both reports print of a pair: the two instructions' places and
+ * the two threads' coordinates in the block. */
+typedef struct race_text {
+    char wa[640], wb[640];
+    uint32_t xa[3], xb[3];
+} race_text;
+
+static void race_text_fill(race_text *t, const zn_block_ctx *b, const race_pair *p, uint32_t ta,
+                           uint32_t tb)
+{
+    zn_check_where(t->wa, sizeof t->wa, p->a);
+    zn_check_where(t->wb, sizeof t->wb, p->b);
+    thread_xyz(b, ta, t->xa);
+    thread_xyz(b, tb, t->xb);
+}
+
 /* One conflict found in a warp's access: the earlier access (a) and this
  * one (b), the threads, the shared offset and how many lanes hit it. */
 typedef struct race_hit {
@@ -204,20 +220,16 @@ static void report(zn_warp_ctx *w, const race_hit *h)
         return;
 
     const zn_block_ctx *b = w->block;
-    char wa[640], wb[640];
-    zn_check_where(wa, sizeof wa, h->p.a);
-    zn_check_where(wb, sizeof wb, h->p.b);
-    uint32_t xa[3], xb[3];
-    thread_xyz(b, h->ta, xa);
-    thread_xyz(b, h->tb, xb);
+    race_text t;
+    race_text_fill(&t, b, &h->p, h->ta, h->tb);
     zn_check_print("========= Race reported between %s access at %s\n"
                    "=========     and %s access at %s [%u hazard%s]\n"
                    "=========     threads (%u,%u,%u) and (%u,%u,%u) in block (%u,%u,%u), "
                    "shared offset %u\n"
                    "=========\n",
-                   kind_name(h->p.ka), wa, kind_name(h->p.kb), wb, h->lanes,
-                   h->lanes == 1 ? "" : "s", xa[0], xa[1], xa[2], xb[0], xb[1], xb[2],
-                   b->ctaid[0], b->ctaid[1], b->ctaid[2], h->off);
+                   kind_name(h->p.ka), t.wa, kind_name(h->p.kb), t.wb, h->lanes,
+                   h->lanes == 1 ? "" : "s", t.xa[0], t.xa[1], t.xa[2], t.xb[0], t.xb[1],
+                   t.xb[2], b->ctaid[0], b->ctaid[1], b->ctaid[2], h->off);
 }
 
 /* The conflict of one byte with the earlier accesses of other warps, if
@@ -391,21 +403,18 @@ static void report_dsm(zn_warp_ctx *w, const dsm_hit *h, unsigned rank)
         return;
 
     const zn_block_ctx *b = w->block;
-    char wa[640], wb[640];
-    zn_check_where(wa, sizeof wa, h->p.a);
-    zn_check_where(wb, sizeof wb, h->p.b);
-    uint32_t xa[3], xb[3];
-    thread_xyz(b, h->ta, xa);
-    thread_xyz(b, h->tb, xb);
+    race_text t;
+    race_text_fill(&t, b, &h->p, h->ta, h->tb);
     zn_check_print("========= Race reported between %s access at %s\n"
                    "=========     and %s access at %s [%u hazard%s]\n"
                    "=========     threads (%u,%u,%u) of cluster rank %u and (%u,%u,%u) of "
                    "cluster rank %u (block (%u,%u,%u)), distributed shared memory of "
                    "cluster rank %u, offset %u\n"
                    "=========\n",
-                   kind_name(h->p.ka), wa, kind_name(h->p.kb), wb, h->lanes,
-                   h->lanes == 1 ? "" : "s", xa[0], xa[1], xa[2], h->ra, xb[0], xb[1], xb[2],
-                   rank, b->ctaid[0], b->ctaid[1], b->ctaid[2], h->window, h->off);
+                   kind_name(h->p.ka), t.wa, kind_name(h->p.kb), t.wb, h->lanes,
+                   h->lanes == 1 ? "" : "s", t.xa[0], t.xa[1], t.xa[2], h->ra, t.xb[0],
+                   t.xb[1], t.xb[2], rank, b->ctaid[0], b->ctaid[1], b->ctaid[2], h->window,
+                   h->off);
 }
 
 /* One byte of a window: a hazard against another rank's access under the
