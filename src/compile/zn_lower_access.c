@@ -206,8 +206,8 @@ static void load_contig(zn_lfn *l, const zn_part *p, LLVMValueRef base, LLVMType
     zn_lmod *m = l->m;
     LLVMTypeRef wt = LLVMVectorType(et, p->w * n);
     LLVMTypeRef over[2] = {wt, m->t_ptr};
-    LLVMValueRef args[4] = {scalar_ptr(l, base, 0), c32(l, size), wide_mask(l, p, n, NULL),
-                            LLVMConstNull(wt)};
+    LLVMValueRef args[4] = {scalar_ptr(l, base, 0), c32(l, zn_ld_align(l, size)),
+                            wide_mask(l, p, n, NULL), LLVMConstNull(wt)};
     LLVMValueRef w = ll_intrin(l, "llvm.masked.load", over, 2, args, 4);
     if (n == 1) {
         out[0] = w;
@@ -227,7 +227,7 @@ static void load_uniform(zn_lfn *l, const zn_part *p, LLVMValueRef ak, LLVMTypeR
 {
     for (unsigned i = 0; i < n; i++) {
         LLVMValueRef v = LLVMBuildLoad2(l->b, et, scalar_ptr(l, ak, (uint64_t)i * size), "");
-        LLVMSetAlignment(v, size);
+        LLVMSetAlignment(v, zn_ld_align(l, size));
         out[i] = splat_part(l, v, p->w);
     }
 }
@@ -239,8 +239,8 @@ static void load_gather(zn_lfn *l, const zn_part *p, LLVMTypeRef et, unsigned n,
     LLVMTypeRef vt = pvec(et, p->w);
     LLVMTypeRef over[2] = {vt, pvec(m->t_ptr, p->w)};
     for (unsigned i = 0; i < n; i++) {
-        LLVMValueRef args[4] = {elem_ptrs(l, p, (uint64_t)i * size), c32(l, size), p->m,
-                                LLVMConstNull(vt)};
+        LLVMValueRef args[4] = {elem_ptrs(l, p, (uint64_t)i * size), c32(l, zn_ld_align(l, size)),
+                                p->m, LLVMConstNull(vt)};
         out[i] = ll_intrin(l, "llvm.masked.gather", over, 2, args, 4);
     }
 }
@@ -495,8 +495,8 @@ static void load_one(zn_lfn *l, const zn_part *p, LLVMValueRef a, LLVMTypeRef et
     LLVMTypeRef over[2] = {vt, l->m->t_ptr};
     LLVMValueRef m1 = any_mask1(l, p);
     for (unsigned i = 0; i < n; i++) {
-        LLVMValueRef args[4] = {scalar_ptr(l, a, (uint64_t)i * size), c32(l, size), m1,
-                                LLVMConstNull(vt)};
+        LLVMValueRef args[4] = {scalar_ptr(l, a, (uint64_t)i * size),
+                                c32(l, zn_ld_align(l, size)), m1, LLVMConstNull(vt)};
         LLVMValueRef v = ll_intrin(l, "llvm.masked.load", over, 2, args, 4);
         out[i] = splat_part(l, LLVMBuildExtractElement(l->b, v, c32(l, 0), ""), p->w);
     }
