@@ -14,7 +14,8 @@
  * bytes: the array's elements are blocks, so cuMemcpy2D/3D take widths,
  * offsets and heights in blocks (ceil(Width / 4) x ceil(Height / 4)).
  * Sparse arrays (zn_drv_sparse.c) are backed at once; planar video formats
- * (NV12, P016, ...) are zn_drv_array_planar.c's, packed ones refused.
+ * (NV12, P016, ...) are zn_drv_array_planar.c's, packed ones (YUY2, AYUV,
+ * ...) zn_drv_array_packed.c's.
  * CUDA_ARRAY3D_DEFERRED_MAPPING is accepted, but the array gets its own
  * backing at once (cuMemMapArrayAsync is NOT_SUPPORTED); it only makes
  * cuArrayGetMemoryRequirements answer (zn_drv_array_query.c).
@@ -46,6 +47,26 @@ zn_array *zn_array_get(CUarray a)
     return arr && arr->magic == ZN_MAGIC_ARRAY ? arr : NULL;
 }
 
+zn_array *zn_array_alloc(const CUDA_ARRAY3D_DESCRIPTOR *d, uint32_t csize, uint32_t esize,
+                         size_t pitch, size_t rows, size_t slices)
+{
+    zn_array *a = zn_handle_new(ZN_HANDLE_ARRAY, sizeof *a);
+    if (!a)
+        return NULL;
+    a->desc = *d;
+    a->csize = csize;
+    a->esize = esize;
+    a->pitch = pitch;
+    a->rows = rows;
+    a->slices = slices;
+    a->data = calloc(slices * rows, pitch);
+    if (!a->data) {
+        zn_handle_retire(ZN_HANDLE_ARRAY, a, sizeof *a);
+        return NULL;
+    }
+    return a;
+}
+
 CUresult zn_array_create(CUarray *out, const CUDA_ARRAY3D_DESCRIPTOR *d)
 {
     if (!out || !d)
@@ -55,6 +76,8 @@ CUresult zn_array_create(CUarray *out, const CUDA_ARRAY3D_DESCRIPTOR *d)
                            CUDA_ARRAY3D_DEFERRED_MAPPING | CUDA_ARRAY3D_SPARSE;
     if (zn_array_planar_is(d->Format))
         return zn_array_planar_create(out, d); /* zn_drv_array_planar.c */
+    if (zn_array_packed_is(d->Format))
+        return zn_array_packed_create(out, d); /* zn_drv_array_packed.c */
     if (d->Flags & CUDA_ARRAY3D_SPARSE) { /* tiles, properties: zn_drv_sparse.c */
         CUresult se = zn_sparse_check(d);
         if (se != CUDA_SUCCESS)
@@ -84,20 +107,12 @@ CUresult zn_array_create(CUarray *out, const CUDA_ARRAY3D_DESCRIPTOR *d)
         d->Width > ZN_ARRAY_MAX_DIM || d->Height > ZN_ARRAY_MAX_DIM ||
         d->Depth > ZN_ARRAY_MAX_DIM)
         return CUDA_ERROR_INVALID_VALUE;
-    zn_array *a = zn_handle_new(ZN_HANDLE_ARRAY, sizeof *a);
+    uint32_t es = bc ? cs : cs * d->NumChannels;
+    zn_array *a = zn_array_alloc(d, cs, es, (bc ? (d->Width + 3) / 4 : d->Width) * es,
+                                 bc ? (d->Height + 3) / 4 : d->Height ? d->Height : 1,
+                                 d->Depth ? d->Depth : 1);
     if (!a)
         return CUDA_ERROR_OUT_OF_MEMORY;
-    a->desc = *d;
-    a->csize = cs;
-    a->esize = bc ? cs : cs * d->NumChannels;
-    a->pitch = (bc ? (d->Width + 3) / 4 : d->Width) * a->esize;
-    a->rows = bc ? (d->Height + 3) / 4 : d->Height ? d->Height : 1;
-    a->slices = d->Depth ? d->Depth : 1;
-    a->data = calloc(a->slices * a->rows, a->pitch);
-    if (!a->data) {
-        zn_handle_retire(ZN_HANDLE_ARRAY, a, sizeof *a);
-        return CUDA_ERROR_OUT_OF_MEMORY;
-    }
     a->magic = ZN_MAGIC_ARRAY;
     *out = a;
     return CUDA_SUCCESS;

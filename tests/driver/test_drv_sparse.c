@@ -6,6 +6,7 @@
  * errors. Tile mapping (cuMemMapArrayAsync)
  * is not in Zinc yet, so it is not tested. */
 #include "drv_test.h"
+#include "drv_test_tex.h"
 
 #include <stdint.h>
 #include <string.h>
@@ -16,9 +17,7 @@
  * with the sparse form of tex; out[2 * (y * w + x)] = red,
  * out[2 * (...) + 1] = the residency predicate (1 or 0) */
 static const char sample_ptx[] =
-    ".version 8.0\n"
-    ".target sm_75\n"
-    ".address_size 64\n"
+    DRV_PTX_HEAD
     ".visible .entry sample(.param .u64 tex, .param .u64 out, .param .u32 w)\n"
     "{\n"
     "    .reg .pred %p<2>;\n"
@@ -146,26 +145,14 @@ static void sample(CUarray a, unsigned w, unsigned h)
     if (!mod)
         return;
     OK(cuModuleGetFunction(&f, mod, "sample"));
-    CUDA_RESOURCE_DESC rd;
-    memset(&rd, 0, sizeof rd);
-    rd.resType = CU_RESOURCE_TYPE_ARRAY;
-    rd.res.array.hArray = a;
-    CUDA_TEXTURE_DESC td;
-    memset(&td, 0, sizeof td);
-    td.addressMode[0] = td.addressMode[1] = CU_TR_ADDRESS_MODE_CLAMP;
-    td.flags = CU_TRSF_READ_AS_INTEGER;
-    CUtexObject t = 0;
-    OK(cuTexObjectCreate(&t, &rd, &td, NULL));
+    CUtexObject t = drv_tex_point_obj(a, CU_TRSF_READ_AS_INTEGER);
     size_t bytes = (size_t)w * h * 8;
     CUdeviceptr out = 0;
     OK(cuMemAlloc(&out, bytes));
-    OK(cuMemsetD8(out, 0xCD, bytes));
     unsigned wv = w;
     void *args[] = {&t, &out, &wv};
-    OK(cuLaunchKernel(f, w / 4, h, 1, 4, 1, 1, 0, NULL, args, NULL));
-    OK(cuCtxSynchronize());
     static uint32_t got[300 * 200 * 2];
-    OK(cuMemcpyDtoH(got, out, bytes));
+    drv_launch_out(f, w / 4, h, 4, args, out, got, bytes);
     int same = 1, resident = 1;
     for (unsigned y = 0; y < h; y++)
         for (unsigned x = 0; x < w; x++) {
@@ -190,17 +177,8 @@ static void copies(void)
     if (!a)
         return;
     static uint32_t in[H][W], out[H][W];
-    CUDA_MEMCPY2D c;
-    memset(&c, 0, sizeof c);
-    c.srcMemoryType = CU_MEMORYTYPE_ARRAY;
-    c.srcArray = a;
-    c.dstMemoryType = CU_MEMORYTYPE_HOST;
-    c.dstHost = out;
-    c.dstPitch = sizeof out[0];
-    c.WidthInBytes = sizeof out[0];
-    c.Height = H;
     memset(out, 0xCD, sizeof out);
-    OK(cuMemcpy2D(&c));
+    drv_get(out, sizeof out[0], a, sizeof out[0], H);
     int zero = 1;
     for (int y = 0; y < H; y++)
         for (int x = 0; x < W; x++)
@@ -210,17 +188,9 @@ static void copies(void)
     for (int y = 0; y < H; y++)
         for (int x = 0; x < W; x++)
             in[y][x] = (uint32_t)(y * 7919 + x * 31 + 5);
-    CUDA_MEMCPY2D w = c;
-    w.srcMemoryType = CU_MEMORYTYPE_HOST;
-    w.srcHost = in;
-    w.srcArray = NULL;
-    w.srcPitch = sizeof in[0];
-    w.dstMemoryType = CU_MEMORYTYPE_ARRAY;
-    w.dstArray = a;
-    w.dstHost = NULL;
-    OK(cuMemcpy2D(&w));
+    drv_put(a, in, sizeof in[0], sizeof in[0], H);
     memset(out, 0xCD, sizeof out);
-    OK(cuMemcpy2D(&c));
+    drv_get(out, sizeof out[0], a, sizeof out[0], H);
     int same = 1;
     for (int y = 0; y < H; y++)
         for (int x = 0; x < W; x++)
