@@ -71,6 +71,12 @@ typedef struct zn_block_run {
     uint32_t arrived[ZN_MAX_BARRIERS];   /* arrived (waiting or bar.arrive) */
     uint32_t narrived[ZN_MAX_BARRIERS];  /* bits set in arrived[id] */
     uint32_t bar_count[ZN_MAX_BARRIERS]; /* thread count asked, 0 = all */
+    /* Which fiber runs which warp (zn_exec_warps.c): a warp that finishes
+     * hands its fiber to the next warp that has not started, so warps
+     * that never wait cost no switch. */
+    uint32_t started;                    /* warps given a fiber this block */
+    uint8_t fiber_of[ZN_MAX_WARPS];      /* warp -> its fiber */
+    uint8_t warp_on[ZN_MAX_WARPS];       /* fiber -> the warp it runs */
     zn_job *job;
     zn_worker *worker;
 } zn_block_run;

@@ -23,9 +23,17 @@
 
 #include <sched.h>
 
+/* Warp i's fiber. A warp that has not started yet gets fiber i: a fiber
+ * k only ever runs warp k and, after it, warps that had not started, so
+ * fiber i is free while warp i has not started. */
 static zn_fiber *warp_fiber(zn_block_run *run, uint32_t i)
 {
-    return &run->worker->fibers[i];
+    if (!(run->started & (1u << i))) {
+        run->started |= 1u << i;
+        run->fiber_of[i] = (uint8_t)i;
+        run->warp_on[i] = (uint8_t)i;
+    }
+    return &run->worker->fibers[run->fiber_of[i]];
 }
 
 /* The first runnable warp after i in round-robin order, or -1. */
@@ -68,22 +76,39 @@ static void warps_release(zn_block_run *run, uint32_t id)
     run->bar_active &= ~(1u << id);
 }
 
+/* arg: the warp context of the fiber's own index k (fiber k of the
+ * worker); each time the fiber is switched to, it runs the warp assigned
+ * to it (run->warp_on[k]), then the warps that had not started yet while
+ * they finish without waiting: reduce_warp's and mul_mat_vec_q's warps
+ * that return at their barrier then run one after another on one fiber,
+ * where each had cost two switches. */
 void zn_warp_fiber_main(void *arg)
 {
-    zn_warp_ctx *w = arg;
+    zn_warp_ctx *home = arg;
     for (;;) {
-        zn_block_run *run = w->block->exec;
-        int32_t st = run->job->l->fn(w);
-        if (st != ZN_KSTATUS_OK)
-            zn_job_fail(run->job, st);
-        uint32_t bit = 1u << w->warpid;
-        run->runnable &= ~bit;
-        run->done_mask |= bit;
-        /* only barriers with arrivals can be completed by this exit */
-        for (uint32_t act = run->bar_active; act; act &= act - 1) {
-            uint32_t id = (uint32_t)__builtin_ctz(act);
-            if (warps_barrier_complete(run, id))
-                warps_release(run, id);
+        zn_block_run *run = home->block->exec;
+        uint32_t k = (uint32_t)(home - run->warps);
+        zn_warp_ctx *w = &run->warps[run->warp_on[k]];
+        for (;;) {
+            int32_t st = run->job->l->fn(w);
+            if (st != ZN_KSTATUS_OK)
+                zn_job_fail(run->job, st);
+            uint32_t bit = 1u << w->warpid;
+            run->runnable &= ~bit;
+            run->done_mask |= bit;
+            /* only barriers with arrivals can be completed by this exit */
+            for (uint32_t act = run->bar_active; act; act &= act - 1) {
+                uint32_t id = (uint32_t)__builtin_ctz(act);
+                if (warps_barrier_complete(run, id))
+                    warps_release(run, id);
+            }
+            int j = warps_next_runnable(run, w->warpid);
+            if (j < 0 || (run->started & (1u << j)))
+                break;
+            run->started |= 1u << j;   /* not started: it runs here */
+            run->fiber_of[j] = (uint8_t)k;
+            run->warp_on[k] = (uint8_t)j;
+            w = &run->warps[j];
         }
         warps_yield(run, w->warpid);
     }
@@ -94,6 +119,7 @@ void zn_warps_run_on_fibers(zn_block_run *run)
     run->all_mask = run->nwarps >= 32 ? 0xffffffffu : (1u << run->nwarps) - 1;
     run->runnable = run->all_mask;
     run->done_mask = 0;
+    run->started = 0;
     /* Only barriers with arrivals hold state (a counted one can be left
      * with some when every warp finished; a fault leaves any); clearing all
      * 16 ids was 64 stores per block. bar_count is set at every arrival. */
