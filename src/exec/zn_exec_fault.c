@@ -21,20 +21,7 @@
 #include <stdlib.h>
 #include <sys/mman.h>
 
-#if defined(__SANITIZE_ADDRESS__)
-#define ZN_ASAN 1
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define ZN_ASAN 1
-#endif
-#endif
-#if defined(__SANITIZE_THREAD__)
-#define ZN_TSAN 1
-#elif defined(__has_feature)
-#if __has_feature(thread_sanitizer)
-#define ZN_TSAN 1
-#endif
-#endif
+#include "util/zn_sanitizer.h"
 #ifdef ZN_TSAN
 #include <sanitizer/tsan_interface.h>
 /* TSan runs handlers with every signal blocked (its wrapper fills
