@@ -13,11 +13,13 @@
  * format; no surface access) store rows of 4 x 4 texel blocks of 8 or 16
  * bytes: the array's elements are blocks, so cuMemcpy2D/3D take widths,
  * offsets and heights in blocks (ceil(Width / 4) x ceil(Height / 4)).
- * Sparse arrays (zn_drv_sparse.c) are backed at once; planar video formats
- * (NV12, P016, ...) are zn_drv_array_planar.c's, packed ones refused.
- * CUDA_ARRAY3D_DEFERRED_MAPPING is accepted, but the array gets its own
- * backing at once (cuMemMapArrayAsync is NOT_SUPPORTED); it only makes
- * cuArrayGetMemoryRequirements answer (zn_drv_array_query.c).
+ * Sparse arrays have no buffer: their tiles are mapped to tile pools by
+ * cuMemMapArrayAsync (zn_drv_sparse.c, zn_drv_sparse_map.c); planar video
+ * formats (NV12, P016, ...) are zn_drv_array_planar.c's, packed ones
+ * refused. CUDA_ARRAY3D_DEFERRED_MAPPING is accepted, but the array gets
+ * its own backing at once (cuMemMapArrayAsync refuses it with
+ * NOT_SUPPORTED); it only makes cuArrayGetMemoryRequirements answer
+ * (zn_drv_array_query.c).
  */
 #include "zn_drv.h"
 #include "../exec/zn_exec_texbc.h"
@@ -93,8 +95,9 @@ CUresult zn_array_create(CUarray *out, const CUDA_ARRAY3D_DESCRIPTOR *d)
     a->pitch = (bc ? (d->Width + 3) / 4 : d->Width) * a->esize;
     a->rows = bc ? (d->Height + 3) / 4 : d->Height ? d->Height : 1;
     a->slices = d->Depth ? d->Depth : 1;
-    a->data = calloc(a->slices * a->rows, a->pitch);
-    if (!a->data) {
+    /* a sparse array's bytes are its tiles' (zn_sparse_init) */
+    a->data = d->Flags & CUDA_ARRAY3D_SPARSE ? NULL : calloc(a->slices * a->rows, a->pitch);
+    if (!a->data && !(d->Flags & CUDA_ARRAY3D_SPARSE)) {
         zn_handle_retire(ZN_HANDLE_ARRAY, a, sizeof *a);
         return CUDA_ERROR_OUT_OF_MEMORY;
     }
@@ -106,7 +109,16 @@ CUresult zn_array_create(CUarray *out, const CUDA_ARRAY3D_DESCRIPTOR *d)
 CUresult cuArray3DCreate_v2(CUarray *out, const CUDA_ARRAY3D_DESCRIPTOR *d)
 {
     ZN_CHECK_INIT();
-    ZN_RET(zn_array_create(out, d));
+    CUresult r = zn_array_create(out, d);
+    if (r == CUDA_SUCCESS && (d->Flags & CUDA_ARRAY3D_SPARSE)) {
+        zn_array *a = *out;
+        r = zn_sparse_init(&a, 1);
+        if (r != CUDA_SUCCESS) {
+            zn_array_free(a);
+            *out = NULL;
+        }
+    }
+    ZN_RET(r);
 }
 
 CUresult cuArrayCreate_v2(CUarray *out, const CUDA_ARRAY_DESCRIPTOR *d)
@@ -160,6 +172,7 @@ void zn_array_free(zn_array *a)
     /* copies already queued on streams may still read it: CUDA makes the
      * caller order destruction after them, as cuMemFree does */
     zn_array_planar_free(a);
+    zn_sparse_free(a);
     free(a->data);
     zn_handle_retire(ZN_HANDLE_ARRAY, a, sizeof *a);
 }
