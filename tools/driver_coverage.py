@@ -33,9 +33,7 @@ PER_THREAD_FLAG = 2  # CU_GET_PROC_ADDRESS_PER_THREAD_DEFAULT_STREAM
 PARTIAL = {
     "cuLinkAddData": "cubin and NVVM (LTO) inputs: Zinc links PTX",
     "cuLinkAddFile": "cubin and NVVM (LTO) inputs: Zinc links PTX",
-    "cuArray3DCreate": "packed video formats (YUY2, Y210, Y216, AYUV, Y410, Y416; the planar ones, NV12 to YUV444 semi-planar, are supported) and sparse block-compressed arrays: not yet (sparse and deferred-mapping arrays are backed at once: no tile mapping)",
-    "cuArrayGetSparseProperties": "CUDA's 64 KiB tile shapes and mip tail, but tiles cannot be mapped or unmapped (cuMemMapArrayAsync not exported): every tile is resident",
-    "cuMipmappedArrayGetSparseProperties": "CUDA's 64 KiB tile shapes and mip tail, but tiles cannot be mapped or unmapped (cuMemMapArrayAsync not exported): every tile is resident",
+    "cuArray3DCreate": "packed video formats (YUY2, Y210, Y216, AYUV, Y410, Y416; the planar ones, NV12 to YUV444 semi-planar, are supported) and sparse block-compressed arrays: not yet (deferred-mapping arrays are backed at once; sparse arrays start with no tile resident, tiles mapped by cuMemMapArrayAsync)",
     "cuMemPoolCreate": "shareable handle types: POSIX file descriptors only (Win32 and NVLink fabric handles have no meaning here)",
     "cuGraphAddNode": "external-semaphore nodes: no external semaphores (Vulkan, D3D)",
     "cuModuleGetTexRef": "no module has texture references (nvcc 13 cannot emit .texref; Zinc's PTX parser refuses it): CUDA_ERROR_NOT_FOUND after the handle checks, CUDA's answer for a missing name",

@@ -376,6 +376,32 @@ static void mapping(void)
             want_a[y][x] = pat(x, y, 0);
     EXPECT(check_a(a, all));
 
+    /* the same bytes through cuMemMap: a's tile k at 64 KiB x (k + 1),
+     * element (x, y) at ((y % 128) x 128 + x % 128) x 4 inside it (Zinc's
+     * layout; CUDA's is opaque) */
+    const size_t psize = 2u << 20;
+    CUdeviceptr va = 0;
+    OK(cuMemAddressReserve(&va, psize, 0, 0, 0));
+    OK(cuMemMap(va, psize, 0, h, 0));
+    CUmemAccessDesc ad;
+    memset(&ad, 0, sizeof ad);
+    ad.location.type = CU_MEM_LOCATION_TYPE_DEVICE;
+    ad.location.id = 0;
+    ad.flags = CU_MEM_ACCESS_FLAGS_PROT_READWRITE;
+    OK(cuMemSetAccess(va, psize, &ad, 1));
+    static uint32_t raw[7 * TILE / 4];
+    memset(raw, 0xCD, sizeof raw);
+    OK(cuMemcpyDtoH(raw, va, sizeof raw));
+    int same = 1;
+    for (unsigned y = 0; y < AH; y++)
+        for (unsigned x = 0; x < AW; x++) {
+            unsigned k = y / T32 * 3 + x / T32;
+            same &= raw[TILE / 4 * (k + 1) + (y % T32) * T32 + x % T32] == want_a[y][x];
+        }
+    EXPECT(same);
+    OK(cuMemUnmap(va, psize));
+    OK(cuMemAddressFree(va, psize));
+
     /* b: 256 x 256 (2 x 2 tiles) on the same bytes; its tile k is a's tile
      * k (a's row of 3 tiles, then the next), element for element. The
      * handle is released: the mapped tiles keep the pool. */
