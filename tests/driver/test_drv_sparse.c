@@ -3,8 +3,8 @@
  * CUDA's 64 KiB tile shapes and the mip tail (expected values worked out
  * here from the table and the level sizes); tile mapping with
  * cuMemMapArrayAsync to cuMemCreate tile pools: a new array has no
- * resident tile (copies and tex read 0, tex's residency form says 0,
- * writes are dropped), mapped tiles keep what copies and a surface kernel
+ * resident tile (copies, tex and suld read 0, tex's residency form says
+ * 0, writes are dropped), mapped tiles keep what copies and a surface kernel
  * write, unmapped ones read 0 again, remapped ones show the pool's bytes
  * at their offset, two arrays mapped to one pool alias (expected values
  * from the tile order: x fastest, 64 KiB a tile), mip tails, 3D and
@@ -166,8 +166,35 @@ static const char fill_ptx[] =
     "    ret;\n"
     "}\n";
 
-static CUmodule mod_sample, mod_fill;
-static CUfunction fn_sample, fn_fill;
+/* peek(surf, out, w): thread (x, y) reads element (x, y) with suld into
+ * out[y * w + x] */
+static const char peek_ptx[] =
+    ".version 8.0\n"
+    ".target sm_75\n"
+    ".address_size 64\n"
+    ".visible .entry peek(.param .u64 surf, .param .u64 out, .param .u32 w)\n"
+    "{\n"
+    "    .reg .b32 %r<16>;\n"
+    "    .reg .b64 %rd<8>;\n"
+    "    ld.param.u64 %rd1, [surf];\n"
+    "    ld.param.u64 %rd2, [out];\n"
+    "    ld.param.u32 %r1, [w];\n"
+    "    mov.u32 %r2, %ctaid.x;\n"
+    "    mov.u32 %r3, %ntid.x;\n"
+    "    mov.u32 %r4, %tid.x;\n"
+    "    mad.lo.s32 %r5, %r2, %r3, %r4;\n"
+    "    mov.u32 %r6, %ctaid.y;\n"
+    "    shl.b32 %r7, %r5, 2;\n"
+    "    suld.b.2d.b32.trap {%r8}, [%rd1, {%r7, %r6}];\n"
+    "    mad.lo.s32 %r9, %r6, %r1, %r5;\n"
+    "    mul.wide.s32 %rd3, %r9, 4;\n"
+    "    add.s64 %rd4, %rd2, %rd3;\n"
+    "    st.global.u32 [%rd4], %r8;\n"
+    "    ret;\n"
+    "}\n";
+
+static CUmodule mod_sample, mod_fill, mod_peek;
+static CUfunction fn_sample, fn_fill, fn_peek;
 
 /* never 0, so a 0 read is a non-resident tile */
 static uint32_t pat(unsigned x, unsigned y, unsigned seed)
@@ -276,6 +303,28 @@ static void sample(CUarray a, unsigned w, unsigned h, uint32_t *val, uint32_t *r
     OK(cuTexObjectDestroy(t));
 }
 
+/* the whole array read through a surface (suld) */
+static void peek(CUarray a, unsigned w, unsigned h, uint32_t *val)
+{
+    CUDA_RESOURCE_DESC rd;
+    memset(&rd, 0, sizeof rd);
+    rd.resType = CU_RESOURCE_TYPE_ARRAY;
+    rd.res.array.hArray = a;
+    CUsurfObject sf = 0;
+    OK(cuSurfObjectCreate(&sf, &rd));
+    size_t bytes = (size_t)w * h * 4;
+    CUdeviceptr out = 0;
+    OK(cuMemAlloc(&out, bytes));
+    OK(cuMemsetD8(out, 0xCD, bytes));
+    unsigned wv = w;
+    void *args[] = {&sf, &out, &wv};
+    OK(cuLaunchKernel(fn_peek, w / 4, h, 1, 4, 1, 1, 0, NULL, args, NULL));
+    OK(cuCtxSynchronize());
+    OK(cuMemcpyDtoH(val, out, bytes));
+    OK(cuMemFree(out));
+    OK(cuSurfObjectDestroy(sf));
+}
+
 static void fill(CUarray a, unsigned w, unsigned h, unsigned seed)
 {
     CUDA_RESOURCE_DESC rd;
@@ -293,19 +342,21 @@ static void fill(CUarray a, unsigned w, unsigned h, unsigned seed)
 enum { AW = 300, AH = 200, T32 = 128 }; /* 3 x 2 tiles of 128 x 128 */
 static uint32_t want_a[AH][AW];
 
-/* every element of a (AW x AH) read by copy and by tex against want_a;
- * resident tiles are those where resident(tx, ty) */
+/* every element of a (AW x AH) read by copy, by tex and by suld against
+ * want_a; resident tiles are those where resident(tx, ty) */
 static int check_a(CUarray a, const int resident[2][3])
 {
-    static uint32_t got[AH][AW], val[AH][AW], res[AH][AW];
+    static uint32_t got[AH][AW], val[AH][AW], res[AH][AW], su[AH][AW];
     copy2d(a, &got[0][0], AW, AH, 0, NULL);
     sample(a, AW, AH, &val[0][0], &res[0][0]);
+    peek(a, AW, AH, &su[0][0]);
     int ok = 1;
     for (unsigned y = 0; y < AH; y++)
         for (unsigned x = 0; x < AW; x++) {
             uint32_t w = want_a[y][x];
             int r = resident[y / T32][x / T32];
-            ok &= got[y][x] == w && val[y][x] == w && res[y][x] == (uint32_t)r;
+            ok &= got[y][x] == w && val[y][x] == w && su[y][x] == w &&
+                  res[y][x] == (uint32_t)r;
         }
     return ok;
 }
@@ -693,13 +744,16 @@ int main(void)
     OK(cuModuleGetFunction(&fn_sample, mod_sample, "sample"));
     OK(cuModuleLoadData(&mod_fill, fill_ptx));
     OK(cuModuleGetFunction(&fn_fill, mod_fill, "fill"));
-    if (!fn_sample || !fn_fill)
+    OK(cuModuleLoadData(&mod_peek, peek_ptx));
+    OK(cuModuleGetFunction(&fn_peek, mod_peek, "peek"));
+    if (!fn_sample || !fn_fill || !fn_peek)
         return drv_test_end("drv_sparse");
     mapping();
     miptail();
     slices();
     map_misuse();
     misuse();
+    OK(cuModuleUnload(mod_peek));
     OK(cuModuleUnload(mod_fill));
     OK(cuModuleUnload(mod_sample));
     OK(cuDevicePrimaryCtxRelease(dev));
