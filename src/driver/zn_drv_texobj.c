@@ -242,7 +242,8 @@ static CUresult apply_view(zn_tex_desc *d, const CUDA_RESOURCE_DESC *r,
     unsigned first = v->firstMipmapLevel, n = v->lastMipmapLevel - first + 1;
     for (unsigned i = 0; i < n; i++) {
         d->level[i] = d->level[first + i];
-        d->level[i].data += (uint64_t)v->firstLayer * d->level[i].slice;
+        if (v->firstLayer) /* never on a sparse array, whose data is NULL */
+            d->level[i].data += (uint64_t)v->firstLayer * d->level[i].slice;
     }
     d->nlevels = n;
     if (layered)

@@ -38,7 +38,8 @@
  * surface elements are found through the tile table; those in tiles that
  * are not resident read 0 and take no writes, and the `{d}|p` form is
  * false when any texel a lookup read (every texel the filter touched)
- * was one. Other arrays pay one predictable branch on that field.
+ * was one. A sparse level's data pointer is NULL, so other arrays pay one
+ * predictable test of the pointer they load anyway.
  */
 #include "zn_exec_tex.h"
 #include "zn_exec_texbc.h"
@@ -144,8 +145,8 @@ static void read_texel(const zn_tex_desc *d, uint32_t x, uint32_t y, uint32_t z,
         read_bc_texel(d, x, y, z, layer, t);
         return;
     }
-    const uint8_t *p;
-    if (__builtin_expect(d->sparse != NULL, 0)) {
+    const uint8_t *p = d->data;
+    if (__builtin_expect(!p, 0)) { /* a sparse array (data NULL): its tiles */
         p = zn_sparse_addr(d->sparse, x, y, (uint64_t)layer + z);
         if (!p) {
             memset(t, 0, sizeof *t);
@@ -153,8 +154,7 @@ static void read_texel(const zn_tex_desc *d, uint32_t x, uint32_t y, uint32_t z,
             return;
         }
     } else {
-        p = d->data + (uint64_t)(layer + z) * d->slice + (uint64_t)y * d->pitch +
-            (uint64_t)x * d->esize;
+        p += (uint64_t)(layer + z) * d->slice + (uint64_t)y * d->pitch + (uint64_t)x * d->esize;
     }
     bool norm = reads_normalized(d);
     for (uint32_t c = 0; c < 4; c++) {
@@ -773,7 +773,7 @@ static int32_t surface(const zn_tex_desc *d, uint32_t code, uint64_t *io, unsign
         if (lim[0] < 0)
             return ZN_KSTATUS_ILLEGAL_ADDRESS; /* access wider than a row */
     }
-    if (__builtin_expect(d->sparse != NULL, 0))
+    if (__builtin_expect(!d->data, 0)) /* a sparse array */
         return surface_sparse(d, fmt, st, c, (uint64_t)layer, esz, vec, io, lane);
     uint8_t *p = d->data + (uint64_t)(layer + c[2]) * d->slice + (uint64_t)c[1] * d->pitch +
                  (uint64_t)c[0];
@@ -834,7 +834,8 @@ int32_t zn_exec_tex(zn_warp_ctx *w, uint32_t code, uint32_t mask, const uint64_t
             p.dref = u2f((uint32_t)io[ZN_TEX_IO_COMPARE * 32 + lane]);
         }
         texel t;
-        tex_miss = false;
+        if (code & ZN_TEX_F_RESIDENT) /* thread-local: touched only when asked */
+            tex_miss = false;
         if (kind == ZN_TEX_K_TLD4) {
             gather(d, &p, (code >> 12) & 3, &t);
         } else {

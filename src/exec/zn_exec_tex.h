@@ -20,7 +20,7 @@ typedef struct zn_tex_level {
     uint8_t *data;
     uint64_t pitch, slice;
     uint32_t width, height, depth;
-    const zn_sparse_level *sparse; /* a sparse array's level: its tiles (data unused) */
+    const zn_sparse_level *sparse; /* a sparse array's level: its tiles (data NULL) */
 } zn_tex_level;
 
 typedef struct zn_tex_desc {
@@ -43,7 +43,7 @@ typedef struct zn_tex_desc {
     uint32_t nlevels;       /* mip levels: 1 unless a mipmapped array */
     uint32_t mip_filter;    /* CUfilter_mode between levels */
     float mip_bias, mip_min, mip_max; /* LOD bias and clamps (texture descriptor) */
-    const zn_sparse_level *sparse; /* level 0 of a sparse array, else NULL */
+    const zn_sparse_level *sparse; /* level 0 of a sparse array (data NULL), else NULL */
     zn_tex_level level[ZN_TEX_MAX_LEVELS];
 } zn_tex_desc;
 
