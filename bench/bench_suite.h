@@ -23,6 +23,9 @@
 #define SZ_TRANS_W    ((int)bench_size(4096, 96))
 #define SZ_TRANS_H    ((int)bench_size(4096, 41))
 #define SZ_NBODY      ((int)bench_size(4096, 100))
+#define SZ_MMVQ_ROWS  ((int)bench_size(4096, 40))
+#define SZ_MMVQ_COLS  ((int)bench_size(4096, 256))
+#define SZ_MMVQ_THIN_ROWS ((int)bench_size(32000, 300))
 #define SZ_LAUNCHES   ((int)bench_size(20000, 200))
 
 #define HIST_BINS 256
@@ -34,6 +37,9 @@
 #define NBODY_FLOPS 20.0         /* per interaction, the usual count */
 #define SAXPY_A 0.5f
 #define TRIAD_S 3.0f
+#define MMVQ_QK 32               /* quants per block (llama.cpp's Q8_0 / Q8_1) */
+#define MMVQ_X_BYTES 34          /* matrix block: half scale + 32 int8 */
+#define MMVQ_Y_BYTES 36          /* vector block: half scale, half sum, 32 int8 */
 
 /* The input pattern: a hash of the index, so any size is reproducible. */
 static inline uint32_t bench_hash(uint32_t x)
@@ -71,6 +77,8 @@ void ref_histogram(long n, const unsigned char *in, unsigned *hist);
 void ref_softmax(int rows, int cols, const float *in, float *out);
 void ref_scan_excl(long n, const int *in, int *out);
 void ref_transpose(int w, int h, const float *in, float *out);   /* in h x w, out w x h */
+/* x: rows x cols/32 blocks of MMVQ_X_BYTES, y: cols/32 blocks of MMVQ_Y_BYTES */
+void ref_mmvq_q8(int rows, int cols, const void *x, const void *y, float *dst);
 void ref_nbody(int n, const float *pos, const float *vel, float *pos_out, float *vel_out);
 /* The memory-bandwidth reference: fastest time of a parallel memcpy that
  * moves `bytes` in all (bytes / 2 read, bytes / 2 written). */

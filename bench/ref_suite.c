@@ -4,7 +4,9 @@
  * reference its results are checked against, on the same data in the same
  * run. Each function is the same algorithm as its kernel, written the way
  * a C programmer would for a CPU (rows per thread, vectorizable inner loops). */
+#include <immintrin.h>
 #include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include "bench_suite.h"
@@ -112,6 +114,30 @@ void ref_softmax(int rows, int cols, const float *in, float *out)
         float inv = 1.0f / s;
         for (int c = 0; c < cols; c++)
             o[c] *= inv;
+    }
+}
+
+/* Blocks as llama.cpp's CPU backend lays them out (half scale first);
+ * _cvtsh_ss is F16C, part of -march=native on any x86 with AVX2. */
+void ref_mmvq_q8(int rows, int cols, const void *x, const void *y, float *dst)
+{
+    const int nb = cols / MMVQ_QK;
+#pragma omp parallel for schedule(static)
+    for (int r = 0; r < rows; r++) {
+        const unsigned char *bx = (const unsigned char *)x + (size_t)r * nb * MMVQ_X_BYTES;
+        float acc = 0.0f;
+        for (int b = 0; b < nb; b++) {
+            const unsigned char *px = bx + (size_t)b * MMVQ_X_BYTES;
+            const unsigned char *py = (const unsigned char *)y + (size_t)b * MMVQ_Y_BYTES;
+            uint16_t dx, dy;
+            memcpy(&dx, px, 2);
+            memcpy(&dy, py, 2);
+            int s = 0;
+            for (int i = 0; i < MMVQ_QK; i++)
+                s += (int8_t)px[2 + i] * (int8_t)py[4 + i];
+            acc += _cvtsh_ss(dx) * _cvtsh_ss(dy) * (float)s;
+        }
+        dst[r] = acc;
     }
 }
 

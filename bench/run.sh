@@ -16,7 +16,8 @@ zinc=${1:?usage: run.sh path/to/zinc bench-dir cl-dir}
 dir=${2:?usage: run.sh path/to/zinc bench-dir cl-dir}
 cldir=${3:?usage: run.sh path/to/zinc bench-dir cl-dir}
 rounds=${ZINC_BENCH_ROUNDS:-1}
-suite="saxpy triad reduce reduce_warp sgemm stencil histogram softmax scan transpose nbody"
+suite="saxpy triad reduce reduce_warp sgemm stencil histogram softmax scan transpose nbody mmvq mmvq_thin"
+programs=${suite% mmvq_thin}   # mmvq prints both mmvq rows
 status=0
 
 # fail WHAT OUTPUT: report a failed program and its last lines.
@@ -34,7 +35,7 @@ for ((r = 0; r < rounds; r++)); do
     else
         fail ref_omp "$o"
     fi
-    for b in $suite launch; do
+    for b in $programs launch; do
         if o=$("$zinc" run -- "$dir/$b" 2>&1); then
             [ "$b" = reduce ] && o=$(sed 's/^BENCH reduce n=/BENCH reduce src=zinc n=/' <<<"$o")
             all+=$o$'\n'

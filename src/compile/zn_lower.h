@@ -117,6 +117,9 @@ typedef struct zn_lfn {
     LLVMValueRef chk_slot;      /* memcheck: <32 x i64> addresses passed to
                                  * the runtime (zn_lower_check.c), or NULL */
     bool *aff_join;             /* labels at ins i, [nins + 1]: reads tid.y/z (zn_lower_affine.c) */
+    uint32_t *pair_act;         /* paired 16-bit loads (zn_lower_pairld.c), or NULL */
+    unsigned load_align;        /* alignment of the load being lowered when
+                                 * below its size (a paired load: 2); 0 = size */
 } zn_lfn;
 
 /* ---- errors (zn_lower_module.c) ------------------------------------------ */
@@ -378,6 +381,18 @@ void zn_each_reg(const ptx_opnd *o, void (*f)(int32_t, void *), void *ud);
 /* f(reg) for the registers an instruction's first operand may write (all
  * but the [addr] of st/red). */
 void zn_each_def(const ptx_opnd *o, void (*f)(int32_t, void *), void *ud);
+
+/* Pairs of 16-bit loads joined by mov.b32 {lo, hi} (zn_lower_pairld.c):
+ * zn_pair_loads finds them (after zn_invariant_regs); the second load and
+ * the mov are dropped, the first becomes *wide: a b32 load into the mov's
+ * register, lowered with l->load_align = 2. */
+void zn_pair_loads(zn_lfn *l);
+static inline unsigned zn_ld_align(const zn_lfn *l, unsigned size)
+{
+    return l->load_align && l->load_align < size ? l->load_align : size;
+}
+bool zn_pair_dropped(const zn_lfn *l, const ptx_ins *ins);
+bool zn_pair_head(const zn_lfn *l, const ptx_ins *ins, ptx_ins *wide);
 
 /* ---- functions and module (zn_lower_func.c, zn_lower_module.c) ----------- */
 

@@ -27,6 +27,8 @@
  * the fall-back when they fail. */
 #include "zn_lower.h"
 
+#include <stdlib.h>
+
 #define ZN_PART 16                       /* lanes per shape test */
 #define ZN_NPARTS (ZN_LANES / ZN_PART)
 
@@ -206,8 +208,8 @@ static void load_contig(zn_lfn *l, const zn_part *p, LLVMValueRef base, LLVMType
     zn_lmod *m = l->m;
     LLVMTypeRef wt = LLVMVectorType(et, p->w * n);
     LLVMTypeRef over[2] = {wt, m->t_ptr};
-    LLVMValueRef args[4] = {scalar_ptr(l, base, 0), c32(l, size), wide_mask(l, p, n, NULL),
-                            LLVMConstNull(wt)};
+    LLVMValueRef args[4] = {scalar_ptr(l, base, 0), c32(l, zn_ld_align(l, size)),
+                            wide_mask(l, p, n, NULL), LLVMConstNull(wt)};
     LLVMValueRef w = ll_intrin(l, "llvm.masked.load", over, 2, args, 4);
     if (n == 1) {
         out[0] = w;
@@ -227,9 +229,37 @@ static void load_uniform(zn_lfn *l, const zn_part *p, LLVMValueRef ak, LLVMTypeR
 {
     for (unsigned i = 0; i < n; i++) {
         LLVMValueRef v = LLVMBuildLoad2(l->b, et, scalar_ptr(l, ak, (uint64_t)i * size), "");
-        LLVMSetAlignment(v, size);
+        LLVMSetAlignment(v, zn_ld_align(l, size));
         out[i] = splat_part(l, v, p->w);
     }
+}
+
+/* A gather of 8- or 16-bit elements: x86 has no such gather and LLVM
+ * scalarizes it (per lane a mask test, a branch, an extract and an
+ * insert). Each lane instead gathers the aligned 32-bit word holding its
+ * element, which never leaves the element's page, and shifts the element
+ * out: one hardware gather. The other bytes of the word are read and
+ * dropped (a GPU's sector reads them too). */
+static LLVMValueRef gather_narrow(zn_lfn *l, const zn_part *p, LLVMTypeRef et, uint64_t off)
+{
+    zn_lmod *m = l->m;
+    LLVMBuilderRef b = l->b;
+    LLVMValueRef a = p->a;
+    if (off)
+        a = LLVMBuildAdd(b, a, splat_part(l, c64(l, off), p->w), "");
+    LLVMValueRef word = LLVMBuildAnd(b, a, splat_part(l, c64(l, ~(uint64_t)3), p->w), "");
+    LLVMValueRef sh = LLVMBuildShl(b, LLVMBuildTrunc(b, LLVMBuildAnd(b, a,
+                                       splat_part(l, c64(l, 3), p->w), ""),
+                                   pvec(m->t_i32, p->w), ""),
+                                   splat_part(l, c32(l, 3), p->w), "");
+    LLVMTypeRef wt = pvec(m->t_i32, p->w);
+    LLVMTypeRef over[2] = {wt, pvec(m->t_ptr, p->w)};
+    LLVMValueRef args[4] = {LLVMBuildIntToPtr(b, word, pvec(m->t_ptr, p->w), ""), c32(l, 4),
+                            p->m, LLVMConstNull(wt)};
+    LLVMValueRef w = ll_intrin(l, "llvm.masked.gather", over, 2, args, 4);
+    LLVMTypeRef it = LLVMIntTypeInContext(m->ctx, ll_bits(et));
+    LLVMValueRef v = LLVMBuildTrunc(b, LLVMBuildLShr(b, w, sh, ""), pvec(it, p->w), "");
+    return it == et ? v : LLVMBuildBitCast(b, v, pvec(et, p->w), "");
 }
 
 static void load_gather(zn_lfn *l, const zn_part *p, LLVMTypeRef et, unsigned n,
@@ -238,9 +268,14 @@ static void load_gather(zn_lfn *l, const zn_part *p, LLVMTypeRef et, unsigned n,
     zn_lmod *m = l->m;
     LLVMTypeRef vt = pvec(et, p->w);
     LLVMTypeRef over[2] = {vt, pvec(m->t_ptr, p->w)};
+    if (size < 4 && !getenv("ZINC_NO_NARROW_GATHER")) {
+        for (unsigned i = 0; i < n; i++)
+            out[i] = gather_narrow(l, p, et, (uint64_t)i * size);
+        return;
+    }
     for (unsigned i = 0; i < n; i++) {
-        LLVMValueRef args[4] = {elem_ptrs(l, p, (uint64_t)i * size), c32(l, size), p->m,
-                                LLVMConstNull(vt)};
+        LLVMValueRef args[4] = {elem_ptrs(l, p, (uint64_t)i * size), c32(l, zn_ld_align(l, size)),
+                                p->m, LLVMConstNull(vt)};
         out[i] = ll_intrin(l, "llvm.masked.gather", over, 2, args, 4);
     }
 }
@@ -495,8 +530,8 @@ static void load_one(zn_lfn *l, const zn_part *p, LLVMValueRef a, LLVMTypeRef et
     LLVMTypeRef over[2] = {vt, l->m->t_ptr};
     LLVMValueRef m1 = any_mask1(l, p);
     for (unsigned i = 0; i < n; i++) {
-        LLVMValueRef args[4] = {scalar_ptr(l, a, (uint64_t)i * size), c32(l, size), m1,
-                                LLVMConstNull(vt)};
+        LLVMValueRef args[4] = {scalar_ptr(l, a, (uint64_t)i * size),
+                                c32(l, zn_ld_align(l, size)), m1, LLVMConstNull(vt)};
         LLVMValueRef v = ll_intrin(l, "llvm.masked.load", over, 2, args, 4);
         out[i] = splat_part(l, LLVMBuildExtractElement(l->b, v, c32(l, 0), ""), p->w);
     }

@@ -10,6 +10,10 @@
  * (about 20 cycles each on x86: most of a shared-memory histogram's time,
  * issue #9). */
 #include "zn_lower.h"
+
+#include <stdlib.h>
+#include <string.h>
+
 #include "util/zn_log.h"
 
 typedef struct atom_job {
@@ -103,6 +107,71 @@ static LLVMValueRef atom_lane(zn_lfn *l, LLVMValueRef lane, void *ud)
     return LLVMBuildAtomicRMW(b, j->op, p, v, ord, 0);
 }
 
+/* atom/red.shared.add of one 32-bit value v in every lane (a histogram's
+ * `atomicAdd(&bins[b], 1)`) with AVX-512 CD, a half warp at a time: lanes
+ * with the same address are found at once (vpconflictd: per lane, the
+ * earlier lanes with its address), so lane i's old value is the gathered
+ * value plus v times its earlier equal lanes, and one scatter writes
+ * old + v, the last lane of each address writing last (a scatter stores
+ * in lane order). The same values and memory as the per-lane loop in lane
+ * order, without 16 dependent read-modify-writes. */
+static bool uniform_value(const zn_lfn *l, const ptx_opnd *v)
+{
+    return v->kind == PTX_OPND_IMM ||
+           (v->kind == PTX_OPND_REG && v->reg2 < 0 && l->reg_uni && l->reg_uni[v->reg]);
+}
+
+static LLVMValueRef half_of(zn_lfn *l, LLVMValueRef v, unsigned h)
+{
+    LLVMValueRef idx[16];
+    for (unsigned i = 0; i < 16; i++)
+        idx[i] = LLVMConstInt(l->m->t_i32, 16 * h + i, 0);
+    return LLVMBuildShuffleVector(l->b, v, LLVMGetPoison(LLVMTypeOf(v)),
+                                  LLVMConstVector(idx, 16), "");
+}
+
+static LLVMValueRef conflict_add(zn_lfn *l, const atom_job *j)
+{
+    zn_lmod *m = l->m;
+    LLVMBuilderRef b = l->b;
+    LLVMTypeRef v16 = LLVMVectorType(m->t_i32, 16), p16 = LLVMVectorType(m->t_ptr, 16);
+    /* shared addresses lie in one window far smaller than 4 GiB: their
+     * low 32 bits tell them apart */
+    LLVMValueRef keys = LLVMBuildTrunc(b, LLVMBuildPtrToInt(b, j->ptrs, ll_vec(m->t_i64), ""),
+                                       ll_vec(m->t_i32), "");
+    LLVMValueRef bits = ll_mask_to_i32(l, l->emask), old[2];
+    for (unsigned h = 0; h < 2; h++) {
+        LLVMValueRef k = half_of(l, keys, h), p = half_of(l, j->ptrs, h);
+        LLVMValueRef mk = half_of(l, l->emask, h), v = half_of(l, j->b, h);
+        LLVMValueRef act = LLVMBuildLShr(b, bits, LLVMConstInt(m->t_i32, 16 * h, 0), "");
+        LLVMValueRef conf = ll_intrin(l, "llvm.x86.avx512.conflict.d.512", NULL, 0, &k, 1);
+        LLVMValueRef act16 = LLVMBuildShuffleVector(b,
+            LLVMBuildInsertElement(b, LLVMGetPoison(v16), act, LLVMConstInt(m->t_i32, 0, 0), ""),
+            LLVMGetPoison(v16), LLVMConstNull(v16), "");
+        conf = LLVMBuildAnd(b, conf, act16, "");   /* inactive lanes do not count */
+        LLVMValueRef cnt = ll_intrin1(l, "llvm.ctpop", conf);
+        LLVMTypeRef over[2] = {v16, p16};
+        LLVMValueRef gargs[4] = {p, LLVMConstInt(m->t_i32, 4, 0), mk, LLVMConstNull(v16)};
+        LLVMValueRef g = ll_intrin(l, "llvm.masked.gather", over, 2, gargs, 4);
+        old[h] = LLVMBuildAdd(b, g, LLVMBuildMul(b, cnt, v, ""), "");
+        LLVMValueRef sargs[4] = {LLVMBuildAdd(b, old[h], v, ""), p, LLVMConstInt(m->t_i32, 4, 0),
+                                 mk};
+        ll_intrin(l, "llvm.masked.scatter", over, 2, sargs, 4);
+    }
+    LLVMValueRef all[ZN_LANES];
+    for (unsigned i = 0; i < ZN_LANES; i++)
+        all[i] = LLVMConstInt(m->t_i32, i, 0);
+    return LLVMBuildShuffleVector(b, old[0], old[1], LLVMConstVector(all, ZN_LANES), "");
+}
+
+static bool can_conflict_add(const zn_lfn *l, const atom_job *j, const ptx_opnd *v)
+{
+    const char *f = l->m->features;
+    return j->plain && j->op == LLVMAtomicRMWBinOpAdd && LLVMGetTypeKind(j->et) ==
+           LLVMIntegerTypeKind && ll_bits(j->et) == 32 && uniform_value(l, v) && f &&
+           strstr(f, "+avx512cd") && strstr(f, "+avx512f") && !getenv("ZINC_NO_CONFLICT_ADD");
+}
+
 static bool pick_op(const ptx_ins *ins, ptx_type t, LLVMAtomicRMWBinOp *op)
 {
     bool fp = ptx_type_is_float(t), sign = ptx_type_is_signed(t);
@@ -148,7 +217,9 @@ void zn_lower_atom(zn_lfn *l, const ptx_ins *ins)
     j.b = zn_src(l, &o[ai + 1], t);
     if (j.cas)
         j.c = zn_src(l, &o[ai + 2], t);
-    LLVMValueRef r = ll_lane_loop(l, l->emask, red ? NULL : j.et, atom_lane, &j);
+    LLVMValueRef r = can_conflict_add(l, &j, &o[ai + 1])
+                         ? conflict_add(l, &j)
+                         : ll_lane_loop(l, l->emask, red ? NULL : j.et, atom_lane, &j);
     if (!red)
         zn_dst(l, &o[0], t, r);
 }

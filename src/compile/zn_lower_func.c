@@ -542,6 +542,7 @@ void zn_lower_func(zn_lmod *m, const ptx_func *f, LLVMValueRef fn)
     zn_uniform_analysis(l);
     zn_nan_free_regs(l); /* zn_lower_fpfix.c */
     zn_reg_params_divergent(l); /* zn_lower_regparam.c */
+    zn_pair_loads(l);
     LLVMBasicBlockRef entry = LLVMAppendBasicBlockInContext(m->ctx, fn, "entry");
     l->bbs = calloc(l->nblocks + 1, sizeof *l->bbs);
     for (uint32_t k = 0; k < l->nblocks; k++) {
@@ -610,4 +611,5 @@ void zn_lower_func(zn_lmod *m, const ptx_func *f, LLVMValueRef fn)
     free(l->reg_nan_free);
     free(l->blk_conv);
     free(l->reg_blocal);
+    free(l->pair_act);
 }

@@ -109,13 +109,28 @@ static void lower_ld_uniform(zn_lfn *l, const ptx_ins *ins)
                                            LLVMConstInt(m->t_i64, (uint64_t)i * size, 0), ""),
                                            m->t_ptr, "");
         LLVMValueRef v = LLVMBuildLoad2(l->b, et, p, "ld.uniform");
-        LLVMSetAlignment(v, size);
+        LLVMSetAlignment(v, zn_ld_align(l, size));
         const ptx_opnd *di = d->kind == PTX_OPND_VEC ? &d->elems[i] : d;
         zn_dst(l, di, t, ll_splat(l, v));
     }
 }
 
+static void lower_ld_one(zn_lfn *l, const ptx_ins *ins);
+
+/* A paired 16-bit load (zn_lower_pairld.c) loads both halves at once. */
 static void lower_ld(zn_lfn *l, const ptx_ins *ins)
+{
+    ptx_ins wide;
+    if (!zn_pair_head(l, ins, &wide)) {
+        lower_ld_one(l, ins);
+        return;
+    }
+    l->load_align = 2;
+    lower_ld_one(l, &wide);
+    l->load_align = 0;
+}
+
+static void lower_ld_one(zn_lfn *l, const ptx_ins *ins)
 {
     zn_lmod *m = l->m;
     ptx_type t = ins->type[0];

@@ -910,7 +910,10 @@ typedef enum CUarray_format {
     CU_AD_FORMAT_P010 = 0x9f, CU_AD_FORMAT_P016 = 0xa1, CU_AD_FORMAT_NV16 = 0xa2,
     CU_AD_FORMAT_P210 = 0xa3, CU_AD_FORMAT_P216 = 0xa4, CU_AD_FORMAT_NV12 = 0xb0,
     CU_AD_FORMAT_Y444_PLANAR8 = 0xb2, CU_AD_FORMAT_Y444_PLANAR10 = 0xb3,
-    CU_AD_FORMAT_YUV444_8bit_SemiPlanar = 0xb4, CU_AD_FORMAT_YUV444_16bit_SemiPlanar = 0xb5
+    CU_AD_FORMAT_YUV444_8bit_SemiPlanar = 0xb4, CU_AD_FORMAT_YUV444_16bit_SemiPlanar = 0xb5,
+    /* packed video formats (zn_drv_array_packed.c) */
+    CU_AD_FORMAT_YUY2 = 0xa5, CU_AD_FORMAT_Y210 = 0xa6, CU_AD_FORMAT_Y216 = 0xa7,
+    CU_AD_FORMAT_AYUV = 0xa8, CU_AD_FORMAT_Y410 = 0xa9, CU_AD_FORMAT_Y416 = 0xb1
 } CUarray_format;
 
 typedef enum CUaddress_mode {

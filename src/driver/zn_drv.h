@@ -263,6 +263,11 @@ typedef struct zn_mipmap {
     zn_array *level[ZN_MIP_MAX_LEVELS];
 } zn_mipmap;
 zn_mipmap *zn_mipmap_get(CUmipmappedArray m); /* NULL unless a live one */
+/* A new array over a zeroed buffer of slices x rows x pitch bytes, desc
+ * and sizes set; not live until the caller sets its magic. NULL: out of
+ * memory. */
+zn_array *zn_array_alloc(const CUDA_ARRAY3D_DESCRIPTOR *d, uint32_t csize, uint32_t esize,
+                         size_t pitch, size_t rows, size_t slices);
 /* Creates / frees an array (zn_drv_array.c); the mipmap's levels use them. */
 CUresult zn_array_create(CUarray *out, const CUDA_ARRAY3D_DESCRIPTOR *d);
 void zn_array_free(zn_array *a);
@@ -292,6 +297,11 @@ uint32_t zn_array_format_size(CUarray_format f);
 bool zn_array_planar_is(CUarray_format f);
 CUresult zn_array_planar_create(CUarray *out, const CUDA_ARRAY3D_DESCRIPTOR *d);
 void zn_array_planar_free(zn_array *a);
+/* Packed (video) formats (zn_drv_array_packed.c): is f one; create such an
+ * array; the raw channel format and count a surface sees its elements as. */
+bool zn_array_packed_is(CUarray_format f);
+CUresult zn_array_packed_create(CUarray *out, const CUDA_ARRAY3D_DESCRIPTOR *d);
+bool zn_array_packed_raw(CUarray_format f, CUarray_format *raw, unsigned *nch);
 /* Copy op from a 3D description (checks both sides). */
 CUresult zn_op_copy3d(zn_op **out, const CUDA_MEMCPY3D *p);
 CUresult zn_op_set(zn_op **out, CUdeviceptr dst, size_t pitch, uint32_t v, unsigned elem,

@@ -15,11 +15,11 @@
  * offsets and heights in blocks (ceil(Width / 4) x ceil(Height / 4)).
  * Sparse arrays have no buffer: their tiles are mapped to tile pools by
  * cuMemMapArrayAsync (zn_drv_sparse.c, zn_drv_sparse_map.c); planar video
- * formats (NV12, P016, ...) are zn_drv_array_planar.c's, packed ones
- * refused. CUDA_ARRAY3D_DEFERRED_MAPPING is accepted, but the array gets
- * its own backing at once (cuMemMapArrayAsync refuses it with
- * NOT_SUPPORTED); it only makes cuArrayGetMemoryRequirements answer
- * (zn_drv_array_query.c).
+ * formats (NV12, P016, ...) are zn_drv_array_planar.c's, packed ones (YUY2,
+ * AYUV, ...) zn_drv_array_packed.c's. CUDA_ARRAY3D_DEFERRED_MAPPING is
+ * accepted, but the array gets its own backing at once (cuMemMapArrayAsync
+ * refuses it with NOT_SUPPORTED); it only makes cuArrayGetMemoryRequirements
+ * answer (zn_drv_array_query.c).
  */
 #include "zn_drv.h"
 #include "../exec/zn_exec_texbc.h"
@@ -48,6 +48,28 @@ zn_array *zn_array_get(CUarray a)
     return arr && arr->magic == ZN_MAGIC_ARRAY ? arr : NULL;
 }
 
+zn_array *zn_array_alloc(const CUDA_ARRAY3D_DESCRIPTOR *d, uint32_t csize, uint32_t esize,
+                         size_t pitch, size_t rows, size_t slices)
+{
+    zn_array *a = zn_handle_new(ZN_HANDLE_ARRAY, sizeof *a);
+    if (!a)
+        return NULL;
+    a->desc = *d;
+    a->csize = csize;
+    a->esize = esize;
+    a->pitch = pitch;
+    a->rows = rows;
+    a->slices = slices;
+    /* a sparse array's bytes are its tiles' (zn_sparse_init) */
+    bool sparse = (d->Flags & CUDA_ARRAY3D_SPARSE) != 0;
+    a->data = sparse ? NULL : calloc(slices * rows, pitch);
+    if (!a->data && !sparse) {
+        zn_handle_retire(ZN_HANDLE_ARRAY, a, sizeof *a);
+        return NULL;
+    }
+    return a;
+}
+
 CUresult zn_array_create(CUarray *out, const CUDA_ARRAY3D_DESCRIPTOR *d)
 {
     if (!out || !d)
@@ -57,6 +79,8 @@ CUresult zn_array_create(CUarray *out, const CUDA_ARRAY3D_DESCRIPTOR *d)
                            CUDA_ARRAY3D_DEFERRED_MAPPING | CUDA_ARRAY3D_SPARSE;
     if (zn_array_planar_is(d->Format))
         return zn_array_planar_create(out, d); /* zn_drv_array_planar.c */
+    if (zn_array_packed_is(d->Format))
+        return zn_array_packed_create(out, d); /* zn_drv_array_packed.c */
     if (d->Flags & CUDA_ARRAY3D_SPARSE) { /* tiles, properties: zn_drv_sparse.c */
         CUresult se = zn_sparse_check(d);
         if (se != CUDA_SUCCESS)
@@ -86,21 +110,12 @@ CUresult zn_array_create(CUarray *out, const CUDA_ARRAY3D_DESCRIPTOR *d)
         d->Width > ZN_ARRAY_MAX_DIM || d->Height > ZN_ARRAY_MAX_DIM ||
         d->Depth > ZN_ARRAY_MAX_DIM)
         return CUDA_ERROR_INVALID_VALUE;
-    zn_array *a = zn_handle_new(ZN_HANDLE_ARRAY, sizeof *a);
+    uint32_t es = bc ? cs : cs * d->NumChannels;
+    zn_array *a = zn_array_alloc(d, cs, es, (bc ? (d->Width + 3) / 4 : d->Width) * es,
+                                 bc ? (d->Height + 3) / 4 : d->Height ? d->Height : 1,
+                                 d->Depth ? d->Depth : 1);
     if (!a)
         return CUDA_ERROR_OUT_OF_MEMORY;
-    a->desc = *d;
-    a->csize = cs;
-    a->esize = bc ? cs : cs * d->NumChannels;
-    a->pitch = (bc ? (d->Width + 3) / 4 : d->Width) * a->esize;
-    a->rows = bc ? (d->Height + 3) / 4 : d->Height ? d->Height : 1;
-    a->slices = d->Depth ? d->Depth : 1;
-    /* a sparse array's bytes are its tiles' (zn_sparse_init) */
-    a->data = d->Flags & CUDA_ARRAY3D_SPARSE ? NULL : calloc(a->slices * a->rows, a->pitch);
-    if (!a->data && !(d->Flags & CUDA_ARRAY3D_SPARSE)) {
-        zn_handle_retire(ZN_HANDLE_ARRAY, a, sizeof *a);
-        return CUDA_ERROR_OUT_OF_MEMORY;
-    }
     a->magic = ZN_MAGIC_ARRAY;
     *out = a;
     return CUDA_SUCCESS;

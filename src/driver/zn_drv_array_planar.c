@@ -107,20 +107,11 @@ CUresult zn_array_planar_create(CUarray *out, const CUDA_ARRAY3D_DESCRIPTOR *d)
     size_t cw = d->Width / pi->xdiv, chh = d->Height / pi->ydiv;
     size_t chroma = cw * chh * pi->cch * pi->cs; /* bytes per chroma plane */
     size_t bytes = luma + (pi->nplanes - 1) * chroma;
-    zn_array *a = zn_handle_new(ZN_HANDLE_ARRAY, sizeof *a);
+    /* rows: every plane's bytes are a multiple of the pitch */
+    zn_array *a = zn_array_alloc(d, pi->cs, pi->cs, d->Width * pi->cs,
+                                 bytes / (d->Width * pi->cs), 1);
     if (!a)
         return CUDA_ERROR_OUT_OF_MEMORY;
-    a->desc = *d;
-    a->csize = pi->cs;
-    a->esize = pi->cs;
-    a->pitch = d->Width * pi->cs;
-    a->rows = bytes / a->pitch; /* every plane's bytes are a multiple of the pitch */
-    a->slices = 1;
-    a->data = calloc(a->rows, a->pitch);
-    if (!a->data) {
-        zn_handle_retire(ZN_HANDLE_ARRAY, a, sizeof *a);
-        return CUDA_ERROR_OUT_OF_MEMORY;
-    }
     a->plane[0] = plane_new(a, pi, d->Width, d->Height, 1, a->data);
     for (unsigned p = 1; p < pi->nplanes && a->plane[p - 1]; p++)
         a->plane[p] = plane_new(a, pi, cw, chh, pi->cch, a->data + luma + (p - 1) * chroma);

@@ -9,6 +9,7 @@
  * (zn_drv_texobj.c) describe all levels to the sampler.
  */
 #include "zn_drv.h"
+#include "../util/zn_log.h"
 
 zn_mipmap *zn_mipmap_get(CUmipmappedArray h)
 {
@@ -32,8 +33,13 @@ static void mipmap_free(zn_mipmap *m)
 static CUresult mipmap_create(CUmipmappedArray *out, const CUDA_ARRAY3D_DESCRIPTOR *d,
                               unsigned levels)
 {
-    if (!out || !d || !levels || zn_array_planar_is(d->Format)) /* no video mipmaps */
+    if (!out || !d || !levels)
         return CUDA_ERROR_INVALID_VALUE;
+    if (zn_array_planar_is(d->Format) || zn_array_packed_is(d->Format)) {
+        zn_log(ZN_LOG_WARN, "cuMipmappedArrayCreate: video format 0x%x has no mipmaps",
+               (unsigned)d->Format);
+        return CUDA_ERROR_INVALID_VALUE;
+    }
     bool layered = (d->Flags & (CUDA_ARRAY3D_LAYERED | CUDA_ARRAY3D_CUBEMAP)) != 0;
     size_t big = d->Width > d->Height ? d->Width : d->Height;
     if (!layered && d->Depth > big)

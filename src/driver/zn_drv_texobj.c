@@ -16,7 +16,9 @@
  * channels of 8-bit unsigned textures read as normalized floats (other
  * formats ignore it, an unmeasured choice). CU_TRSF_SEAMLESS_CUBEMAP is
  * taken by cubemaps only (the sampler filters across face edges,
- * zn_exec_tex.c). Destroyed objects are retired handle blocks with a zero
+ * zn_exec_tex.c). Packed video arrays (YUY2, AYUV, ...) take surfaces only,
+ * as their raw channels (zn_drv_array_packed.c); a texture of one is
+ * NOT_SUPPORTED. Destroyed objects are retired handle blocks with a zero
  * magic, so a kernel using one stops with CUDA_ERROR_ILLEGAL_ADDRESS.
  */
 #include "zn_drv.h"
@@ -69,6 +71,27 @@ static void keep_level(zn_tex_desc *d, unsigned i)
                                  d->sparse};
 }
 
+/* Packed video formats (zn_drv_array_packed.c): a surface sees the raw
+ * channels; a texture is refused, since CUDA does not say what a fetch
+ * returns (raw channels, or YUV with shared chroma). */
+static CUresult packed_channels(CUarray_format *fmt, unsigned *nch, bool surface)
+{
+    CUarray_format raw;
+    unsigned rn;
+    if (!zn_array_packed_raw(*fmt, &raw, &rn))
+        return CUDA_SUCCESS;
+    if (!surface) {
+        zn_log(ZN_LOG_WARN,
+               "cuTexObjectCreate: texture reads of packed video format 0x%x are not "
+               "supported (CUDA does not define what they return); use a surface object",
+               (unsigned)*fmt);
+        return CUDA_ERROR_NOT_SUPPORTED;
+    }
+    *fmt = raw;
+    *nch = rn;
+    return CUDA_SUCCESS;
+}
+
 /* Fills the memory part of the descriptor from a resource description. */
 static CUresult describe(zn_tex_desc *d, const CUDA_RESOURCE_DESC *r, bool surface)
 {
@@ -87,6 +110,7 @@ static CUresult describe(zn_tex_desc *d, const CUDA_RESOURCE_DESC *r, bool surfa
             return CUDA_ERROR_INVALID_VALUE; /* as CUDA: needs the surface flag */
         fmt = a->desc.Format;
         nch = a->desc.NumChannels;
+        TRY_CU(packed_channels(&fmt, &nch, surface));
         describe_array(d, a);
         break;
     }
@@ -110,6 +134,7 @@ static CUresult describe(zn_tex_desc *d, const CUDA_RESOURCE_DESC *r, bool surfa
             return CUDA_ERROR_INVALID_VALUE;
         fmt = r->res.linear.format;
         nch = r->res.linear.numChannels;
+        TRY_CU(packed_channels(&fmt, &nch, false));
         size_t es = zn_array_format_size(fmt) * nch;
         if (!r->res.linear.devPtr || !es || r->res.linear.sizeInBytes < es ||
             !zn_mem_range_ok(r->res.linear.devPtr, r->res.linear.sizeInBytes))
@@ -125,6 +150,7 @@ static CUresult describe(zn_tex_desc *d, const CUDA_RESOURCE_DESC *r, bool surfa
         const __typeof__(r->res.pitch2D) *p = &r->res.pitch2D;
         fmt = p->format;
         nch = p->numChannels;
+        TRY_CU(packed_channels(&fmt, &nch, false));
         size_t es = zn_array_format_size(fmt) * nch;
         if (!p->devPtr || !es || !p->width || !p->height || p->pitchInBytes < p->width * es ||
             !zn_mem_range_ok(p->devPtr, (p->height - 1) * p->pitchInBytes + p->width * es))

@@ -151,6 +151,8 @@ static void block_run_plain(zn_block_run *run, zn_kernel_fn fn)
     }
 }
 
+static void block_drop_fibers(zn_worker *wk);
+
 typedef struct block_range {
     zn_job *job;
     zn_worker *wk;
@@ -175,9 +177,14 @@ static void block_run_blocks(void *arg)
             block_index(b, grid, ctaid);
         else
             block_next(grid, ctaid);
-        if (job->on_fibers)
-            zn_warps_run_on_fibers(run);
-        else
+        if (job->on_fibers) {
+            if (zn_warps_run_on_fibers(run)) {
+                /* warps stopped mid-kernel (the grid failed): their fibers
+                 * cannot be resumed; the next launch makes fresh ones */
+                block_drop_fibers(r->wk);
+                return;
+            }
+        } else
             block_run_plain(run, job->l->fn);
     }
 }

@@ -21,17 +21,23 @@
 #include <stdlib.h>
 #include <sys/mman.h>
 
-#if defined(__SANITIZE_ADDRESS__)
-#define ZN_ASAN 1
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define ZN_ASAN 1
-#endif
+#include "util/zn_sanitizer.h"
+#ifdef ZN_TSAN
+#include <sanitizer/tsan_interface.h>
+/* TSan runs handlers with every signal blocked (its wrapper fills
+ * sa_mask, whatever SA_NODEFER says): the jump must restore the mask, or
+ * SIGSEGV stays blocked and the next kernel fault kills the process. */
+#define ZN_FAULT_SAVEMASK 1
+#else
+#define ZN_FAULT_SAVEMASK 0
 #endif
 
 typedef struct fault_frame {
     sigjmp_buf jb;
     void *addr;
+#ifdef ZN_TSAN
+    void *tsan;     /* the TSan fiber (thread) that armed jb */
+#endif
 } fault_frame;
 
 static pthread_once_t fault_once = PTHREAD_ONCE_INIT;
@@ -48,6 +54,16 @@ static void fault_handler(int sig, siginfo_t *si, void *uc)
     if (f) {
         tls_frame = NULL;
         f->addr = si->si_addr;
+#ifdef ZN_TSAN
+        /* A warp's fault is on its fiber, a TSan fiber of its own (zn_fiber.c),
+         * and TSan finds the jump buffer among those of the fiber that
+         * armed it (else "can't find longjmp buf" and a crash): go back to
+         * that one first, synchronising as every fiber switch does (what
+         * the warps did happens before what the worker does next). The
+         * warp's fiber is dropped after the fault. */
+        if (__tsan_get_current_fiber() != f->tsan)
+            __tsan_switch_to_fiber(f->tsan, 0);
+#endif
         siglongjmp(f->jb, sig);
     }
     /* not a kernel's fault: hand it on */
@@ -123,8 +139,11 @@ int zn_fault_guard(void (*fn)(void *), void *arg, void **addr)
     if (!tls_altstack_done)
         fault_thread_init();
     fault_frame f;
+#ifdef ZN_TSAN
+    f.tsan = __tsan_get_current_fiber();
+#endif
     fault_frame *volatile prev = tls_frame;
-    int sig = sigsetjmp(f.jb, 0);
+    int sig = sigsetjmp(f.jb, ZN_FAULT_SAVEMASK);
     if (sig == 0) {
         tls_frame = &f;
         fn(arg);

@@ -65,12 +65,19 @@ typedef struct zn_block_run {
     uint32_t nwarps;
     uint32_t all_mask;                   /* bits of the block's warps */
     uint32_t runnable;                   /* may run (running or ready) */
-    uint32_t done_mask;                  /* finished */
+    uint32_t done_mask;                  /* finished (or stopped) */
+    uint32_t stopped;                    /* stopped mid-kernel: a dead grid's */
     uint32_t bar_active;                 /* bit per barrier id with arrivals */
     uint32_t waiting[ZN_MAX_BARRIERS];   /* blocked at barrier id */
     uint32_t arrived[ZN_MAX_BARRIERS];   /* arrived (waiting or bar.arrive) */
     uint32_t narrived[ZN_MAX_BARRIERS];  /* bits set in arrived[id] */
     uint32_t bar_count[ZN_MAX_BARRIERS]; /* thread count asked, 0 = all */
+    /* Which fiber runs which warp (zn_exec_warps.c): a warp that finishes
+     * hands its fiber to the next warp that has not started, so warps
+     * that never wait cost no switch. */
+    uint32_t started;                    /* warps given a fiber this block */
+    uint8_t fiber_of[ZN_MAX_WARPS];      /* warp -> its fiber */
+    uint8_t warp_on[ZN_MAX_WARPS];       /* fiber -> the warp it runs */
     zn_job *job;
     zn_worker *worker;
 } zn_block_run;
@@ -104,7 +111,10 @@ int zn_block_prepare(zn_job *job, zn_worker *wk);
 /* Unmaps a worker's shared-memory buffer and fibers (its thread exits). */
 void zn_block_worker_free(zn_worker *wk);
 /* zn_exec_warps.c: warps of one block on fibers, and the barrier */
-void zn_warps_run_on_fibers(zn_block_run *run);
+/* Runs the block; returns the warps stopped mid-kernel (a failed
+ * cooperative grid's, zn_exec_warps.c): their fibers hold abandoned frames
+ * and must not be resumed. */
+uint32_t zn_warps_run_on_fibers(zn_block_run *run);
 void zn_warp_fiber_main(void *warp_ctx);
 void zn_warps_barrier(zn_warp_ctx *w, uint32_t id, uint32_t count, uint32_t mode);
 /* zn_exec_rt.c */

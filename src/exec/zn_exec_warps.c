@@ -16,6 +16,10 @@
  *
  * Each fiber loops forever, running whichever warp of whichever block it
  * is given, so a fiber is created once per worker and reused.
+ *
+ * A failed cooperative grid is dead, as a GPU kills a grid at its trap:
+ * its warps stop at their next barrier instead of running past it (see
+ * warps_grid_dead). Ordinary grids' warps run out without waiting.
  */
 #include "zn_exec_internal.h"
 #include "zn_exec_race.h" /* racecheck: barrier epochs (zn_exec_race.c) */
@@ -23,9 +27,17 @@
 
 #include <sched.h>
 
+/* Warp i's fiber. A warp that has not started yet gets fiber i: a fiber
+ * k only ever runs warp k and, after it, warps that had not started, so
+ * fiber i is free while warp i has not started. */
 static zn_fiber *warp_fiber(zn_block_run *run, uint32_t i)
 {
-    return &run->worker->fibers[i];
+    if (!(run->started & (1u << i))) {
+        run->started |= 1u << i;
+        run->fiber_of[i] = (uint8_t)i;
+        run->warp_on[i] = (uint8_t)i;
+    }
+    return &run->worker->fibers[run->fiber_of[i]];
 }
 
 /* The first runnable warp after i in round-robin order, or -1. */
@@ -58,6 +70,52 @@ static int warps_barrier_complete(const zn_block_run *run, uint32_t id)
     return run->narrived[id] >= (count + ZN_WARP_SIZE - 1) / ZN_WARP_SIZE;
 }
 
+/* Whether the block's grid is cooperative and has failed, so that its
+ * warps must not go past another barrier. nvcc's grid.sync() is a
+ * bar.sync, thread 0 polling the grid word, and a bar.sync; once a block
+ * has trapped, thread 0's poll returns ZN_KSTATUS_ABORTED (rt->spin) and
+ * its warp exits, which completes the second bar.sync. If the block's other
+ * warps were released then, they would run the code after a grid.sync()
+ * that never completed: reading other blocks' data with nothing ordering
+ * those reads after the other blocks' writes (a data race between the
+ * gang's threads, issue #4's ThreadSanitizer report) and possibly looping
+ * on garbage. So they stop there, as the whole grid does on a GPU. This
+ * cannot hang the grid: in a cooperative launch every poll of another
+ * block's data is a strong load that calls rt->spin, which returns once the
+ * grid has failed. Ordinary grids keep running out: a block polling an
+ * earlier block's flag with plain loads (CUB's decoupled look-back) would
+ * hang if that block had stopped, and no barrier orders their blocks. */
+static int warps_grid_dead(const zn_block_run *run)
+{
+    return run->job->grid_ws &&
+           atomic_load_explicit(&run->job->status, memory_order_relaxed) != ZN_KSTATUS_OK;
+}
+
+/* The warps waiting at barriers stop: they count as done and never run
+ * again (their fibers hold abandoned frames; zn_exec_block.c drops them). */
+static void warps_stop_waiting(zn_block_run *run)
+{
+    for (uint32_t act = run->bar_active; act; act &= act - 1) {
+        uint32_t id = (uint32_t)__builtin_ctz(act);
+        run->stopped |= run->waiting[id];
+        run->done_mask |= run->waiting[id];
+        run->waiting[id] = run->arrived[id] = run->narrived[id] = 0;
+    }
+    run->bar_active = 0;
+}
+
+/* Warp i of a dead grid stops at a barrier, with the warps waiting. */
+static _Noreturn void warps_stop(zn_block_run *run, uint32_t i)
+{
+    uint32_t bit = 1u << i;
+    warps_stop_waiting(run);
+    run->runnable &= ~bit;
+    run->done_mask |= bit;
+    run->stopped |= bit;
+    warps_yield(run, i);
+    zn_die("warp scheduler: a stopped warp was resumed");
+}
+
 static void warps_release(zn_block_run *run, uint32_t id)
 {
     zn_race_barrier(run); /* racecheck: a new barrier epoch (zn_exec_race.c) */
@@ -68,32 +126,54 @@ static void warps_release(zn_block_run *run, uint32_t id)
     run->bar_active &= ~(1u << id);
 }
 
+/* arg: the warp context of the fiber's own index k (fiber k of the
+ * worker); each time the fiber is switched to, it runs the warp assigned
+ * to it (run->warp_on[k]), then the warps that had not started yet while
+ * they finish without waiting: reduce_warp's and mul_mat_vec_q's warps
+ * that return at their barrier then run one after another on one fiber,
+ * where each had cost two switches. */
 void zn_warp_fiber_main(void *arg)
 {
-    zn_warp_ctx *w = arg;
+    zn_warp_ctx *home = arg;
     for (;;) {
-        zn_block_run *run = w->block->exec;
-        int32_t st = run->job->l->fn(w);
-        if (st != ZN_KSTATUS_OK)
-            zn_job_fail(run->job, st);
-        uint32_t bit = 1u << w->warpid;
-        run->runnable &= ~bit;
-        run->done_mask |= bit;
-        /* only barriers with arrivals can be completed by this exit */
-        for (uint32_t act = run->bar_active; act; act &= act - 1) {
-            uint32_t id = (uint32_t)__builtin_ctz(act);
-            if (warps_barrier_complete(run, id))
-                warps_release(run, id);
+        zn_block_run *run = home->block->exec;
+        uint32_t k = (uint32_t)(home - run->warps);
+        zn_warp_ctx *w = &run->warps[run->warp_on[k]];
+        for (;;) {
+            int32_t st = run->job->l->fn(w);
+            if (st != ZN_KSTATUS_OK)
+                zn_job_fail(run->job, st);
+            uint32_t bit = 1u << w->warpid;
+            run->runnable &= ~bit;
+            run->done_mask |= bit;
+            /* only barriers with arrivals can be completed by this exit; a
+             * dead grid's waiting warps stop instead of being released */
+            if (warps_grid_dead(run))
+                warps_stop_waiting(run);
+            for (uint32_t act = run->bar_active; act; act &= act - 1) {
+                uint32_t id = (uint32_t)__builtin_ctz(act);
+                if (warps_barrier_complete(run, id))
+                    warps_release(run, id);
+            }
+            int j = warps_next_runnable(run, w->warpid);
+            if (j < 0 || (run->started & (1u << j)))
+                break;
+            run->started |= 1u << j;   /* not started: it runs here */
+            run->fiber_of[j] = (uint8_t)k;
+            run->warp_on[k] = (uint8_t)j;
+            w = &run->warps[j];
         }
         warps_yield(run, w->warpid);
     }
 }
 
-void zn_warps_run_on_fibers(zn_block_run *run)
+uint32_t zn_warps_run_on_fibers(zn_block_run *run)
 {
     run->all_mask = run->nwarps >= 32 ? 0xffffffffu : (1u << run->nwarps) - 1;
     run->runnable = run->all_mask;
     run->done_mask = 0;
+    run->started = 0;
+    run->stopped = 0;
     /* Only barriers with arrivals hold state (a counted one can be left
      * with some when every warp finished; a fault leaves any); clearing all
      * 16 ids was 64 stores per block. bar_count is set at every arrival. */
@@ -104,6 +184,13 @@ void zn_warps_run_on_fibers(zn_block_run *run)
     run->bar_active = 0;
     zn_fiber_switch(&run->worker->native, warp_fiber(run, 0));
     while (run->done_mask != run->all_mask) {
+        if (warps_grid_dead(run)) {
+            /* every warp left is waiting (none is runnable): they stop */
+            warps_stop_waiting(run);
+            if (run->done_mask != run->all_mask)
+                zn_die("warp scheduler: a warp neither done nor waiting");
+            break;
+        }
         /* after a failure (a warp returned an error) waiting is expected:
          * the warps run out without waiting */
         if (atomic_load_explicit(&run->job->status, memory_order_relaxed) == ZN_KSTATUS_OK)
@@ -117,11 +204,17 @@ void zn_warps_run_on_fibers(zn_block_run *run)
             zn_die("warp scheduler: no runnable warp after release");
         zn_fiber_switch(&run->worker->native, warp_fiber(run, (uint32_t)j));
     }
+    return run->stopped;
 }
 
 void zn_warps_barrier(zn_warp_ctx *w, uint32_t id, uint32_t count, uint32_t mode)
 {
     zn_block_run *run = w->block->exec;
+    /* any wait, a yield (an mbarrier poll) included: the warp it waits for
+     * may have stopped (grid_ws first: one load and a branch on the hot
+     * path of ordinary grids) */
+    if (warps_grid_dead(run) && run->job->on_fibers)
+        warps_stop(run, w->warpid);
     if (mode == 2) {
         /* yield (mbarrier waits, nanosleep): the warp stays runnable and the
          * block's next runnable warp, which may be the one it waits for, runs */

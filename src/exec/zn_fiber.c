@@ -8,23 +8,10 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#if defined(__SANITIZE_ADDRESS__)
-#define ZN_ASAN 1
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define ZN_ASAN 1
-#endif
-#endif
+#include "util/zn_sanitizer.h"
 #ifdef ZN_ASAN
 #include <sanitizer/asan_interface.h>
 #include <sanitizer/common_interface_defs.h>
-#endif
-#if defined(__SANITIZE_THREAD__)
-#define ZN_TSAN 1
-#elif defined(__has_feature)
-#if __has_feature(thread_sanitizer)
-#define ZN_TSAN 1
-#endif
 #endif
 #ifdef ZN_TSAN
 /* TSan keeps a shadow call stack and clock per thread: a stack switch it

@@ -68,7 +68,7 @@ static const zn_rt_ops test_rt = {
 };
 
 static zn_jit_module *compile_text(const char *text, size_t len, const char *name,
-                                   const ptx_module **pm_out)
+                                   const ptx_module **pm_out, const char *cpu)
 {
     char err[1024];
     ptx_module *pm = ptx_parse(text, len, name, err, sizeof err);
@@ -93,7 +93,7 @@ static zn_jit_module *compile_text(const char *text, size_t len, const char *nam
         loaded_globals[nloaded] = g;
         loaded_nglobals[nloaded++] = ng;
     }
-    zn_compile_opts o = {.opt_level = 3, .globals = g, .nglobals = ng};
+    zn_compile_opts o = {.opt_level = 3, .cpu = cpu, .globals = g, .nglobals = ng};
     zn_jit_module *jm = zn_compile(pm, &o, err, sizeof err);
     if (!jm)
         CHECK(0, "compile %s: %s", name, err);
@@ -116,14 +116,19 @@ zn_jit_module *zt_load(const char *path, const ptx_module **pm_out)
     size_t got = fread(text, 1, (size_t)n, f);
     fclose(f);
     text[got] = 0;
-    zn_jit_module *jm = compile_text(text, got, path, pm_out);
+    zn_jit_module *jm = compile_text(text, got, path, pm_out, NULL);
     free(text);
     return jm;
 }
 
 zn_jit_module *zt_load_text(const char *text, const ptx_module **pm_out)
 {
-    return compile_text(text, strlen(text), "inline.ptx", pm_out);
+    return compile_text(text, strlen(text), "inline.ptx", pm_out, NULL);
+}
+
+zn_jit_module *zt_load_text_cpu(const char *text, const char *cpu)
+{
+    return compile_text(text, strlen(text), "inline.ptx", NULL, cpu);
 }
 
 static uint8_t *pack(const zn_kernel_info *k, void **args)

@@ -35,6 +35,9 @@ extern zt_record zt_rec;
  * malloc'd storage with their initial values. NULL on failure (reported). */
 zn_jit_module *zt_load(const char *path, const ptx_module **pm_out);
 zn_jit_module *zt_load_text(const char *text, const ptx_module **pm_out);
+/* The same for another CPU (an LLVM CPU name and its own features; it
+ * must run on this host): code paths chosen by target feature. */
+zn_jit_module *zt_load_text_cpu(const char *text, const char *cpu);
 /* Frees the modules and globals zt_load made (after zn_jit_module_free). */
 void zt_cleanup(void);
 /* Packs args (pointers to each value) by the kernel's parameter layout and

@@ -18,12 +18,13 @@ static int drv_failures;
            n_ ? n_ : "?", (int)(want)); drv_failures++; } } while (0)
 #define OK(call) EXPECT_RC(call, CUDA_SUCCESS)
 
+/* the first lines of the tests' PTX modules */
+#define DRV_PTX_HEAD ".version 8.0\n.target sm_75\n.address_size 64\n"
+
 /* fill(out, n, v) writes out[i] = i * 3 + v for i < n, one thread each
  * (any grid shape). */
 static const char drv_fill_ptx[] =
-    ".version 8.0\n"
-    ".target sm_75\n"
-    ".address_size 64\n"
+    DRV_PTX_HEAD
     ".visible .entry fill(.param .u64 out, .param .u32 n, .param .u32 v)\n"
     "{\n"
     "    .reg .pred %p<2>;\n"

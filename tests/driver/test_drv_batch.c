@@ -326,7 +326,10 @@ static void mem_ops(CUstream s)
     EXPECT_RC(cuStreamQuery(s), CUDA_ERROR_NOT_READY);
     OK(cuMemcpyDtoH(w32, d + 16, 4));
     EXPECT(w32[0] == 0);    /* not yet: the 9 is behind the wait */
-    flag[0] = 5;
+    /* an atomic release store: the stream's thread polls the flag with
+     * acquire loads, and the 9 it then writes must be ordered after the
+     * copy above (a plain store would race, as ThreadSanitizer says) */
+    __atomic_store_n(&flag[0], 5u, __ATOMIC_RELEASE);
     OK(cuStreamSynchronize(s));
     OK(cuMemcpyDtoH(w32, d + 16, 4));
     EXPECT(w32[0] == 9);

@@ -16,13 +16,12 @@
 #include <string.h>
 
 #include "drv_test.h"
+#include "drv_test_tex.h"
 
 /* out[ctaid.x * ntid.x + tid.x] = the 4 u32 components of texel
  * (tid.x, ctaid.x) */
 static const char ptx[] =
-    ".version 8.0\n"
-    ".target sm_75\n"
-    ".address_size 64\n"
+    DRV_PTX_HEAD
     ".visible .entry fetch(.param .u64 tex, .param .u64 out)\n"
     "{\n"
     "    .reg .b32 %r<12>;\n"
@@ -60,53 +59,12 @@ static uint16_t chroma(unsigned x, unsigned y, unsigned c, uint16_t mask)
  * object; out[i][c] for texel i = y * w + x. */
 static void fetch_plane(CUarray p, unsigned w, unsigned h, uint32_t (*out)[4])
 {
-    CUDA_RESOURCE_DESC rd;
-    memset(&rd, 0, sizeof rd);
-    rd.resType = CU_RESOURCE_TYPE_ARRAY;
-    rd.res.array.hArray = p;
-    CUDA_TEXTURE_DESC td;
-    memset(&td, 0, sizeof td);
-    td.addressMode[0] = td.addressMode[1] = CU_TR_ADDRESS_MODE_CLAMP;
-    td.filterMode = CU_TR_FILTER_MODE_POINT;
-    td.flags = CU_TRSF_READ_AS_INTEGER;
-    CUtexObject t = 0;
-    OK(cuTexObjectCreate(&t, &rd, &td, NULL));
+    CUtexObject t = drv_tex_point_obj(p, CU_TRSF_READ_AS_INTEGER);
     CUfunction f;
     OK(cuModuleGetFunction(&f, mod, "fetch"));
-    OK(cuMemsetD8(dout, 0xa5, (size_t)w * h * 16)); /* poison */
     void *args[] = {&t, &dout};
-    OK(cuLaunchKernel(f, h, 1, 1, w, 1, 1, 0, NULL, args, NULL));
-    OK(cuCtxSynchronize());
-    OK(cuMemcpyDtoH(out, dout, (size_t)w * h * 16));
+    drv_launch_out(f, h, 1, w, args, dout, out, (size_t)w * h * 16);
     OK(cuTexObjectDestroy(t));
-}
-
-static void copy_to_array(CUarray dst, const void *src, size_t spitch, size_t wbytes, size_t h)
-{
-    CUDA_MEMCPY2D c;
-    memset(&c, 0, sizeof c);
-    c.srcMemoryType = CU_MEMORYTYPE_HOST;
-    c.srcHost = src;
-    c.srcPitch = spitch;
-    c.dstMemoryType = CU_MEMORYTYPE_ARRAY;
-    c.dstArray = dst;
-    c.WidthInBytes = wbytes;
-    c.Height = h;
-    OK(cuMemcpy2D(&c));
-}
-
-static void copy_from_array(void *dst, size_t dpitch, CUarray src, size_t wbytes, size_t h)
-{
-    CUDA_MEMCPY2D c;
-    memset(&c, 0, sizeof c);
-    c.srcMemoryType = CU_MEMORYTYPE_ARRAY;
-    c.srcArray = src;
-    c.dstMemoryType = CU_MEMORYTYPE_HOST;
-    c.dstHost = dst;
-    c.dstPitch = dpitch;
-    c.WidthInBytes = wbytes;
-    c.Height = h;
-    OK(cuMemcpy2D(&c));
 }
 
 static void expect_desc(CUarray a, CUarray_format f, size_t w, size_t h, unsigned nch)
@@ -151,7 +109,7 @@ static void test_420(CUarray a, unsigned cs)
             uint16_t v = luma(x, r, mask);
             memcpy(src + r * SP + x * cs, &v, cs); /* little-endian: low bytes */
         }
-    copy_to_array(y, src, SP, W * cs, H);
+    drv_put(y, src, SP, W * cs, H);
     memset(src, 0x5a, sizeof src);
     for (unsigned r = 0; r < H / 2; r++)
         for (unsigned x = 0; x < W / 2; x++)
@@ -159,13 +117,13 @@ static void test_420(CUarray a, unsigned cs)
                 uint16_t v = chroma(x, r, c, mask);
                 memcpy(src + r * SP + (2 * x + c) * cs, &v, cs);
             }
-    copy_to_array(uv, src, SP, W * cs, H / 2);
+    drv_put(uv, src, SP, W * cs, H / 2);
 
     /* the parent: W * cs bytes a row, luma rows then chroma rows */
     static uint8_t frame[H * 3 / 2 * W * 2], want[H * 3 / 2 * W * 2];
     size_t rowb = (size_t)W * cs;
     memset(frame, 0xee, sizeof frame);
-    copy_from_array(frame, rowb, a, rowb, H * 3 / 2);
+    drv_get(frame, rowb, a, rowb, H * 3 / 2);
     for (unsigned r = 0; r < H; r++)
         for (unsigned x = 0; x < W; x++) {
             uint16_t v = luma(x, r, mask);
@@ -179,15 +137,7 @@ static void test_420(CUarray a, unsigned cs)
             }
     EXPECT(memcmp(frame, want, rowb * H * 3 / 2) == 0);
     /* the frame is exactly W x 1.5 H rows: one row more is out of range */
-    CUDA_MEMCPY2D c;
-    memset(&c, 0, sizeof c);
-    c.srcMemoryType = CU_MEMORYTYPE_ARRAY;
-    c.srcArray = a;
-    c.dstMemoryType = CU_MEMORYTYPE_HOST;
-    c.dstHost = frame;
-    c.dstPitch = rowb;
-    c.WidthInBytes = rowb;
-    c.Height = H * 3 / 2 + 1;
+    CUDA_MEMCPY2D c = drv_copy_a2h(frame, rowb, a, rowb, H * 3 / 2 + 1);
     EXPECT_RC(cuMemcpy2D(&c), CUDA_ERROR_INVALID_VALUE);
 
     /* each plane through a texture object */
@@ -209,20 +159,15 @@ static void test_420(CUarray a, unsigned cs)
     /* a whole frame into the parent, read through the chroma plane */
     for (size_t i = 0; i < rowb * H * 3 / 2; i++)
         want[i] = (uint8_t)(i * 7 + 1);
-    copy_to_array(a, want, rowb, rowb, H * 3 / 2);
+    drv_put(a, want, rowb, rowb, H * 3 / 2);
     static uint8_t chr[H / 2 * W * 2];
     memset(chr, 0xee, sizeof chr);
-    copy_from_array(chr, rowb, uv, rowb, H / 2);
+    drv_get(chr, rowb, uv, rowb, H / 2);
     EXPECT(memcmp(chr, want + rowb * H, rowb * H / 2) == 0);
 
     /* no texture on the parent itself (Zinc does not sample YUV) */
-    CUDA_RESOURCE_DESC rd;
-    memset(&rd, 0, sizeof rd);
-    rd.resType = CU_RESOURCE_TYPE_ARRAY;
-    rd.res.array.hArray = a;
-    CUDA_TEXTURE_DESC td;
-    memset(&td, 0, sizeof td);
-    td.flags = CU_TRSF_READ_AS_INTEGER;
+    CUDA_RESOURCE_DESC rd = drv_res_array(a);
+    CUDA_TEXTURE_DESC td = drv_tex_point(CU_TRSF_READ_AS_INTEGER);
     CUtexObject t = 0;
     EXPECT_RC(cuTexObjectCreate(&t, &rd, &td, NULL), CUDA_ERROR_INVALID_VALUE);
 
@@ -270,22 +215,14 @@ static void test_shapes(void)
         for (unsigned b = 0; b < pw; b++)
             row[b] = (uint8_t)(b * 9 + i + 1);
         size_t ph = 6 / fm[i].ch;
-        CUDA_MEMCPY2D c;
-        memset(&c, 0, sizeof c);
-        c.srcMemoryType = CU_MEMORYTYPE_HOST;
-        c.srcHost = row;
-        c.srcPitch = pw;
-        c.dstMemoryType = CU_MEMORYTYPE_ARRAY;
-        c.dstArray = p;
+        CUDA_MEMCPY2D c = drv_copy_h2a(p, row, pw, pw, 1);
         c.dstY = ph - 1;
-        c.WidthInBytes = pw;
-        c.Height = 1;
         OK(cuMemcpy2D(&c));
         size_t rowb = 8 * cs;
         size_t bytes = 8 * 6 * cs + (fm[i].nplanes - 1) * ph * pw; /* every plane */
         static uint8_t frame[8 * 6 * 2 * 3];
         memset(frame, 0xee, sizeof frame);
-        copy_from_array(frame, rowb, a, rowb, bytes / rowb);
+        drv_get(frame, rowb, a, rowb, bytes / rowb);
         memcpy(got, frame + bytes - pw, pw);
         EXPECT(memcmp(got, row, pw) == 0);
         OK(cuArrayDestroy(a));
@@ -321,10 +258,7 @@ static void test_misuse(void)
     d.NumChannels = 3;
     EXPECT_RC(cuMipmappedArrayCreate(&m, &d, 1), CUDA_ERROR_INVALID_VALUE);
     EXPECT(m == NULL);
-    /* packed video formats are still refused */
-    d.NumChannels = 2;
-    d.Format = (CUarray_format)0xa5; /* YUY2 */
-    EXPECT_RC(cuArray3DCreate(&a, &d), CUDA_ERROR_INVALID_VALUE);
+    /* packed video formats (YUY2, ...): test_drv_packed.c */
     /* a plain array has no planes */
     CUDA_ARRAY_DESCRIPTOR pd = {8, 8, CU_AD_FORMAT_UNSIGNED_INT8, 1};
     CUarray plain = NULL, p = NULL;
@@ -336,10 +270,7 @@ static void test_misuse(void)
     CUDA_ARRAY3D_DESCRIPTOR sd = {16, 8, 0, CU_AD_FORMAT_NV12, 3, CUDA_ARRAY3D_SURFACE_LDST};
     OK(cuArray3DCreate(&a, &sd));
     OK(cuArrayGetPlane(&p, a, 1));
-    CUDA_RESOURCE_DESC rd;
-    memset(&rd, 0, sizeof rd);
-    rd.resType = CU_RESOURCE_TYPE_ARRAY;
-    rd.res.array.hArray = p;
+    CUDA_RESOURCE_DESC rd = drv_res_array(p);
     CUsurfObject s = 0;
     OK(cuSurfObjectCreate(&s, &rd));
     OK(cuSurfObjectDestroy(s));

@@ -10,6 +10,7 @@
  * from the tile order: x fastest, 64 KiB a tile), mip tails, 3D and
  * layered arrays; and the misuse errors. */
 #include "drv_test.h"
+#include "drv_test_tex.h"
 
 #include <stdint.h>
 #include <string.h>
@@ -20,9 +21,7 @@
  * with the sparse form of tex; out[2 * (y * w + x)] = red,
  * out[2 * (...) + 1] = the residency predicate (1 or 0) */
 static const char sample_ptx[] =
-    ".version 8.0\n"
-    ".target sm_75\n"
-    ".address_size 64\n"
+    DRV_PTX_HEAD
     ".visible .entry sample(.param .u64 tex, .param .u64 out, .param .u32 w)\n"
     "{\n"
     "    .reg .pred %p<2>;\n"
@@ -288,7 +287,6 @@ static void sample(CUarray a, unsigned w, unsigned h, uint32_t *val, uint32_t *r
     size_t bytes = (size_t)w * h * 8;
     CUdeviceptr out = 0;
     OK(cuMemAlloc(&out, bytes));
-    OK(cuMemsetD8(out, 0xCD, bytes));
     unsigned wv = w;
     void *args[] = {&t, &out, &wv};
     OK(cuLaunchKernel(fn_sample, w / 4, h, 1, 4, 1, 1, 0, NULL, args, NULL));

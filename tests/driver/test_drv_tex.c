@@ -21,11 +21,10 @@
 #include <string.h>
 
 #include "drv_test.h"
+#include "drv_test_tex.h"
 
 static const char ptx[] =
-    ".version 8.0\n"
-    ".target sm_75\n"
-    ".address_size 64\n"
+    DRV_PTX_HEAD
     ".visible .entry q(.param .u64 tex, .param .u64 out)\n"
     "{\n"
     "    .reg .b32 %r<8>;\n"
@@ -130,18 +129,10 @@ static void test_arrays(void)
     for (int y = 0; y < 3; y++)
         for (int x = 0; x < 10; x++)
             src[y][x] = (float)(y * 100 + x);
-    CUDA_MEMCPY2D c;
-    memset(&c, 0, sizeof c);
-    c.srcMemoryType = CU_MEMORYTYPE_HOST;
-    c.srcHost = src;
-    c.srcPitch = sizeof src[0];
+    CUDA_MEMCPY2D c = drv_copy_h2a(a, src, sizeof src[0], 5 * sizeof(float), 3);
     c.srcXInBytes = 2 * sizeof(float);
-    c.dstMemoryType = CU_MEMORYTYPE_ARRAY;
-    c.dstArray = a;
     c.dstXInBytes = 4 * sizeof(float);
     c.dstY = 2;
-    c.WidthInBytes = 5 * sizeof(float);
-    c.Height = 3;
     OK(cuMemcpy2D(&c));
     CUDA_MEMCPY2D over = c;
     over.dstY = 6;  /* rows 6..8 of 8 */
@@ -150,16 +141,7 @@ static void test_arrays(void)
     over.dstXInBytes = 12 * sizeof(float);  /* columns 12..16 of 16 */
     EXPECT_RC(cuMemcpy2D(&over), CUDA_ERROR_INVALID_VALUE);
     memset(back, 0, sizeof back);
-    CUDA_MEMCPY2D r;
-    memset(&r, 0, sizeof r);
-    r.srcMemoryType = CU_MEMORYTYPE_ARRAY;
-    r.srcArray = a;
-    r.dstMemoryType = CU_MEMORYTYPE_HOST;
-    r.dstHost = back;
-    r.dstPitch = sizeof back[0];
-    r.WidthInBytes = sizeof back[0];
-    r.Height = 8;
-    OK(cuMemcpy2D(&r));
+    drv_get(back, sizeof back[0], a, sizeof back[0], 8);
     int bad_el = 0;
     for (int y = 0; y < 8; y++)
         for (int x = 0; x < 16; x++) {
@@ -246,31 +228,11 @@ static void test_mipmaps(const CUDA_TEXTURE_DESC *td)
     for (int y = 0; y < 3; y++)
         for (int x = 0; x < 20; x++)
             in[y][x] = (float)(y * 100 + x), back[y][x] = -1.0f;
-    CUDA_MEMCPY2D c;
-    memset(&c, 0, sizeof c);
-    c.srcMemoryType = CU_MEMORYTYPE_HOST;
-    c.srcHost = in;
-    c.srcPitch = sizeof in[0];
-    c.dstMemoryType = CU_MEMORYTYPE_ARRAY;
-    c.dstArray = lv[1];
-    c.WidthInBytes = 10 * 8;
-    c.Height = 3;
-    OK(cuMemcpy2D(&c));
-    memset(&c, 0, sizeof c);
-    c.srcMemoryType = CU_MEMORYTYPE_ARRAY;
-    c.srcArray = lv[1];
-    c.dstMemoryType = CU_MEMORYTYPE_HOST;
-    c.dstHost = back;
-    c.dstPitch = sizeof back[0];
-    c.WidthInBytes = 10 * 8;
-    c.Height = 3;
-    OK(cuMemcpy2D(&c));
+    drv_put(lv[1], in, sizeof in[0], 10 * 8, 3);
+    drv_get(back, sizeof back[0], lv[1], 10 * 8, 3);
     EXPECT(memcmp(in, back, sizeof in) == 0);
     /* texture objects on it; not surfaces (those take one level's array) */
-    CUDA_RESOURCE_DESC r;
-    memset(&r, 0, sizeof r);
-    r.resType = CU_RESOURCE_TYPE_MIPMAPPED_ARRAY;
-    r.res.mipmap.hMipmappedArray = mm;
+    CUDA_RESOURCE_DESC r = drv_res_mipmap(mm);
     CUDA_TEXTURE_DESC t2 = *td;
     t2.mipmapFilterMode = CU_TR_FILTER_MODE_LINEAR;
     t2.maxMipmapLevelClamp = 4.0f;
@@ -312,12 +274,8 @@ static void test_objects(CUmodule mod)
     CUarray a;
     CUDA_ARRAY3D_DESCRIPTOR d = {8, 8, 0, CU_AD_FORMAT_SIGNED_INT16, 1, 0};
     OK(cuArray3DCreate(&a, &d));
-    CUDA_RESOURCE_DESC rd;
-    memset(&rd, 0, sizeof rd);
-    rd.resType = CU_RESOURCE_TYPE_ARRAY;
-    rd.res.array.hArray = a;
-    CUDA_TEXTURE_DESC td;
-    memset(&td, 0, sizeof td);
+    CUDA_RESOURCE_DESC rd = drv_res_array(a);
+    CUDA_TEXTURE_DESC td = drv_tex_point(0);
     td.addressMode[0] = td.addressMode[1] = CU_TR_ADDRESS_MODE_BORDER;
     td.filterMode = CU_TR_FILTER_MODE_LINEAR;
     td.borderColor[2] = 0.5f;
@@ -387,27 +345,16 @@ static void test_objects(CUmodule mod)
         for (int x = 0; x < 16; x++)
             rows[y][x] = (float)(y * 10 + x);
     OK(cuMemcpyHtoD(img, rows, sizeof rows));
-    OK(cuMemsetD8(out, 0xff, 32));  /* poison */
-    memset(&rd, 0, sizeof rd);
-    rd.resType = CU_RESOURCE_TYPE_PITCH2D;
-    rd.res.pitch2D.devPtr = img;
-    rd.res.pitch2D.format = CU_AD_FORMAT_FLOAT;
-    rd.res.pitch2D.numChannels = 1;
-    rd.res.pitch2D.width = 5;
-    rd.res.pitch2D.height = 4;
-    memset(&td, 0, sizeof td);
-    td.addressMode[0] = td.addressMode[1] = CU_TR_ADDRESS_MODE_CLAMP;
-    rd.res.pitch2D.pitchInBytes = 16;   /* < 5 floats */
+    rd = drv_res_pitch2d(img, CU_AD_FORMAT_FLOAT, 1, 5, 4, 16); /* pitch < 5 floats */
+    td = drv_tex_point(0);
     EXPECT_RC(cuTexObjectCreate(&t, &rd, &td, NULL), CUDA_ERROR_INVALID_VALUE);
     rd.res.pitch2D.pitchInBytes = 64;
     OK(cuTexObjectCreate(&t, &rd, &td, NULL));
     CUfunction f;
     OK(cuModuleGetFunction(&f, mod, "q"));
     void *args[] = {&t, &out};
-    OK(cuLaunchKernel(f, 1, 1, 1, 1, 1, 1, 0, NULL, args, NULL));
-    OK(cuCtxSynchronize());
     uint32_t res[5];
-    OK(cuMemcpyDtoH(res, out, sizeof res));
+    drv_launch_out(f, 1, 1, 1, args, out, res, sizeof res);
     float texel;
     memcpy(&texel, &res[3], 4);
     EXPECT(res[0] == 5 && res[1] == 4 && res[2] == 0);

@@ -16,12 +16,11 @@
 #include <string.h>
 
 #include "drv_test.h"
+#include "drv_test_tex.h"
 
 /* out[i] = tex.2d (red, green) at (x[i], y[i]) for 8 lookups */
 static const char ptx[] =
-    ".version 8.0\n"
-    ".target sm_75\n"
-    ".address_size 64\n"
+    DRV_PTX_HEAD
     ".visible .entry look(.param .u64 tex, .param .u64 xy, .param .u64 out)\n"
     "{\n"
     "    .reg .b32 %r<4>;\n"
@@ -96,15 +95,7 @@ static void test_create(void)
     uint8_t src[6 * 8], back[6 * 8];
     for (unsigned i = 0; i < sizeof src; i++)
         src[i] = (uint8_t)(i * 37 + 11);
-    CUDA_MEMCPY2D c;
-    memset(&c, 0, sizeof c);
-    c.srcMemoryType = CU_MEMORYTYPE_HOST;
-    c.srcHost = src;
-    c.srcPitch = 24;
-    c.dstMemoryType = CU_MEMORYTYPE_ARRAY;
-    c.dstArray = a;
-    c.WidthInBytes = 24;
-    c.Height = 2;
+    CUDA_MEMCPY2D c = drv_copy_h2a(a, src, 24, 24, 2);
     OK(cuMemcpy2D(&c));
     c.WidthInBytes = 32; /* 4 blocks: wider than the array */
     c.srcPitch = 32;
@@ -113,26 +104,15 @@ static void test_create(void)
     c.srcPitch = 24;
     c.Height = 6; /* texel rows are not block rows */
     EXPECT_RC(cuMemcpy2D(&c), CUDA_ERROR_INVALID_VALUE);
-    memset(&c, 0, sizeof c);
-    c.srcMemoryType = CU_MEMORYTYPE_ARRAY;
-    c.srcArray = a;
+    c = drv_copy_a2h(back, 16, a, 16, 1);
     c.srcXInBytes = 8; /* block (1, 1) and (2, 1) */
     c.srcY = 1;
-    c.dstMemoryType = CU_MEMORYTYPE_HOST;
-    c.dstHost = back;
-    c.dstPitch = 16;
-    c.WidthInBytes = 16;
-    c.Height = 1;
     OK(cuMemcpy2D(&c));
     EXPECT(!memcmp(back, src + 24 + 8, 16));
 
     /* no views of block-compressed arrays */
-    CUDA_RESOURCE_DESC rd;
-    memset(&rd, 0, sizeof rd);
-    rd.resType = CU_RESOURCE_TYPE_ARRAY;
-    rd.res.array.hArray = a;
-    CUDA_TEXTURE_DESC td;
-    memset(&td, 0, sizeof td);
+    CUDA_RESOURCE_DESC rd = drv_res_array(a);
+    CUDA_TEXTURE_DESC td = drv_tex_point(0);
     CUDA_RESOURCE_VIEW_DESC v;
     memset(&v, 0, sizeof v);
     v.format = CU_RES_VIEW_FORMAT_UNSIGNED_BC1;
@@ -152,15 +132,7 @@ static void test_create(void)
     OK(cuMipmappedArrayGetLevel(&l3, m, 3));
     OK(cuArray3DGetDescriptor(&g, l3));
     EXPECT(g.Width == 1 && g.Height == 1);
-    memset(&c, 0, sizeof c);
-    c.srcMemoryType = CU_MEMORYTYPE_HOST;
-    c.srcHost = src;
-    c.srcPitch = 16;
-    c.dstMemoryType = CU_MEMORYTYPE_ARRAY;
-    c.dstArray = l3;
-    c.WidthInBytes = 16; /* the whole 1 x 1 level is one 16-byte block */
-    c.Height = 1;
-    OK(cuMemcpy2D(&c));
+    drv_put(l3, src, 16, 16, 1); /* the whole 1 x 1 level is one 16-byte block */
     OK(cuMipmappedArrayDestroy(m));
 }
 
@@ -171,12 +143,8 @@ static void test_views(void)
     CUDA_ARRAY3D_DESCRIPTOR d4 = {2, 1, 0, CU_AD_FORMAT_UNSIGNED_INT32, 4, 0};
     OK(cuArray3DCreate(&a2, &d2));
     OK(cuArray3DCreate(&a4, &d4));
-    CUDA_RESOURCE_DESC rd;
-    memset(&rd, 0, sizeof rd);
-    rd.resType = CU_RESOURCE_TYPE_ARRAY;
-    rd.res.array.hArray = a4;
-    CUDA_TEXTURE_DESC td;
-    memset(&td, 0, sizeof td);
+    CUDA_RESOURCE_DESC rd = drv_res_array(a4);
+    CUDA_TEXTURE_DESC td = drv_tex_point(0);
     CUDA_RESOURCE_VIEW_DESC v;
     memset(&v, 0, sizeof v);
     v.format = CU_RES_VIEW_FORMAT_UNSIGNED_BC1; /* 8-byte blocks: needs U32 x2 */
@@ -221,11 +189,8 @@ static void run_look(CUfunction f, CUtexObject t, const float *xy, float *got)
     OK(cuMemAlloc(&dxy, 64));
     OK(cuMemAlloc(&dout, 64));
     OK(cuMemcpyHtoD(dxy, xy, 64));
-    OK(cuMemsetD8(dout, 0xff, 64)); /* poison */
     void *args[] = {&t, &dxy, &dout};
-    OK(cuLaunchKernel(f, 1, 1, 1, 8, 1, 1, 0, NULL, args, NULL));
-    OK(cuCtxSynchronize());
-    OK(cuMemcpyDtoH(got, dout, 64));
+    drv_launch_out(f, 1, 1, 8, args, dout, got, 64);
     OK(cuMemFree(dxy));
     OK(cuMemFree(dout));
 }
@@ -243,23 +208,9 @@ static void test_sampling(CUmodule mod)
     CUarray a;
     CUDA_ARRAY3D_DESCRIPTOR d = {1, 1, 0, CU_AD_FORMAT_UNSIGNED_INT32, 2, 0};
     OK(cuArray3DCreate(&a, &d));
-    CUDA_MEMCPY2D c;
-    memset(&c, 0, sizeof c);
-    c.srcMemoryType = CU_MEMORYTYPE_HOST;
-    c.srcHost = bc1_block;
-    c.srcPitch = 8;
-    c.dstMemoryType = CU_MEMORYTYPE_ARRAY;
-    c.dstArray = a;
-    c.WidthInBytes = 8;
-    c.Height = 1;
-    OK(cuMemcpy2D(&c));
-    CUDA_RESOURCE_DESC rd;
-    memset(&rd, 0, sizeof rd);
-    rd.resType = CU_RESOURCE_TYPE_ARRAY;
-    rd.res.array.hArray = a;
-    CUDA_TEXTURE_DESC td;
-    memset(&td, 0, sizeof td);
-    td.addressMode[0] = td.addressMode[1] = CU_TR_ADDRESS_MODE_CLAMP;
+    drv_put(a, bc1_block, 8, 8, 1);
+    CUDA_RESOURCE_DESC rd = drv_res_array(a);
+    CUDA_TEXTURE_DESC td = drv_tex_point(0);
     td.filterMode = CU_TR_FILTER_MODE_LINEAR; /* decoded texels filter as floats */
     CUDA_RESOURCE_VIEW_DESC v;
     memset(&v, 0, sizeof v);
@@ -290,12 +241,8 @@ static void test_sampling(CUmodule mod)
     OK(cuArray3DCreate(&a, &d4));
     uint8_t b[8];
     bc4_block(b);
-    c.srcHost = b;
-    c.dstArray = a;
-    OK(cuMemcpy2D(&c));
-    rd.res.array.hArray = a;
-    td.filterMode = CU_TR_FILTER_MODE_POINT;
-    OK(cuTexObjectCreate(&t, &rd, &td, NULL));
+    drv_put(a, b, 8, 8, 1);
+    t = drv_tex_point_obj(a, 0);
     const float xy4[16] = {0.5f, 0.5f, 1.5f, 0.5f, 2.5f, 0.5f, 3.5f, 0.5f,
                            0.5f, 1.5f, 1.5f, 1.5f, 2.5f, 1.5f, 3.5f, 1.5f};
     const float want4[8] = {0, 1, 0.2f, 0.4f, 0.6f, 0.8f, 0, 1};
@@ -329,24 +276,10 @@ static void test_mip_levels(CUmodule mod)
         }
         CUarray la;
         OK(cuMipmappedArrayGetLevel(&la, m, l));
-        CUDA_MEMCPY2D c;
-        memset(&c, 0, sizeof c);
-        c.srcMemoryType = CU_MEMORYTYPE_HOST;
-        c.srcHost = blocks;
-        c.dstMemoryType = CU_MEMORYTYPE_ARRAY;
-        c.dstArray = la;
-        c.srcPitch = l ? 8 : 16;
-        c.WidthInBytes = l ? 8 : 16; /* level 0: 2 x 2 blocks, then 1 */
-        c.Height = l ? 1 : 2;
-        OK(cuMemcpy2D(&c));
+        drv_put(la, blocks, l ? 8 : 16, l ? 8 : 16, l ? 1 : 2); /* level 0: 2 x 2 blocks */
     }
-    CUDA_RESOURCE_DESC rd;
-    memset(&rd, 0, sizeof rd);
-    rd.resType = CU_RESOURCE_TYPE_MIPMAPPED_ARRAY;
-    rd.res.mipmap.hMipmappedArray = m;
-    CUDA_TEXTURE_DESC td;
-    memset(&td, 0, sizeof td);
-    td.flags = CU_TRSF_NORMALIZED_COORDINATES;
+    CUDA_RESOURCE_DESC rd = drv_res_mipmap(m);
+    CUDA_TEXTURE_DESC td = drv_tex_point(CU_TRSF_NORMALIZED_COORDINATES);
     td.maxMipmapLevelClamp = 3;
     CUtexObject t;
     OK(cuTexObjectCreate(&t, &rd, &td, NULL));
@@ -354,12 +287,9 @@ static void test_mip_levels(CUmodule mod)
     OK(cuModuleGetFunction(&f, mod, "lod"));
     CUdeviceptr dout;
     OK(cuMemAlloc(&dout, 48));
-    OK(cuMemsetD8(dout, 0xff, 48)); /* poison */
     void *args[] = {&t, &dout};
-    OK(cuLaunchKernel(f, 1, 1, 1, 4, 1, 1, 0, NULL, args, NULL));
-    OK(cuCtxSynchronize());
     float got[4][3];
-    OK(cuMemcpyDtoH(got, dout, 48));
+    drv_launch_out(f, 1, 1, 4, args, dout, got, 48);
     for (unsigned l = 0; l < 4; l++)
         for (unsigned c = 0; c < 3; c++)
             if (got[l][c] != want[l][c]) {

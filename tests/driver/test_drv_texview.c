@@ -19,6 +19,7 @@
 #include <string.h>
 
 #include "drv_test.h"
+#include "drv_test_tex.h"
 
 /* The frame the four float kernels share: thread tid reads the 16-byte
  * record in[tid] from [%rd5]; body leaves the result in %f4..%f7, stored
@@ -43,9 +44,7 @@
 
 /* in[i] = {layer (u32), u, v, lod}; out[i] = the texel's 4 components */
 static const char ptx[] =
-    ".version 8.0\n"
-    ".target sm_75\n"
-    ".address_size 64\n"
+    DRV_PTX_HEAD
     F32_KERNEL("lvl_a2d",
         "    ld.global.u32 %r2, [%rd5];\n"
         "    ld.global.f32 %f1, [%rd5+4];\n"
@@ -110,39 +109,16 @@ static void run(const char *name, CUtexObject t, const void *in, size_t inbytes,
     CUfunction f;
     OK(cuModuleGetFunction(&f, mod, name));
     OK(cuMemcpyHtoD(din, in, inbytes));
-    OK(cuMemsetD8(dout, 0xff, 16 * 64));
     void *args[] = {&t, &din, &dout};
-    OK(cuLaunchKernel(f, 1, 1, 1, n, 1, 1, 0, NULL, args, NULL));
-    OK(cuCtxSynchronize());
-    OK(cuMemcpyDtoH(out, dout, 16 * (size_t)n));
+    drv_launch_out(f, 1, 1, n, args, dout, out, 16 * (size_t)n);
 }
 
 static void query(CUtexObject t, uint32_t q[4])
 {
     CUfunction f;
     OK(cuModuleGetFunction(&f, mod, "q"));
-    OK(cuMemsetD8(dout, 0xff, 16));
     void *args[] = {&t, &dout};
-    OK(cuLaunchKernel(f, 1, 1, 1, 1, 1, 1, 0, NULL, args, NULL));
-    OK(cuCtxSynchronize());
-    OK(cuMemcpyDtoH(q, dout, 16));
-}
-
-/* Host rows -> array (depth slices or layers). */
-static void put(CUarray a, const void *host, size_t rowbytes, size_t rows, size_t depth)
-{
-    CUDA_MEMCPY3D c;
-    memset(&c, 0, sizeof c);
-    c.srcMemoryType = CU_MEMORYTYPE_HOST;
-    c.srcHost = host;
-    c.srcPitch = rowbytes;
-    c.srcHeight = rows;
-    c.dstMemoryType = CU_MEMORYTYPE_ARRAY;
-    c.dstArray = a;
-    c.WidthInBytes = rowbytes;
-    c.Height = rows;
-    c.Depth = depth;
-    OK(cuMemcpy3D(&c));
+    drv_launch_out(f, 1, 1, 1, args, dout, q, 16);
 }
 
 /* tld4's four texels of (x, y) in texel units on an n x n image with
@@ -178,14 +154,9 @@ static void test_formats(void)
     for (int y = 0; y < 2; y++)
         for (int x = 0; x < 4; x++)
             vals[y][x] = -1.5f + 0.37f * (float)(y * 4 + x);
-    put(a, vals, sizeof vals[0], 2, 1);
-    CUDA_RESOURCE_DESC rd;
-    memset(&rd, 0, sizeof rd);
-    rd.resType = CU_RESOURCE_TYPE_ARRAY;
-    rd.res.array.hArray = a;
-    CUDA_TEXTURE_DESC td;
-    memset(&td, 0, sizeof td);
-    td.addressMode[0] = td.addressMode[1] = CU_TR_ADDRESS_MODE_CLAMP;
+    drv_copy3d(a, vals, sizeof vals[0], 2, 1, true);
+    CUDA_RESOURCE_DESC rd = drv_res_array(a);
+    CUDA_TEXTURE_DESC td = drv_tex_point(0);
     CUDA_RESOURCE_VIEW_DESC v = view_of(&d);
     v.format = CU_RES_VIEW_FORMAT_UINT_1X32;
     CUtexObject t;
@@ -256,7 +227,7 @@ static void test_formats(void)
     uint8_t bytes[12];
     for (int i = 0; i < 12; i++)
         bytes[i] = (uint8_t)(17 * i + 3);
-    put(a, bytes, sizeof bytes, 1, 1);
+    drv_copy3d(a, bytes, sizeof bytes, 1, 1, true);
     rd.res.array.hArray = a;
     v = view_of(&d8);
     v.format = CU_RES_VIEW_FORMAT_UINT_1X32;
@@ -292,16 +263,10 @@ static void test_levels(void)
             lvdata[i] = (float)(100 * l + i);
         CUarray a;
         OK(cuMipmappedArrayGetLevel(&a, m, l));
-        put(a, lvdata, n * 4, n, 1);
+        drv_copy3d(a, lvdata, n * 4, n, 1, true);
     }
-    CUDA_RESOURCE_DESC rd;
-    memset(&rd, 0, sizeof rd);
-    rd.resType = CU_RESOURCE_TYPE_MIPMAPPED_ARRAY;
-    rd.res.mipmap.hMipmappedArray = m;
-    CUDA_TEXTURE_DESC td;
-    memset(&td, 0, sizeof td);
-    td.addressMode[0] = td.addressMode[1] = CU_TR_ADDRESS_MODE_CLAMP;
-    td.flags = CU_TRSF_NORMALIZED_COORDINATES;
+    CUDA_RESOURCE_DESC rd = drv_res_mipmap(m);
+    CUDA_TEXTURE_DESC td = drv_tex_point(CU_TRSF_NORMALIZED_COORDINATES);
     td.mipmapFilterMode = CU_TR_FILTER_MODE_POINT;
     td.maxMipmapLevelClamp = 16.0f;
     CUDA_RESOURCE_VIEW_DESC v = view_of(&d);
@@ -379,14 +344,9 @@ static void test_layers(void)
     float vals[5 * 16];
     for (unsigned i = 0; i < 5 * 16; i++)
         vals[i] = (float)(1000 * (i / 16) + i % 16);
-    put(a, vals, 16, 4, 5);
-    CUDA_RESOURCE_DESC rd;
-    memset(&rd, 0, sizeof rd);
-    rd.resType = CU_RESOURCE_TYPE_ARRAY;
-    rd.res.array.hArray = a;
-    CUDA_TEXTURE_DESC td;
-    memset(&td, 0, sizeof td);
-    td.addressMode[0] = td.addressMode[1] = CU_TR_ADDRESS_MODE_CLAMP;
+    drv_copy3d(a, vals, 16, 4, 5, true);
+    CUDA_RESOURCE_DESC rd = drv_res_array(a);
+    CUDA_TEXTURE_DESC td = drv_tex_point(0);
     CUDA_RESOURCE_VIEW_DESC v = view_of(&d);
     v.firstLayer = 1;
     v.lastLayer = 3;

@@ -6,8 +6,9 @@
  * counts while the block's other warps wait on their fibers. Phase 1
  * writes, the barrier,
  * phase 2 reads other blocks' phase-1 values; checked against the values
- * the test computes. Also: more blocks than worker threads, rounds, and
- * grid_ws NULL in ordinary launches. */
+ * the test computes. Also: more blocks than worker threads, rounds, a
+ * trapping block (no warp runs past the grid barrier it never reaches),
+ * and grid_ws NULL in ordinary launches. */
 #include "exec_test.h"
 
 #include <stdatomic.h>
@@ -113,17 +114,25 @@ static void check_rounds(uint32_t nblocks, uint32_t bs, uint32_t rounds)
 
 /* One block traps before the first grid barrier: the others, already
  * spinning in it, must end (the launch reports the trap) rather than wait
- * for a block that will never arrive. */
+ * for a block that will never arrive. That barrier never completes, so no
+ * warp may run the code after it: b, written only after it, keeps its
+ * poison. (With more than one warp per block, warp 0's poll returns
+ * ABORTED and its exit completes the block barrier the other warps wait
+ * at: they used to be released then and write b, unordered with the other
+ * blocks' accesses: issue #4's ThreadSanitizer report.) */
 static void check_failed_block(uint32_t nblocks, uint32_t bs, uint32_t fail_block)
 {
     uint32_t n = nblocks * bs;
     int *a = zn_mem_alloc(n * sizeof *a, 0, ZN_MEM_DEVICE);
     int *b = zn_mem_alloc(n * sizeof *b, 0, ZN_MEM_DEVICE);
     CHECK(a && b);
+    memset(b, 0xa5, n * sizeof *b);
     struct { int *a, *b; uint32_t rounds, fail; } params = {a, b, 3, fail_block + 1};
     zn_launch l = test_launch(k_rounds, nblocks, 1, 1, bs, 1, 1, &params);
     l.uses_barrier = 1;
     CHECK_EQ(zn_exec_launch_coop(&l), ZN_KSTATUS_TRAP);
+    for (uint32_t i = 0; i < n; i++)
+        CHECK_EQ(b[i], (int)0xa5a5a5a5);
     CHECK_EQ(zn_mem_free(a), 0);
     CHECK_EQ(zn_mem_free(b), 0);
 }
@@ -137,6 +146,10 @@ int main(void)
     check_rounds(48, 40, 2);        /* partial last warps */
     check_failed_block(8, 64, 5);
     check_failed_block(16, 32, 0);  /* the block that starts the barrier */
+    check_failed_block(12, 128, 11); /* 4 warps: 3 stopped at a barrier each */
+    /* the threads whose warps stopped mid-kernel run the next grids right */
+    check_rounds(12, 128, 3);
+    check_rounds(8, 64, 2);
 
     int *seen = zn_mem_alloc(16 * sizeof *seen, 0, ZN_MEM_DEVICE);
     CHECK(seen != NULL);
