@@ -33,10 +33,8 @@ PER_THREAD_FLAG = 2  # CU_GET_PROC_ADDRESS_PER_THREAD_DEFAULT_STREAM
 PARTIAL = {
     "cuLinkAddData": "cubin and NVVM (LTO) inputs: Zinc links PTX",
     "cuLinkAddFile": "cubin and NVVM (LTO) inputs: Zinc links PTX",
-    "cuArray3DCreate": "sparse block-compressed arrays: not yet (sparse and deferred-mapping arrays are backed at once: no tile mapping); the planar (NV12 to YUV444 semi-planar) and packed (YUY2, Y210, Y216, AYUV, Y410, Y416) video formats are supported, 2D only",
+    "cuArray3DCreate": "sparse block-compressed arrays: not yet (deferred-mapping arrays are backed at once; sparse arrays start with no tile resident, tiles mapped by cuMemMapArrayAsync); the planar (NV12 to YUV444 semi-planar) and packed (YUY2, Y210, Y216, AYUV, Y410, Y416) video formats are supported, 2D only",
     "cuTexObjectCreate": "packed video formats (YUY2, Y210, Y216, AYUV, Y410, Y416): CUDA_ERROR_NOT_SUPPORTED, since CUDA does not define what a fetch of them returns (surface objects read their pixels as raw channels)",
-    "cuArrayGetSparseProperties": "CUDA's 64 KiB tile shapes and mip tail, but tiles cannot be mapped or unmapped (cuMemMapArrayAsync not exported): every tile is resident",
-    "cuMipmappedArrayGetSparseProperties": "CUDA's 64 KiB tile shapes and mip tail, but tiles cannot be mapped or unmapped (cuMemMapArrayAsync not exported): every tile is resident",
     "cuMemPoolCreate": "shareable handle types: POSIX file descriptors only (Win32 and NVLink fabric handles have no meaning here)",
     "cuGraphAddNode": "external-semaphore nodes: no external semaphores (Vulkan, D3D)",
     "cuModuleGetTexRef": "no module has texture references (nvcc 13 cannot emit .texref; Zinc's PTX parser refuses it): CUDA_ERROR_NOT_FOUND after the handle checks, CUDA's answer for a missing name",

@@ -16,8 +16,10 @@
  * {ox, oy}, f;`), go to io[12..14] and io[15] of a 16-row buffer, flagged
  * in the code word. tld4 takes .2d, .a2d, .cube and .acube (level 0, or a
  * resource view's first level; the ISA has no tld4 with a LOD). The
- * sparse-texture form `{d}|p` (CUDA's tex2D(..., &isResident)) sets p
- * true: every array, sparse ones too, is backed whole. Texture references (.texref variables) and
+ * sparse-texture form `{d}|p` (CUDA's tex2D(..., &isResident)) asks the
+ * runtime (ZN_TEX_F_RESIDENT) whether every texel read was resident, an
+ * answer it leaves in io[4]: always 1 but for unmapped tiles of a sparse
+ * array (zn_drv_sparse.c). Texture references (.texref variables) and
  * independent mode ([tex, sampler, {...}]) are reported as unsupported.
  */
 #include "zn_lower.h"
@@ -311,15 +313,20 @@ static void lower_sample(zn_lfn *l, const ptx_ins *ins, tex_call *c)
     uint32_t opt = optional_opnds(l, ins, c, nops, g, ct);
     if (opt == ~0u)
         return;
+    bool resident = d->pair && d->reg2 >= 0;
+    if (resident)
+        opt |= ZN_TEX_F_RESIDENT;
     emit_call(l, c, h, ZN_TEX_CODE(tld4 ? ZN_TEX_K_TLD4 : ZN_TEX_K_TEX, g,
                                    ct == PTX_T_S32 ? ZN_TEX_T_S32 : ZN_TEX_T_F32, rt,
                                    tld4 ? comp : lod, 0, 4) | opt);
     for (unsigned k = 0; k < 4; k++)
         zn_dst(l, &d->elems[k], ins->type[0], io_get(l, c, k, 32));
-    /* {d}|p: the texels are resident (sparse arrays are backed whole:
-     * Zinc has no tile mapping yet, zn_drv_sparse.c), so p is true */
-    if (d->pair && d->reg2 >= 0)
-        zn_dst_reg(l, d->reg2, PTX_T_PRED, LLVMConstAllOnes(ll_vec(l->m->t_i1)));
+    /* {d}|p: the runtime's residency answer, per lane */
+    if (resident) {
+        LLVMValueRef r = io_get(l, c, ZN_TEX_IO_RESIDENT, 32);
+        zn_dst_reg(l, d->reg2, PTX_T_PRED,
+                   LLVMBuildICmp(l->b, LLVMIntNE, r, LLVMConstNull(LLVMTypeOf(r)), ""));
+    }
 }
 
 static void lower_txq(zn_lfn *l, const ptx_ins *ins, tex_call *c)

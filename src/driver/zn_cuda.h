@@ -1046,6 +1046,35 @@ ZN_API CUresult cuArrayGetPlane(CUarray *plane, CUarray a, unsigned int idx);
 ZN_API CUresult cuArrayGetSparseProperties(CUDA_ARRAY_SPARSE_PROPERTIES *p, CUarray a);
 ZN_API CUresult cuMipmappedArrayGetSparseProperties(CUDA_ARRAY_SPARSE_PROPERTIES *p,
                                                     CUmipmappedArray m);
+
+/* sparse tile mapping (cuMemMapArrayAsync) */
+typedef enum CUarraySparseSubresourceType {
+    CU_ARRAY_SPARSE_SUBRESOURCE_TYPE_SPARSE_LEVEL = 0, CU_ARRAY_SPARSE_SUBRESOURCE_TYPE_MIPTAIL = 1
+} CUarraySparseSubresourceType;
+typedef enum CUmemOperationType {
+    CU_MEM_OPERATION_TYPE_MAP = 1, CU_MEM_OPERATION_TYPE_UNMAP = 2
+} CUmemOperationType;
+typedef enum CUmemHandleType { CU_MEM_HANDLE_TYPE_GENERIC = 0 } CUmemHandleType;
+#define CU_MEM_CREATE_USAGE_TILE_POOL 0x1
+typedef struct CUarrayMapInfo {
+    CUresourcetype resourceType;
+    union { CUmipmappedArray mipmap; CUarray array; } resource;
+    CUarraySparseSubresourceType subresourceType;
+    union {
+        struct {
+            unsigned int level, layer, offsetX, offsetY, offsetZ;
+            unsigned int extentWidth, extentHeight, extentDepth;
+        } sparseLevel;
+        struct { unsigned int layer; unsigned long long offset, size; } miptail;
+    } subresource;
+    CUmemOperationType memOperationType;
+    CUmemHandleType memHandleType;
+    union { CUmemGenericAllocationHandle memHandle; } memHandle;
+    unsigned long long offset;
+    unsigned int deviceBitMask, flags, reserved[2];
+} CUarrayMapInfo;
+ZN_API CUresult cuMemMapArrayAsync(CUarrayMapInfo *list, unsigned int count, CUstream s);
+ZN_API CUresult cuMemMapArrayAsync_ptsz(CUarrayMapInfo *list, unsigned int count, CUstream s);
 ZN_API CUresult cuDeviceGetTexture1DLinearMaxWidth(size_t *w, CUarray_format f, unsigned nch,
                                                    CUdevice dev);
 

@@ -218,7 +218,11 @@ typedef struct zn_op {
         struct { const zn_func *f; unsigned g[3], b[3], shmem; bool coop;
                  unsigned cl[3]; bool cl_explicit; } k;  /* params: data; cl: cluster dims */
         struct { char *dst; const char *src; size_t w, h, d, dpitch, dslice, spitch, sslice;
-                 bool src_pageable, dst_pageable; } cp;
+                 bool src_pageable, dst_pageable;
+                 /* a sparse array side: its level and the box's origin (x in
+                  * bytes, y, slice); src/dst unused on that side */
+                 const struct zn_sparse_level *ssp, *dsp;
+                 size_t sorg[3], dorg[3]; } cp;
         struct { char *dst; size_t pitch; uint32_t v; unsigned elem; size_t w, h; } set;
         struct { CUhostFn fn; void *user; } host;
         struct { CUstreamCallback cb; void *user; CUstream handle; } cb;
@@ -248,6 +252,7 @@ typedef struct zn_array {
     bool mip_level;                 /* a level of a mipmapped array: not destroyable */
     struct zn_array *plane[3];      /* planar formats: views into data (zn_drv_array_planar.c) */
     struct zn_array *plane_of;      /* a plane view: its parent (not destroyable, data not owned) */
+    struct zn_sparse *sparse;       /* CUDA_ARRAY3D_SPARSE: its tiles (data is NULL) */
 } zn_array;
 zn_array *zn_array_get(CUarray a);  /* NULL unless a live array */
 /* Mipmapped arrays (zn_drv_mipmap.c): level i is max(1, dim >> i). */
@@ -268,6 +273,23 @@ CUresult zn_array_create(CUarray *out, const CUDA_ARRAY3D_DESCRIPTOR *d);
 void zn_array_free(zn_array *a);
 /* CUDA_ARRAY3D_SPARSE's extra checks at creation (zn_drv_sparse.c). */
 CUresult zn_sparse_check(const CUDA_ARRAY3D_DESCRIPTOR *d);
+/* The tile tables of a sparse array's levels (one level for a plain
+ * array), every tile not resident; frees one level's (its tiles' physical
+ * allocations released). */
+CUresult zn_sparse_init(zn_array **level, unsigned nlevels);
+void zn_sparse_free(zn_array *a);
+/* A level's tiles as the sampler and copies read them (NULL: not sparse). */
+const struct zn_sparse_level *zn_sparse_view(const zn_array *a);
+/* Runs a copy op with a sparse side (zn_drv_sparse_map.c). */
+void zn_sparse_copy(const zn_op *op);
+/* Physical allocations as tile pools (zn_drv_vmm.c): checks that h is a
+ * cuMemCreate handle made with CU_MEM_CREATE_USAGE_TILE_POOL (its size
+ * out) and takes a reference; the bytes' host address, mapped on first
+ * use (NULL if that fails); references taken and given back. */
+CUresult zn_phys_tile_pool(CUmemGenericAllocationHandle h, size_t *size, void **phys);
+uint8_t *zn_phys_view(void *phys);
+void zn_phys_ref(void *phys);
+void zn_phys_unref(void *phys);
 /* Bytes per channel of a format, 0 if Zinc does not support it. */
 uint32_t zn_array_format_size(CUarray_format f);
 /* Planar (video) formats (zn_drv_array_planar.c): is f one; create such an

@@ -510,6 +510,9 @@ E(cuArrayGetSparseProperties, 11010, 0, cuArrayGetSparseProperties)
 E(cuDeviceGetTexture1DLinearMaxWidth, 11010, 0, cuDeviceGetTexture1DLinearMaxWidth)
 E(cuMipmappedArrayGetMemoryRequirements, 11060, 0, cuMipmappedArrayGetMemoryRequirements)
 E(cuMipmappedArrayGetSparseProperties, 11010, 0, cuMipmappedArrayGetSparseProperties)
+/* sparse tile mapping (zn_drv_sparse_map.c) */
+E(cuMemMapArrayAsync, 11010, 0, cuMemMapArrayAsync)
+E(cuMemMapArrayAsync, 11010, 1, cuMemMapArrayAsync_ptsz)
 E(cuTexObjectGetResourceViewDesc, 5000, 0, cuTexObjectGetResourceViewDesc)
 
 /* not implemented */

@@ -13,12 +13,13 @@
  * format; no surface access) store rows of 4 x 4 texel blocks of 8 or 16
  * bytes: the array's elements are blocks, so cuMemcpy2D/3D take widths,
  * offsets and heights in blocks (ceil(Width / 4) x ceil(Height / 4)).
- * Sparse arrays (zn_drv_sparse.c) are backed at once; planar video formats
- * (NV12, P016, ...) are zn_drv_array_planar.c's, packed ones (YUY2, AYUV,
- * ...) zn_drv_array_packed.c's.
- * CUDA_ARRAY3D_DEFERRED_MAPPING is accepted, but the array gets its own
- * backing at once (cuMemMapArrayAsync is NOT_SUPPORTED); it only makes
- * cuArrayGetMemoryRequirements answer (zn_drv_array_query.c).
+ * Sparse arrays have no buffer: their tiles are mapped to tile pools by
+ * cuMemMapArrayAsync (zn_drv_sparse.c, zn_drv_sparse_map.c); planar video
+ * formats (NV12, P016, ...) are zn_drv_array_planar.c's, packed ones (YUY2,
+ * AYUV, ...) zn_drv_array_packed.c's. CUDA_ARRAY3D_DEFERRED_MAPPING is
+ * accepted, but the array gets its own backing at once (cuMemMapArrayAsync
+ * refuses it with NOT_SUPPORTED); it only makes cuArrayGetMemoryRequirements
+ * answer (zn_drv_array_query.c).
  */
 #include "zn_drv.h"
 #include "../exec/zn_exec_texbc.h"
@@ -59,8 +60,10 @@ zn_array *zn_array_alloc(const CUDA_ARRAY3D_DESCRIPTOR *d, uint32_t csize, uint3
     a->pitch = pitch;
     a->rows = rows;
     a->slices = slices;
-    a->data = calloc(slices * rows, pitch);
-    if (!a->data) {
+    /* a sparse array's bytes are its tiles' (zn_sparse_init) */
+    bool sparse = (d->Flags & CUDA_ARRAY3D_SPARSE) != 0;
+    a->data = sparse ? NULL : calloc(slices * rows, pitch);
+    if (!a->data && !sparse) {
         zn_handle_retire(ZN_HANDLE_ARRAY, a, sizeof *a);
         return NULL;
     }
@@ -121,7 +124,16 @@ CUresult zn_array_create(CUarray *out, const CUDA_ARRAY3D_DESCRIPTOR *d)
 CUresult cuArray3DCreate_v2(CUarray *out, const CUDA_ARRAY3D_DESCRIPTOR *d)
 {
     ZN_CHECK_INIT();
-    ZN_RET(zn_array_create(out, d));
+    CUresult r = zn_array_create(out, d);
+    if (r == CUDA_SUCCESS && (d->Flags & CUDA_ARRAY3D_SPARSE)) {
+        zn_array *a = *out;
+        r = zn_sparse_init(&a, 1);
+        if (r != CUDA_SUCCESS) {
+            zn_array_free(a);
+            *out = NULL;
+        }
+    }
+    ZN_RET(r);
 }
 
 CUresult cuArrayCreate_v2(CUarray *out, const CUDA_ARRAY_DESCRIPTOR *d)
@@ -175,6 +187,7 @@ void zn_array_free(zn_array *a)
     /* copies already queued on streams may still read it: CUDA makes the
      * caller order destruction after them, as cuMemFree does */
     zn_array_planar_free(a);
+    zn_sparse_free(a);
     free(a->data);
     zn_handle_retire(ZN_HANDLE_ARRAY, a, sizeof *a);
 }

@@ -10,10 +10,12 @@
  * pageable destination makes the copy synchronous. Each operation is one
  * static function; the legacy and per-thread (_ptds/_ptsz) entry points
  * share it. A CUDA array side (CU_MEMORYTYPE_ARRAY) of a 2D/3D copy is its
- * packed host buffer (zn_drv_array.c).
+ * packed host buffer (zn_drv_array.c), or for a sparse array its tiles
+ * (zn_sparse_copy: non-resident ones read 0 and take no writes).
  */
 #include "zn_drv.h"
 #include "../exec/zn_exec.h"
+#include "../exec/zn_exec_sparse.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -127,6 +129,7 @@ typedef struct side3d {
     CUdeviceptr dev;
     CUarray array;
     size_t x, y, z, pitch, height;
+    const zn_sparse_level *sparse; /* a sparse array side (array_base) */
 } side3d;
 
 /* A CUDA array side (zn_drv_array.c): packed rows, so its pitch and
@@ -141,6 +144,13 @@ static CUresult array_base(side3d *sd, size_t w, size_t h, size_t d, char **out)
         return CUDA_ERROR_INVALID_VALUE;
     sd->pitch = a->pitch;
     sd->height = a->rows;
+    sd->sparse = zn_sparse_view(a);
+    if (sd->sparse) { /* tile by tile when run (zn_sparse_copy): whole elements */
+        if (sd->x % a->esize || w % a->esize)
+            return CUDA_ERROR_INVALID_VALUE;
+        *out = NULL;
+        return CUDA_SUCCESS;
+    }
     *out = (char *)a->data + (sd->z * a->rows + sd->y) * a->pitch + sd->x;
     return CUDA_SUCCESS;
 }
@@ -201,6 +211,11 @@ static CUresult op_3d(zn_op **out, const side3d *src0, const side3d *dst0, size_
         op->u.cp.sslice = src->pitch * src->height;
         op->u.cp.dpitch = dst->pitch;
         op->u.cp.dslice = dst->pitch * dst->height;
+        op->u.cp.ssp = src->sparse;
+        op->u.cp.dsp = dst->sparse;
+        size_t so[3] = {src->x, src->y, src->z}, dor[3] = {dst->x, dst->y, dst->z};
+        memcpy(op->u.cp.sorg, so, sizeof so);
+        memcpy(op->u.cp.dorg, dor, sizeof dor);
     }
     *out = op;
     return CUDA_SUCCESS;
@@ -212,10 +227,10 @@ CUresult zn_op_copy3d(zn_op **out, const CUDA_MEMCPY3D *p)
         return CUDA_ERROR_INVALID_VALUE;
     side3d src = { p->srcMemoryType, p->srcHost, p->srcDevice, p->srcArray,
                    p->srcXInBytes, p->srcY, p->srcZ, p->srcPitch,
-                   p->srcHeight ? p->srcHeight : p->srcY + p->Height };
+                   p->srcHeight ? p->srcHeight : p->srcY + p->Height, NULL };
     side3d dst = { p->dstMemoryType, p->dstHost, p->dstDevice, p->dstArray,
                    p->dstXInBytes, p->dstY, p->dstZ, p->dstPitch,
-                   p->dstHeight ? p->dstHeight : p->dstY + p->Height };
+                   p->dstHeight ? p->dstHeight : p->dstY + p->Height, NULL };
     if (p->Height <= 1 && p->Depth <= 1) {
         src.pitch = src.pitch ? src.pitch : p->srcXInBytes + p->WidthInBytes;
         dst.pitch = dst.pitch ? dst.pitch : p->dstXInBytes + p->WidthInBytes;
@@ -230,9 +245,9 @@ static CUresult copy_2d(const CUDA_MEMCPY2D *p, CUstream h, bool pt, bool sync)
     if (!p)
         return CUDA_ERROR_INVALID_VALUE;
     side3d src = { p->srcMemoryType, p->srcHost, p->srcDevice, p->srcArray,
-                   p->srcXInBytes, p->srcY, 0, p->srcPitch, p->Height + p->srcY };
+                   p->srcXInBytes, p->srcY, 0, p->srcPitch, p->Height + p->srcY, NULL };
     side3d dst = { p->dstMemoryType, p->dstHost, p->dstDevice, p->dstArray,
-                   p->dstXInBytes, p->dstY, 0, p->dstPitch, p->Height + p->dstY };
+                   p->dstXInBytes, p->dstY, 0, p->dstPitch, p->Height + p->dstY, NULL };
     if (p->Height <= 1) {   /* a single row needs no pitch */
         src.pitch = src.pitch ? src.pitch : p->srcXInBytes + p->WidthInBytes;
         dst.pitch = dst.pitch ? dst.pitch : p->dstXInBytes + p->WidthInBytes;

@@ -68,6 +68,13 @@ static CUresult mipmap_create(CUmipmappedArray *out, const CUDA_ARRAY3D_DESCRIPT
         m->level[i] = a;
         m->level[i]->mip_level = true;
     }
+    if (d->Flags & CUDA_ARRAY3D_SPARSE) { /* tiles and the mip tail across levels */
+        CUresult e = zn_sparse_init(m->level, levels);
+        if (e != CUDA_SUCCESS) {
+            mipmap_free(m);
+            return e;
+        }
+    }
     m->magic = ZN_MAGIC_MIPMAP;
     *out = m;
     return CUDA_SUCCESS;

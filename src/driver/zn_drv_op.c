@@ -63,6 +63,10 @@ static void run_kernel(zn_op *op)
 
 static void run_copy(zn_op *op)
 {
+    if (op->u.cp.ssp || op->u.cp.dsp) { /* a sparse array side: by tiles */
+        zn_sparse_copy(op);
+        return;
+    }
     for (size_t z = 0; z < op->u.cp.d; z++)
         for (size_t y = 0; y < op->u.cp.h; y++)
             memmove(op->u.cp.dst + z * op->u.cp.dslice + y * op->u.cp.dpitch,

@@ -50,6 +50,7 @@ static zn_texobj *texobj_get(unsigned long long h, bool surface)
 static void describe_array(zn_tex_desc *d, const zn_array *a)
 {
     d->data = a->data;
+    d->sparse = zn_sparse_view(a); /* the sampler goes through its tiles */
     d->pitch = a->pitch;
     d->slice = a->pitch * a->rows;
     d->width = (uint32_t)a->desc.Width;
@@ -66,7 +67,8 @@ static void describe_array(zn_tex_desc *d, const zn_array *a)
 
 static void keep_level(zn_tex_desc *d, unsigned i)
 {
-    d->level[i] = (zn_tex_level){d->data, d->pitch, d->slice, d->width, d->height, d->depth};
+    d->level[i] = (zn_tex_level){d->data, d->pitch, d->slice, d->width, d->height, d->depth,
+                                 d->sparse};
 }
 
 /* Packed video formats (zn_drv_array_packed.c): a surface sees the raw
@@ -257,10 +259,17 @@ static CUresult apply_view(zn_tex_desc *d, const CUDA_RESOURCE_DESC *r,
     if (layered && (flags & CUDA_ARRAY3D_CUBEMAP) &&
         (v->firstLayer % 6 || (v->lastLayer + 1) % 6))
         return CUDA_ERROR_INVALID_VALUE;
+    if (a0->sparse && v->firstLayer) {
+        /* tiles are found by layer from 0: a view would need its own offset */
+        zn_log(ZN_LOG_WARN, "cuTexObjectCreate: a view from layer %u of a sparse array is "
+               "not supported", v->firstLayer);
+        return CUDA_ERROR_NOT_SUPPORTED;
+    }
     unsigned first = v->firstMipmapLevel, n = v->lastMipmapLevel - first + 1;
     for (unsigned i = 0; i < n; i++) {
         d->level[i] = d->level[first + i];
-        d->level[i].data += (uint64_t)v->firstLayer * d->level[i].slice;
+        if (v->firstLayer) /* never on a sparse array, whose data is NULL */
+            d->level[i].data += (uint64_t)v->firstLayer * d->level[i].slice;
     }
     d->nlevels = n;
     if (layered)

@@ -9,7 +9,11 @@
  * alive while it is mapped after cuMemRelease. The granularity is 2 MiB,
  * what GPUs report, so sizes that programs compute stay the same.
  * Exporting as CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR hands out a
- * duplicate of that memfd; importing one makes a handle of it.
+ * duplicate of that memfd; importing one makes a handle of it. A tile pool
+ * (CU_MEM_CREATE_USAGE_TILE_POOL) backs sparse arrays' tiles
+ * (zn_drv_sparse_map.c): the driver maps the whole memfd once, shared, so
+ * tiles and cuMemMap ranges of the same bytes alias; each mapped tile
+ * holds a reference.
  */
 #include "zn_drv.h"
 #include "../exec/zn_exec.h"
@@ -17,6 +21,7 @@
 
 #include <fcntl.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -29,7 +34,10 @@ typedef struct zn_phys {
     CUmemAllocationProp prop;
     atomic_int refs;
     bool imported;      /* cuMemImportFromShareableHandle: not counted as used */
+    uint8_t *view;      /* a tile pool's bytes in the driver (view_lock) */
 } zn_phys;
+
+static pthread_mutex_t view_lock = PTHREAD_MUTEX_INITIALIZER;
 
 static zn_phys *phys_of(CUmemGenericAllocationHandle h)
 {
@@ -40,6 +48,8 @@ static zn_phys *phys_of(CUmemGenericAllocationHandle h)
 static void phys_unref(zn_phys *p)
 {
     if (atomic_fetch_sub(&p->refs, 1) == 1) {
+        if (p->view)
+            munmap(p->view, p->size);
         if (p->imported)
             close(p->fd);
         else
@@ -289,4 +299,46 @@ CUresult cuMemImportFromShareableHandle(CUmemGenericAllocationHandle *h, void *h
     atomic_store(&p->refs, 1);
     *h = (CUmemGenericAllocationHandle)(uintptr_t)p;
     ZN_RET(CUDA_SUCCESS);
+}
+
+/* ---- tile pools (sparse arrays' tiles, zn_drv_sparse_map.c) ---- */
+
+CUresult zn_phys_tile_pool(CUmemGenericAllocationHandle h, size_t *size, void **out)
+{
+    zn_phys *p = phys_of(h);
+    if (!p)
+        return CUDA_ERROR_INVALID_HANDLE;
+    if (!(p->prop.allocFlags.usage & CU_MEM_CREATE_USAGE_TILE_POOL))
+        return CUDA_ERROR_INVALID_VALUE; /* CUDA: created as a tile pool */
+    atomic_fetch_add(&p->refs, 1);
+    *size = p->size;
+    *out = p;
+    return CUDA_SUCCESS;
+}
+
+uint8_t *zn_phys_view(void *phys)
+{
+    zn_phys *p = phys;
+    pthread_mutex_lock(&view_lock);
+    if (!p->view) {
+        void *v = mmap(NULL, p->size, PROT_READ | PROT_WRITE, MAP_SHARED, p->fd, 0);
+        if (v == MAP_FAILED)
+            zn_log(ZN_LOG_ERROR, "cuMemMapArrayAsync: cannot map a tile pool of %zu bytes",
+                   p->size);
+        else
+            p->view = v;
+    }
+    uint8_t *v = p->view;
+    pthread_mutex_unlock(&view_lock);
+    return v;
+}
+
+void zn_phys_ref(void *phys)
+{
+    atomic_fetch_add(&((zn_phys *)phys)->refs, 1);
+}
+
+void zn_phys_unref(void *phys)
+{
+    phys_unref(phys);
 }

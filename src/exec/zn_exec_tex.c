@@ -33,6 +33,13 @@
  * address mode; a depth compare value turns each texel's first channel
  * into 1.0 or 0.0 before filtering (fetch). tld4 gathers from 2D layers
  * and from cubemap faces (level 0).
+ *
+ * Sparse arrays (descriptor field `sparse`, zn_exec_sparse.h): texels and
+ * surface elements are found through the tile table; those in tiles that
+ * are not resident read 0 and take no writes, and the `{d}|p` form is
+ * false when any texel a lookup read (every texel the filter touched)
+ * was one. A sparse level's data pointer is NULL, so other arrays pay one
+ * predictable test of the pointer they load anyway.
  */
 #include "zn_exec_tex.h"
 #include "zn_exec_texbc.h"
@@ -125,16 +132,30 @@ static void read_bc_texel(const zn_tex_desc *d, uint32_t x, uint32_t y, uint32_t
             t->f[c] = srgb_to_linear(t->f[c]);
 }
 
-/* Reads texel (x, y, z) of `layer`; indices are already in range. */
+/* Set when a lookup read a texel of a tile that is not resident (the
+ * `{d}|p` answer); one zn_exec_tex call runs on one thread throughout. */
+static _Thread_local bool tex_miss;
+
+/* Reads texel (x, y, z) of `layer`; indices are already in range. A
+ * sparse array's texel in a tile that is not resident reads 0. */
 static void read_texel(const zn_tex_desc *d, uint32_t x, uint32_t y, uint32_t z,
                        uint32_t layer, texel *t)
 {
-    if (zn_texbc_is(d->format)) {
+    if (zn_texbc_is(d->format)) { /* never sparse (zn_drv_sparse.c) */
         read_bc_texel(d, x, y, z, layer, t);
         return;
     }
-    const uint8_t *p = d->data + (uint64_t)(layer + z) * d->slice + (uint64_t)y * d->pitch +
-                       (uint64_t)x * d->esize;
+    const uint8_t *p = d->data;
+    if (__builtin_expect(!p, 0)) { /* a sparse array (data NULL): its tiles */
+        p = zn_sparse_addr(d->sparse, x, y, (uint64_t)layer + z);
+        if (!p) {
+            memset(t, 0, sizeof *t);
+            tex_miss = true;
+            return;
+        }
+    } else {
+        p += (uint64_t)(layer + z) * d->slice + (uint64_t)y * d->pitch + (uint64_t)x * d->esize;
+    }
     bool norm = reads_normalized(d);
     for (uint32_t c = 0; c < 4; c++) {
         if (c >= d->nch) { /* missing channels read (0, 0, 1) */
@@ -356,6 +377,7 @@ static const zn_tex_desc *level_view(const zn_tex_desc *d, unsigned i, zn_tex_de
     tmp->width = l->width;
     tmp->height = l->height;
     tmp->depth = l->depth;
+    tmp->sparse = l->sparse;
     if (d->cube) {
         tmp->flags |= TRSF_NORMALIZED_COORDINATES;
         tmp->addr[0] = tmp->addr[1] = A_CLAMP;
@@ -681,6 +703,39 @@ static void store_formatted(const zn_tex_desc *d, uint8_t *p, unsigned c, uint32
     }
 }
 
+/* A surface access of a sparse array, in range: each component (or the
+ * element, sust.p) goes to its tile; one whose tile is not resident
+ * reads 0 or is not written. Components are naturally aligned and tile
+ * rows are at least 256 bytes, so none straddles two tiles. */
+static int32_t surface_sparse(const zn_tex_desc *d, bool fmt, bool st, const int64_t *c,
+                              uint64_t layer, unsigned esz, unsigned vec, uint64_t *io,
+                              unsigned lane)
+{
+    uint64_t s = layer + (uint64_t)c[2], y = (uint64_t)c[1];
+    if (fmt) {
+        uint8_t *p = zn_sparse_addr(d->sparse, (uint64_t)c[0] / d->esize, y, s);
+        for (unsigned v = 0; p && v < vec && v < d->nch; v++)
+            store_formatted(d, p, v, (uint32_t)io[(4 + v) * 32 + lane]);
+        return ZN_KSTATUS_OK;
+    }
+    for (unsigned v = 0; v < vec; v++) {
+        uint64_t bx = (uint64_t)c[0] + (uint64_t)v * esz;
+        uint8_t *p = zn_sparse_addr(d->sparse, bx / d->esize, y, s);
+        if (p)
+            p += bx % d->esize;
+        if (st) {
+            if (p)
+                memcpy(p, &io[(4 + v) * 32 + lane], esz); /* little endian */
+        } else {
+            uint64_t x = 0;
+            if (p)
+                memcpy(&x, p, esz);
+            io[v * 32 + lane] = x;
+        }
+    }
+    return ZN_KSTATUS_OK;
+}
+
 /* Surface access of one lane; returns a ZN_KSTATUS. */
 static int32_t surface(const zn_tex_desc *d, uint32_t code, uint64_t *io, unsigned lane)
 {
@@ -718,6 +773,8 @@ static int32_t surface(const zn_tex_desc *d, uint32_t code, uint64_t *io, unsign
         if (lim[0] < 0)
             return ZN_KSTATUS_ILLEGAL_ADDRESS; /* access wider than a row */
     }
+    if (__builtin_expect(!d->data, 0)) /* a sparse array */
+        return surface_sparse(d, fmt, st, c, (uint64_t)layer, esz, vec, io, lane);
     uint8_t *p = d->data + (uint64_t)(layer + c[2]) * d->slice + (uint64_t)c[1] * d->pitch +
                  (uint64_t)c[0];
     if (fmt) { /* components past the array's channels are ignored */
@@ -777,6 +834,8 @@ int32_t zn_exec_tex(zn_warp_ctx *w, uint32_t code, uint32_t mask, const uint64_t
             p.dref = u2f((uint32_t)io[ZN_TEX_IO_COMPARE * 32 + lane]);
         }
         texel t;
+        if (code & ZN_TEX_F_RESIDENT) /* thread-local: touched only when asked */
+            tex_miss = false;
         if (kind == ZN_TEX_K_TLD4) {
             gather(d, &p, (code >> 12) & 3, &t);
         } else {
@@ -791,6 +850,8 @@ int32_t zn_exec_tex(zn_warp_ctx *w, uint32_t code, uint32_t mask, const uint64_t
         /* an .s32/.u32 result of a float texel, or the reverse, keeps the bits */
         for (unsigned c = 0; c < 4; c++)
             io[c * 32 + lane] = t.u[c];
+        if (code & ZN_TEX_F_RESIDENT)
+            io[ZN_TEX_IO_RESIDENT * 32 + lane] = !tex_miss;
     }
     return ZN_KSTATUS_OK;
 }

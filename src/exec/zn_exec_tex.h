@@ -10,6 +10,7 @@
 
 #include <stdint.h>
 #include "zn_kernel_abi.h"
+#include "zn_exec_sparse.h"
 
 #define ZN_TEX_MAGIC 0x5a4e5458u /* "ZNTX": a stale or foreign handle faults */
 #define ZN_TEX_MAX_LEVELS 17    /* mip levels of a 65536-wide array */
@@ -19,6 +20,7 @@ typedef struct zn_tex_level {
     uint8_t *data;
     uint64_t pitch, slice;
     uint32_t width, height, depth;
+    const zn_sparse_level *sparse; /* a sparse array's level: its tiles (data NULL) */
 } zn_tex_level;
 
 typedef struct zn_tex_desc {
@@ -41,6 +43,7 @@ typedef struct zn_tex_desc {
     uint32_t nlevels;       /* mip levels: 1 unless a mipmapped array */
     uint32_t mip_filter;    /* CUfilter_mode between levels */
     float mip_bias, mip_min, mip_max; /* LOD bias and clamps (texture descriptor) */
+    const zn_sparse_level *sparse; /* level 0 of a sparse array (data NULL), else NULL */
     zn_tex_level level[ZN_TEX_MAX_LEVELS];
 } zn_tex_desc;
 
@@ -79,6 +82,10 @@ enum {
 #define ZN_TEX_F_COMPARE (1u << 25)
 #define ZN_TEX_IO_OFFSET 12
 #define ZN_TEX_IO_COMPARE 15
+/* The sparse form `{d}|p` of tex / tld4: the runtime also writes, per
+ * lane, 1 to io[4] when every texel it read was resident, else 0. */
+#define ZN_TEX_F_RESIDENT (1u << 26)
+#define ZN_TEX_IO_RESIDENT 4
 
 /* zn_rt_ops.tex: io is [8][32] 64-bit words ([12][32] for tex.grad,
  * [16][32] with an offset or a compare value), component-major: the
