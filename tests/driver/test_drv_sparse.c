@@ -17,6 +17,14 @@
 
 #define TILE 65536ull
 
+/* the kernels' thread coordinates: %r5 = x (one row per block), %r6 = y */
+#define SPARSE_XY                                                          \
+    "    mov.u32 %r2, %ctaid.x;\n"                                          \
+    "    mov.u32 %r3, %ntid.x;\n"                                           \
+    "    mov.u32 %r4, %tid.x;\n"                                            \
+    "    mad.lo.s32 %r5, %r2, %r3, %r4;\n"                                  \
+    "    mov.u32 %r6, %ctaid.y;\n"
+
 /* sample(tex, out, w): thread (x, y) of a w-wide grid reads texel (x, y)
  * with the sparse form of tex; out[2 * (y * w + x)] = red,
  * out[2 * (...) + 1] = the residency predicate (1 or 0) */
@@ -30,11 +38,7 @@ static const char sample_ptx[] =
     "    ld.param.u64 %rd1, [tex];\n"
     "    ld.param.u64 %rd2, [out];\n"
     "    ld.param.u32 %r1, [w];\n"
-    "    mov.u32 %r2, %ctaid.x;\n"
-    "    mov.u32 %r3, %ntid.x;\n"
-    "    mov.u32 %r4, %tid.x;\n"
-    "    mad.lo.s32 %r5, %r2, %r3, %r4;\n"
-    "    mov.u32 %r6, %ctaid.y;\n"
+    SPARSE_XY
     "    tex.2d.v4.u32.s32 {%r7, %r8, %r9, %r10}|%p1, [%rd1, {%r5, %r6}];\n"
     "    selp.u32 %r11, 1, 0, %p1;\n"
     "    mad.lo.s32 %r12, %r6, %r1, %r5;\n"
@@ -152,11 +156,7 @@ static const char fill_ptx[] =
     "    .reg .b64 %rd<4>;\n"
     "    ld.param.u64 %rd1, [surf];\n"
     "    ld.param.u32 %r1, [seed];\n"
-    "    mov.u32 %r2, %ctaid.x;\n"
-    "    mov.u32 %r3, %ntid.x;\n"
-    "    mov.u32 %r4, %tid.x;\n"
-    "    mad.lo.s32 %r5, %r2, %r3, %r4;\n"
-    "    mov.u32 %r6, %ctaid.y;\n"
+    SPARSE_XY
     "    mad.lo.s32 %r7, %r6, 7919, %r1;\n"
     "    mad.lo.s32 %r8, %r5, 31, %r7;\n"
     "    add.s32 %r8, %r8, 5;\n"
@@ -178,11 +178,7 @@ static const char peek_ptx[] =
     "    ld.param.u64 %rd1, [surf];\n"
     "    ld.param.u64 %rd2, [out];\n"
     "    ld.param.u32 %r1, [w];\n"
-    "    mov.u32 %r2, %ctaid.x;\n"
-    "    mov.u32 %r3, %ntid.x;\n"
-    "    mov.u32 %r4, %tid.x;\n"
-    "    mad.lo.s32 %r5, %r2, %r3, %r4;\n"
-    "    mov.u32 %r6, %ctaid.y;\n"
+    SPARSE_XY
     "    shl.b32 %r7, %r5, 2;\n"
     "    suld.b.2d.b32.trap {%r8}, [%rd1, {%r7, %r6}];\n"
     "    mad.lo.s32 %r9, %r6, %r1, %r5;\n"
