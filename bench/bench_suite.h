@@ -58,6 +58,38 @@ static inline float bench_unit(uint32_t i, uint32_t seed)
     return (float)(bench_hash(i * 2654435761U + seed) >> 8) * (2.0f / 16777216.0f) - 1.0f;
 }
 
+/* The scale k/1024 (k = 1 + h % 64) as IEEE half bits: exact, so every
+ * implementation reads the same value. */
+static inline uint16_t mmvq_scale_bits(uint32_t h)
+{
+    uint32_t k = 1 + h % 64, e = 31 - (uint32_t)__builtin_clz(k);
+    return (uint16_t)((e + 5) << 10 | (k - (1u << e)) << (10 - e));
+}
+
+/* mmvq's inputs: nx matrix blocks of MMVQ_X_BYTES (half scale, 32 int8)
+ * and nb vector blocks of MMVQ_Y_BYTES (half scale, half sum 0, 32 int8),
+ * little-endian as on the GPU. */
+static inline void mmvq_fill(uint8_t *x, long nx, uint8_t *y, long nb)
+{
+    for (long b = 0; b < nx; b++) {
+        uint8_t *p = x + b * MMVQ_X_BYTES;
+        uint16_t d = mmvq_scale_bits(bench_hash((uint32_t)b + 11));
+        p[0] = (uint8_t)d;
+        p[1] = (uint8_t)(d >> 8);
+        for (int i = 0; i < MMVQ_QK; i++)
+            p[2 + i] = (uint8_t)bench_hash((uint32_t)(b * MMVQ_QK + i));
+    }
+    for (long b = 0; b < nb; b++) {
+        uint8_t *p = y + b * MMVQ_Y_BYTES;
+        uint16_t d = mmvq_scale_bits(bench_hash((uint32_t)b + 977));
+        p[0] = (uint8_t)d;
+        p[1] = (uint8_t)(d >> 8);
+        p[2] = p[3] = 0;
+        for (int i = 0; i < MMVQ_QK; i++)
+            p[4 + i] = (uint8_t)bench_hash((uint32_t)(b * MMVQ_QK + i) ^ 0x5bd1e995u);
+    }
+}
+
 static inline void bench_fill(float *x, long n, uint32_t seed)
 {
     for (long i = 0; i < n; i++)

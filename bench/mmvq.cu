@@ -50,29 +50,13 @@ mmvq_q8(const blk_x *x, const blk_y *y, float *dst, int cols)
         dst[blockIdx.x] = acc;
 }
 
-// Scales k/1024 for k in 1..64: exact in half, so C and the kernel agree on them.
-static unsigned short scale_bits(uint32_t h)
-{
-    return __half_as_ushort(__float2half((float)(1 + h % 64) / 1024.0f));
-}
-
 static void run(const char *name, int rows, int cols)
 {
     const int nb = cols / MMVQ_QK;
     const long nx = (long)rows * nb;
     blk_x *x = bench_host<blk_x>(nx);
     blk_y *y = bench_host<blk_y>(nb);
-    for (long b = 0; b < nx; b++) {
-        x[b].d = scale_bits(bench_hash((uint32_t)b + 11));
-        for (int i = 0; i < MMVQ_QK; i++)
-            x[b].qs[i] = (signed char)bench_hash((uint32_t)(b * MMVQ_QK + i));
-    }
-    for (int b = 0; b < nb; b++) {
-        y[b].d = scale_bits(bench_hash((uint32_t)b + 977));
-        y[b].s = 0;
-        for (int i = 0; i < MMVQ_QK; i++)
-            y[b].qs[i] = (signed char)bench_hash((uint32_t)(b * MMVQ_QK + i) ^ 0x5bd1e995u);
-    }
+    mmvq_fill((uint8_t *)x, nx, (uint8_t *)y, nb);
     float *out = bench_host<float>(rows), *want = bench_host<float>(rows);
     blk_x *dx = bench_dev(nx, x);
     blk_y *dy = bench_dev(nb, y);

@@ -280,6 +280,37 @@ static void run_softmax(void)
     free(in); free(out); free(want);
 }
 
+/* both rows of bench/mmvq.cu: a 4096 x 4096 layer and the tiny model's
+ * 32000 x 64 output layer */
+static void run_mmvq_one(cl_kernel k, const char *name, cl_int rows, cl_int cols)
+{
+    long nb = cols / MMVQ_QK, nx = (long)rows * nb;
+    uint8_t *x = xmalloc((size_t)nx * MMVQ_X_BYTES), *y = xmalloc((size_t)nb * MMVQ_Y_BYTES);
+    float *out = xmalloc((size_t)rows * 4), *want = xmalloc((size_t)rows * 4);
+    mmvq_fill(x, nx, y, nb);
+    cl_mem dx = buffer((size_t)nx * MMVQ_X_BYTES, x), dy = buffer((size_t)nb * MMVQ_Y_BYTES, y);
+    cl_mem dout = buffer((size_t)rows * 4, NULL);
+    ARG(k, 0, dx); ARG(k, 1, dy); ARG(k, 2, dout); ARG(k, 3, cols);
+    size_t g = (size_t)rows * 128, l = 128;
+    double ms;
+    BENCH_BEST(ms, launch(k, 1, &g, &l); finish());
+    read_back(dout, out, (size_t)rows * 4);
+    ref_mmvq_q8(rows, cols, x, y, want);
+    report(name, bench_check_f32(name, out, want, rows, 1e-4, 1e-3), rows, ms,
+           (double)nx * MMVQ_X_BYTES + (double)rows * 4, 2.0 * rows * cols);
+    clReleaseMemObject(dx); clReleaseMemObject(dy); clReleaseMemObject(dout);
+    free(x); free(y); free(out); free(want);
+}
+
+static void run_mmvq(void)
+{
+    cl_program p = build("mmvq.cl");
+    cl_kernel k = kernel(p, "mmvq_q8");
+    run_mmvq_one(k, "mmvq", SZ_MMVQ_ROWS, SZ_MMVQ_COLS);
+    run_mmvq_one(k, "mmvq_thin", SZ_MMVQ_THIN_ROWS, 64);
+    clReleaseKernel(k); clReleaseProgram(p);
+}
+
 static void run_scan(void)
 {
     cl_long n = SZ_SCAN;
@@ -409,6 +440,7 @@ int main(int argc, char **argv)
         { "saxpy", run_saxpy }, { "triad", run_triad }, { "sgemm", run_sgemm },
         { "stencil", run_stencil }, { "histogram", run_histogram }, { "softmax", run_softmax },
         { "scan", run_scan }, { "transpose", run_transpose }, { "nbody", run_nbody },
+        { "mmvq", run_mmvq },
     };
     if (wanted(argc, argv, "reduce"))
         run_reduce("reduce", "block_sum");
