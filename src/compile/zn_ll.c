@@ -233,3 +233,41 @@ LLVMValueRef ll_lane_loop(zn_lfn *l, LLVMValueRef mask, LLVMTypeRef res_ty,
     LLVMPositionBuilderAtEnd(l->b, done);
     return res ? LLVMBuildLoad2(l->b, ll_vec(res_ty), res, "") : NULL;
 }
+
+LLVMValueRef ll_lanes(zn_lfn *l, LLVMValueRef v, unsigned first, unsigned n)
+{
+    LLVMValueRef idx[ZN_LANES];
+    for (unsigned j = 0; j < n; j++)
+        idx[j] = LLVMConstInt(l->m->t_i32, first + j, 0);
+    return LLVMBuildShuffleVector(l->b, v, LLVMGetPoison(LLVMTypeOf(v)),
+                                  LLVMConstVector(idx, n), "");
+}
+
+LLVMValueRef ll_join_halves(zn_lfn *l, LLVMValueRef lo, LLVMValueRef hi)
+{
+    LLVMValueRef idx[ZN_LANES];
+    for (unsigned j = 0; j < ZN_LANES; j++)
+        idx[j] = LLVMConstInt(l->m->t_i32, j, 0);
+    return LLVMBuildShuffleVector(l->b, lo, hi, LLVMConstVector(idx, ZN_LANES), "");
+}
+
+LLVMValueRef ll_splat_n(zn_lfn *l, LLVMValueRef s, unsigned w)
+{
+    LLVMTypeRef vt = LLVMVectorType(LLVMTypeOf(s), w);
+    LLVMValueRef v = LLVMBuildInsertElement(l->b, LLVMGetPoison(vt), s,
+                                            LLVMConstInt(l->m->t_i32, 0, 0), "");
+    return LLVMBuildShuffleVector(l->b, v, LLVMGetPoison(vt),
+                                  LLVMConstNull(LLVMVectorType(l->m->t_i32, w)), "");
+}
+
+bool zn_target_has(const zn_lmod *m, const char *feat)
+{
+    size_t n = strlen(feat);
+    for (const char *p = m->features; p && *p;) {
+        if (p[0] == '+' && !strncmp(p + 1, feat, n) && (p[1 + n] == ',' || !p[1 + n]))
+            return true;
+        p = strchr(p, ',');
+        p = p ? p + 1 : NULL;
+    }
+    return false;
+}

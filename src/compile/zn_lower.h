@@ -134,6 +134,15 @@ void zn_lerr_unsupported(zn_lfn *l);
 
 LLVMTypeRef ll_vec(LLVMTypeRef t);                 /* <32 x t> */
 LLVMValueRef ll_splat(zn_lfn *l, LLVMValueRef scalar);
+/* lanes first .. first + n - 1 of v (n <= 32) */
+LLVMValueRef ll_lanes(zn_lfn *l, LLVMValueRef v, unsigned first, unsigned n);
+/* two 16-lane halves back into one 32-lane vector */
+LLVMValueRef ll_join_halves(zn_lfn *l, LLVMValueRef lo, LLVMValueRef hi);
+/* scalar s in all w lanes of a <w x T> */
+LLVMValueRef ll_splat_n(zn_lfn *l, LLVMValueRef s, unsigned w);
+/* whether the target's feature string enables feat ("avx512vnni"): the
+ * code paths that use x86 intrinsics */
+bool zn_target_has(const zn_lmod *m, const char *feat);
 LLVMValueRef ll_const_vec(LLVMTypeRef t, uint64_t v); /* splat of int v */
 LLVMValueRef ll_const_fvec(LLVMTypeRef t, double v);
 LLVMValueRef ll_all_ones(zn_lfn *l);               /* <32 x i1> true */

@@ -64,28 +64,12 @@ static LLVMTypeRef pvec(LLVMTypeRef t, unsigned w)
 /* lanes [first, first + 16) of a 32-lane vector */
 static LLVMValueRef lanes_of(zn_lfn *l, LLVMValueRef v, unsigned first)
 {
-    LLVMValueRef idx[ZN_PART];
-    for (unsigned j = 0; j < ZN_PART; j++)
-        idx[j] = c32(l, first + j);
-    return LLVMBuildShuffleVector(l->b, v, LLVMGetPoison(LLVMTypeOf(v)),
-                                  LLVMConstVector(idx, ZN_PART), "");
-}
-
-/* the two halves back into one 32-lane vector */
-static LLVMValueRef join_parts(zn_lfn *l, LLVMValueRef lo, LLVMValueRef hi)
-{
-    LLVMValueRef idx[ZN_LANES];
-    for (unsigned j = 0; j < ZN_LANES; j++)
-        idx[j] = c32(l, j);
-    return LLVMBuildShuffleVector(l->b, lo, hi, LLVMConstVector(idx, ZN_LANES), "");
+    return ll_lanes(l, v, first, ZN_PART);
 }
 
 static LLVMValueRef splat_part(zn_lfn *l, LLVMValueRef s, unsigned w)
 {
-    LLVMTypeRef vt = pvec(LLVMTypeOf(s), w);
-    LLVMValueRef v = LLVMBuildInsertElement(l->b, LLVMGetPoison(vt), s, c32(l, 0), "");
-    return LLVMBuildShuffleVector(l->b, v, LLVMGetPoison(vt),
-                                  LLVMConstNull(pvec(l->m->t_i32, w)), "");
+    return ll_splat_n(l, s, w);
 }
 
 static LLVMValueRef part_bits(zn_lfn *l, LLVMValueRef m, unsigned w)
@@ -352,7 +336,7 @@ static void load_rt(zn_lfn *l, LLVMValueRef a, LLVMTypeRef et, unsigned n,
     for (unsigned h = 0; h < ZN_NPARTS; h++)
         load_part(l, &parts[h], et, n, res[h]);
     for (unsigned i = 0; i < n; i++)
-        vp[i] = join_parts(l, res[0][i], res[1][i]);
+        vp[i] = ll_join_halves(l, res[0][i], res[1][i]);
     LLVMBasicBlockRef end_parts = LLVMGetInsertBlock(l->b);
     LLVMBuildBr(l->b, bb_join);
 
@@ -649,7 +633,7 @@ static void load_path(zn_lfn *l, int k, const aff_plan *pl, LLVMValueRef a, LLVM
                 load_one(l, &p, b, et, n, size, res[h]);
         }
         for (unsigned i = 0; i < n; i++)
-            out[i] = join_parts(l, res[0][i], res[1][i]);
+            out[i] = ll_join_halves(l, res[0][i], res[1][i]);
         return;
     }
     default:

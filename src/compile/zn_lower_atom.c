@@ -12,7 +12,6 @@
 #include "zn_lower.h"
 
 #include <stdlib.h>
-#include <string.h>
 
 #include "util/zn_log.h"
 
@@ -121,15 +120,6 @@ static bool uniform_value(const zn_lfn *l, const ptx_opnd *v)
            (v->kind == PTX_OPND_REG && v->reg2 < 0 && l->reg_uni && l->reg_uni[v->reg]);
 }
 
-static LLVMValueRef half_of(zn_lfn *l, LLVMValueRef v, unsigned h)
-{
-    LLVMValueRef idx[16];
-    for (unsigned i = 0; i < 16; i++)
-        idx[i] = LLVMConstInt(l->m->t_i32, 16 * h + i, 0);
-    return LLVMBuildShuffleVector(l->b, v, LLVMGetPoison(LLVMTypeOf(v)),
-                                  LLVMConstVector(idx, 16), "");
-}
-
 static LLVMValueRef conflict_add(zn_lfn *l, const atom_job *j)
 {
     zn_lmod *m = l->m;
@@ -141,14 +131,11 @@ static LLVMValueRef conflict_add(zn_lfn *l, const atom_job *j)
                                        ll_vec(m->t_i32), "");
     LLVMValueRef bits = ll_mask_to_i32(l, l->emask), old[2];
     for (unsigned h = 0; h < 2; h++) {
-        LLVMValueRef k = half_of(l, keys, h), p = half_of(l, j->ptrs, h);
-        LLVMValueRef mk = half_of(l, l->emask, h), v = half_of(l, j->b, h);
+        LLVMValueRef k = ll_lanes(l, keys, 16 * h, 16), p = ll_lanes(l, j->ptrs, 16 * h, 16);
+        LLVMValueRef mk = ll_lanes(l, l->emask, 16 * h, 16), v = ll_lanes(l, j->b, 16 * h, 16);
         LLVMValueRef act = LLVMBuildLShr(b, bits, LLVMConstInt(m->t_i32, 16 * h, 0), "");
         LLVMValueRef conf = ll_intrin(l, "llvm.x86.avx512.conflict.d.512", NULL, 0, &k, 1);
-        LLVMValueRef act16 = LLVMBuildShuffleVector(b,
-            LLVMBuildInsertElement(b, LLVMGetPoison(v16), act, LLVMConstInt(m->t_i32, 0, 0), ""),
-            LLVMGetPoison(v16), LLVMConstNull(v16), "");
-        conf = LLVMBuildAnd(b, conf, act16, "");   /* inactive lanes do not count */
+        conf = LLVMBuildAnd(b, conf, ll_splat_n(l, act, 16), "");   /* inactive lanes do not count */
         LLVMValueRef cnt = ll_intrin1(l, "llvm.ctpop", conf);
         LLVMTypeRef over[2] = {v16, p16};
         LLVMValueRef gargs[4] = {p, LLVMConstInt(m->t_i32, 4, 0), mk, LLVMConstNull(v16)};
@@ -158,18 +145,14 @@ static LLVMValueRef conflict_add(zn_lfn *l, const atom_job *j)
                                  mk};
         ll_intrin(l, "llvm.masked.scatter", over, 2, sargs, 4);
     }
-    LLVMValueRef all[ZN_LANES];
-    for (unsigned i = 0; i < ZN_LANES; i++)
-        all[i] = LLVMConstInt(m->t_i32, i, 0);
-    return LLVMBuildShuffleVector(b, old[0], old[1], LLVMConstVector(all, ZN_LANES), "");
+    return ll_join_halves(l, old[0], old[1]);
 }
 
 static bool can_conflict_add(const zn_lfn *l, const atom_job *j, const ptx_opnd *v)
 {
-    const char *f = l->m->features;
     return j->plain && j->op == LLVMAtomicRMWBinOpAdd && LLVMGetTypeKind(j->et) ==
-           LLVMIntegerTypeKind && ll_bits(j->et) == 32 && uniform_value(l, v) && f &&
-           strstr(f, "+avx512cd") && strstr(f, "+avx512f") && !getenv("ZINC_NO_CONFLICT_ADD");
+           LLVMIntegerTypeKind && ll_bits(j->et) == 32 && uniform_value(l, v) &&
+           zn_target_has(l->m, "avx512cd") && !getenv("ZINC_NO_CONFLICT_ADD");
 }
 
 static bool pick_op(const ptx_ins *ins, ptx_type t, LLVMAtomicRMWBinOp *op)

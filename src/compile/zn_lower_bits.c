@@ -3,8 +3,6 @@
  * brev, clz, popc, prmt (all modes), lop3, shf, bmsk, szext, dp4a, dp2a. */
 #include "zn_lower.h"
 
-#include <string.h>
-
 static LLVMValueRef cv(zn_lfn *l, LLVMValueRef like, uint64_t v)
 {
     return ll_const_vec(ll_elem(LLVMTypeOf(like)), v);
@@ -181,24 +179,13 @@ static LLVMValueRef lop3(zn_lfn *l, LLVMValueRef a, LLVMValueRef bv,
  * unsigned bytes of u and the signed bytes of s, 4 per lane. */
 static LLVMValueRef dpbusd(zn_lfn *l, LLVMValueRef acc, LLVMValueRef u, LLVMValueRef s)
 {
-    zn_lmod *m = l->m;
-    LLVMValueRef lo[16], hi[16], r[2];
-    for (unsigned i = 0; i < 16; i++) {
-        lo[i] = LLVMConstInt(m->t_i32, i, 0);
-        hi[i] = LLVMConstInt(m->t_i32, 16 + i, 0);
-    }
+    LLVMValueRef r[2];
     for (unsigned k = 0; k < 2; k++) {
-        LLVMValueRef sel = LLVMConstVector(k ? hi : lo, 16);
-        LLVMValueRef args[3];
-        LLVMValueRef in[3] = {acc, u, s};
-        for (unsigned j = 0; j < 3; j++)
-            args[j] = LLVMBuildShuffleVector(l->b, in[j], LLVMGetPoison(LLVMTypeOf(in[j])), sel, "");
+        LLVMValueRef args[3] = {ll_lanes(l, acc, 16 * k, 16), ll_lanes(l, u, 16 * k, 16),
+                                ll_lanes(l, s, 16 * k, 16)};
         r[k] = ll_intrin(l, "llvm.x86.avx512.vpdpbusd.512", NULL, 0, args, 3);
     }
-    LLVMValueRef all[ZN_LANES];
-    for (unsigned i = 0; i < ZN_LANES; i++)
-        all[i] = LLVMConstInt(m->t_i32, i, 0);
-    return LLVMBuildShuffleVector(l->b, r[0], r[1], LLVMConstVector(all, ZN_LANES), "");
+    return ll_join_halves(l, r[0], r[1]);
 }
 
 /* dp4a with AVX-512 VNNI, whose vpdpbusd multiplies unsigned by signed
@@ -226,11 +213,6 @@ static LLVMValueRef dot4_vnni(zn_lfn *l, LLVMValueRef a, LLVMValueRef bv, LLVMVa
                         LLVMBuildShl(b, sum_a, ll_const_vec(m->t_i32, 7), ""), "");
 }
 
-static bool has_vnni512(const zn_lmod *m)
-{
-    return m->features && strstr(m->features, "+avx512vnni") && strstr(m->features, "+avx512f");
-}
-
 static LLVMValueRef dot(zn_lfn *l, const ptx_ins *ins, bool four)
 {
     LLVMBuilderRef b = l->b;
@@ -241,7 +223,7 @@ static LLVMValueRef dot(zn_lfn *l, const ptx_ins *ins, bool four)
     LLVMValueRef a = u32src(l, &ins->opnds[1]);
     LLVMValueRef bv = u32src(l, &ins->opnds[2]);
     LLVMValueRef acc = u32src(l, &ins->opnds[3]);
-    if (four && has_vnni512(m))
+    if (four && zn_target_has(m, "avx512vnni"))
         return dot4_vnni(l, a, bv, acc, sa, sb);
     unsigned base = (!four && (ins->flags & PTX_F(hi_half))) ? 2 : 0;
     unsigned n = four ? 4 : 2, aw = four ? 8 : 16;
