@@ -34,6 +34,8 @@ void zn_abi_types(zn_lmod *m)
         [ZN_WARP_FIELD_SMID] = i32,
         [ZN_WARP_FIELD_NSMID] = i32,
         p, /* exec */
+        [ZN_WARP_FIELD_CO_STATUS] = i32,
+        [ZN_WARP_FIELD_CO_FRAME] = p,
     };
     m->t_warp = LLVMStructCreateNamed(m->ctx, "zn_warp_ctx");
     LLVMStructSetBody(m->t_warp, warp, sizeof warp / sizeof warp[0], 0);

@@ -135,8 +135,8 @@ LLVMModuleRef zn_build_ir_subset(const ptx_module *pm, const zn_compile_opts *o,
  * whose cross-block forwarding lengthens live ranges of 32-lane vectors
  * for the register allocator (measured: docs/compile-time.md). */
 static const char zn_light_passes[] =
-    "function(sroa<modify-cfg>,early-cse<memssa>,instcombine<no-verify-fixpoint>,"
-    "simplifycfg,dse,adce)";
+    "coro-early,function(sroa<modify-cfg>,early-cse<memssa>,instcombine<no-verify-fixpoint>,"
+    "simplifycfg,dse,adce),cgscc(coro-split),coro-cleanup";
 
 /* LLVM's own options, once per process before any compile. The greedy
  * register allocator grows each split region up to a complexity budget
@@ -257,7 +257,7 @@ void zn_kernel_facts_shared(const ptx_module *pm, const ptx_func *f, uint32_t st
     k->param_size = ps;
     k->static_shared = static_shared;
     k->local_bytes = zn_func_local_bytes(f);
-    k->uses_barrier = zn_func_uses_barrier(pm, f);
+    k->uses_barrier = zn_func_coro(pm, f) ? 2 : zn_func_uses_barrier(pm, f);
     k->polls = zn_func_polls(pm, f);
     /* registers are spilled vectors of 32 lanes; calls can recurse */
     bool calls = false;

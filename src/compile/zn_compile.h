@@ -51,7 +51,8 @@ typedef struct zn_kernel_info {
                                  * aligned to 16) */
     uint32_t local_bytes;       /* per-lane .local depot bytes (informative) */
     uint32_t stack_bytes;       /* native stack a warp needs, estimated */
-    int uses_barrier;           /* has bar.sync/barrier: run warps as fibers */
+    int uses_barrier;           /* has bar.sync/barrier: 1 warps as fibers,
+                                 * 2 compiled as a coroutine (zn_lower_coro.c) */
     int polls;                  /* waits on other blocks' flags: blocks in order */
     uint32_t max_threads;       /* .maxntid product or 1024 */
     uint32_t reqntid[3];        /* 0 if not given */

@@ -120,6 +120,11 @@ typedef struct zn_lfn {
     uint32_t *pair_act;         /* paired 16-bit loads (zn_lower_pairld.c), or NULL */
     unsigned load_align;        /* alignment of the load being lowered when
                                  * below its size (a paired load: 2); 0 = size */
+    bool coro;                  /* compiled as a coroutine (zn_lower_coro.c) */
+    LLVMValueRef coro_hdl;      /* its coro.begin, once the prologue made it */
+    LLVMBasicBlockRef coro_suspend_bb; /* where every suspend leaves */
+    LLVMBasicBlockRef coro_exit_bb; /* the one coro.end, every exit's */
+    LLVMValueRef coro_exit_st;  /* its phi: the status returned */
 } zn_lfn;
 
 /* ---- errors (zn_lower_module.c) ------------------------------------------ */
@@ -184,7 +189,7 @@ LLVMValueRef ll_load_field(zn_lfn *l, LLVMTypeRef st, LLVMValueRef p,
 void zn_abi_types(zn_lmod *m);
 enum { ZN_RT_BARRIER, ZN_RT_ASSERTFAIL, ZN_RT_VPRINTF, ZN_RT_CLOCK64,
        ZN_RT_GLOBALTIMER, ZN_RT_MALLOC, ZN_RT_FREE, ZN_RT_MEMCHECK, ZN_RT_TEX,
-       ZN_RT_SPIN, ZN_RT_CLUSTER_BARRIER, ZN_RT_NFIELDS };
+       ZN_RT_SPIN, ZN_RT_CLUSTER_BARRIER, ZN_RT_CORO_FRAME, ZN_RT_NFIELDS };
 
 /* ---- types and operands (zn_lower_operand.c) ----------------------------- */
 
@@ -410,6 +415,14 @@ LLVMValueRef zn_declare_func(zn_lmod *m, const ptx_func *f);
 void zn_lower_func(zn_lmod *m, const ptx_func *f, LLVMValueRef fn);
 int zn_shared_layout(zn_lmod *m, const bool *want);
 bool zn_func_uses_barrier(const ptx_module *pm, const ptx_func *f);
+/* whether f, or a function it calls, has an instruction pred holds for */
+bool zn_func_reaches(const ptx_module *pm, const ptx_func *f, bool (*pred)(const ptx_ins *));
+/* zn_lower_coro.c: kernels with barriers as coroutines */
+bool zn_coro_disabled(void);    /* ZINC_NO_CORO */
+bool zn_func_coro(const ptx_module *pm, const ptx_func *f);
+void zn_coro_prologue(zn_lfn *l);
+void zn_coro_return(zn_lfn *l, LLVMValueRef status); /* branches to the exit */
+void zn_call_barrier_rt(zn_lfn *l, LLVMValueRef id, LLVMValueRef count, unsigned mode);
 /* bar.sync/bar.arrive/barrier.* of the block (not bar.warp.sync) */
 bool zn_ins_is_block_barrier(const ptx_ins *ins);
 /* polls memory other blocks write: strong global loads, nanosleep */

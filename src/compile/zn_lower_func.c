@@ -202,6 +202,13 @@ void zn_return_status(zn_lfn *l, LLVMValueRef status)
 {
     zn_lmod *m = l->m;
     if (l->is_entry) {
+        if (l->coro) {
+            /* the executor reads a coroutine's end from co_status */
+            LLVMBuildStore(l->b, status, LLVMBuildStructGEP2(l->b, m->t_warp, l->w,
+                                                             ZN_WARP_FIELD_CO_STATUS, ""));
+            zn_coro_return(l, status);
+            return;
+        }
         LLVMBuildRet(l->b, status);
         return;
     }
@@ -422,6 +429,8 @@ static void prologue(zn_lfn *l)
             l->local_slot[i] = a;
         }
     }
+    if (l->coro)
+        zn_coro_prologue(l); /* zn_lower_coro.c */
     /* PTX leaves registers undefined until written, and so does Zinc for
      * vector registers: no initial store, so mem2reg gives their phis an
      * undef entry value, which costs no code. A zero here made every warp
@@ -533,6 +542,7 @@ void zn_lower_func(zn_lmod *m, const ptx_func *f, LLVMValueRef fn)
     l->f = f;
     l->fn = fn;
     l->is_entry = f->is_entry;
+    l->coro = zn_func_coro(m->pm, f); /* zn_lower_coro.c */
     l->uses_cluster = zn_module_uses_cluster(m); /* zn_lower_cluster.c */
     l->w = LLVMGetParam(fn, 0);
     split_blocks(l);

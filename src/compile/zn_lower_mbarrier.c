@@ -42,12 +42,8 @@ static bool has_mod(const ptx_ins *ins, int mod)
 /* rt->barrier(w, 0, 0, 2): yield to the block's other warps */
 void zn_lower_yield(zn_lfn *l)
 {
-    zn_lmod *m = l->m;
-    LLVMTypeRef at[4] = {m->t_ptr, m->t_i32, m->t_i32, m->t_i32};
-    LLVMTypeRef ft = LLVMFunctionType(m->t_void, at, 4, 0);
-    LLVMValueRef z = LLVMConstInt(m->t_i32, 0, 0);
-    LLVMValueRef args[4] = {l->w, z, z, LLVMConstInt(m->t_i32, 2, 0)};
-    LLVMBuildCall2(l->b, ft, ll_rt_fn(l, ZN_RT_BARRIER), args, 4, "");
+    LLVMValueRef z = LLVMConstInt(l->m->t_i32, 0, 0);
+    zn_call_barrier_rt(l, z, z, 2); /* zn_lower_coro.c */
 }
 
 #define MB_TX_SHIFT 42

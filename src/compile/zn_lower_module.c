@@ -196,7 +196,7 @@ static bool reaches_rec(const ptx_module *pm, const ptx_func *f, bool (*pred)(co
     return false;
 }
 
-static bool func_reaches(const ptx_module *pm, const ptx_func *f, bool (*pred)(const ptx_ins *))
+bool zn_func_reaches(const ptx_module *pm, const ptx_func *f, bool (*pred)(const ptx_ins *))
 {
     uint8_t *seen = calloc(pm->nfuncs + 1, 1);
     bool r = reaches_rec(pm, f, pred, seen);
@@ -217,7 +217,7 @@ static bool needs_fibers(const ptx_ins *ins)
 
 bool zn_func_uses_barrier(const ptx_module *pm, const ptx_func *f)
 {
-    return func_reaches(pm, f, needs_fibers);
+    return zn_func_reaches(pm, f, needs_fibers);
 }
 
 /* CUB's decoupled look-back (scan, select, radix sort's onesweep) has each
@@ -235,7 +235,7 @@ static bool is_poll(const ptx_ins *ins)
 
 bool zn_func_polls(const ptx_module *pm, const ptx_func *f)
 {
-    return func_reaches(pm, f, is_poll);
+    return zn_func_reaches(pm, f, is_poll);
 }
 
 uint32_t zn_func_local_bytes(const ptx_func *f)

@@ -270,11 +270,7 @@ static LLVMValueRef uniform_u32(zn_lfn *l, const ptx_opnd *o)
 
 static void call_barrier(zn_lfn *l, LLVMValueRef id, LLVMValueRef count, unsigned mode)
 {
-    zn_lmod *m = l->m;
-    LLVMTypeRef at[4] = {m->t_ptr, m->t_i32, m->t_i32, m->t_i32};
-    LLVMTypeRef ft = LLVMFunctionType(m->t_void, at, 4, 0);
-    LLVMValueRef args[4] = {l->w, id, count, LLVMConstInt(m->t_i32, mode, 0)};
-    LLVMBuildCall2(l->b, ft, ll_rt_fn(l, ZN_RT_BARRIER), args, 4, "");
+    zn_call_barrier_rt(l, id, count, mode); /* zn_lower_coro.c */
 }
 
 static void bar_red(zn_lfn *l, const ptx_ins *ins, LLVMValueRef id, LLVMValueRef count)

@@ -62,6 +62,8 @@ void zn_kernel_facts_shared(const ptx_module *pm, const ptx_func *f, uint32_t st
  * Whether each kernel can be compiled on its own: not when an initialiser
  * takes a function's address (that address must be one for the module). */
 bool zn_jit_splittable(const ptx_module *pm);
+/* ZINC_NO_CORO: kernels with barriers stay on fibers (zn_lower_coro.c) */
+bool zn_coro_disabled(void);
 /* want[i] (pm->nfuncs entries) = the function with a body at pm->funcs[i]
  * is reachable from the kernel at index entry (calls, function addresses). */
 void zn_jit_closure(const ptx_module *pm, uint32_t entry, bool *want);

@@ -122,7 +122,7 @@ typedef struct zn_launch {
     uint32_t static_shared;
     uint32_t dyn_shared;
     uint32_t stack_bytes;       /* per warp; 0 = default */
-    int uses_barrier;
+    int uses_barrier;           /* 1: warps on fibers; 2: a coroutine kernel */
     int polls;                  /* waits on flags of earlier blocks: hand
                                  * blocks out one at a time, in order */
     const void *params;         /* packed parameter buffer (copied by caller

@@ -6,6 +6,7 @@
  * than a thread stack should hold) run each warp on a fiber.
  */
 #include "zn_exec_internal.h"
+#include "zn_fpenv.h"
 #include "util/zn_log.h"
 
 #include <stdlib.h>
@@ -177,7 +178,10 @@ static void block_run_blocks(void *arg)
             block_index(b, grid, ctaid);
         else
             block_next(grid, ctaid);
-        if (job->on_fibers) {
+        if (job->on_coro) {
+            if (zn_warps_run_coro(run))
+                return;     /* the grid failed: its warps stopped */
+        } else if (job->on_fibers) {
             if (zn_warps_run_on_fibers(run)) {
                 /* warps stopped mid-kernel (the grid failed): their fibers
                  * cannot be resumed; the next launch makes fresh ones */
@@ -201,6 +205,7 @@ static void block_drop_fibers(zn_worker *wk)
 void zn_block_worker_free(zn_worker *wk)
 {
     block_drop_fibers(wk);
+    zn_warps_coro_free(wk);
     if (wk->shared)
         munmap(wk->shared, wk->shared_cap + (size_t)sysconf(_SC_PAGESIZE));
     wk->shared = NULL;
@@ -229,7 +234,9 @@ void zn_block_run_range(zn_job *job, zn_worker *wk, uint64_t first, uint64_t end
         return;
     block_range r = {job, wk, first, end};
     void *addr = NULL;
+    zn_fpenv host_fp = zn_fpenv_enter_kernel();
     int sig = zn_fault_guard(block_run_blocks, &r, &addr);
+    zn_fpenv_leave_kernel(host_fp);
     if (sig) {
         const uint32_t *c = wk->run.blk.ctaid;
         zn_log(ZN_LOG_ERROR, "kernel fault (signal %d) at address %p in block (%u,%u,%u)",

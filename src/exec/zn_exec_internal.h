@@ -27,6 +27,7 @@ typedef struct zn_job {
     uint32_t chunk;                 /* blocks taken per counter bump */
     uint32_t stack_bytes;           /* per warp fiber */
     int on_fibers;
+    int on_coro;                    /* coroutine kernel (zn_exec_coro.c) */
     void *grid_ws;                  /* cooperative launches: grid barrier words */
     _Atomic uint64_t next_block;
     _Atomic int32_t status;         /* first error, else ZN_KSTATUS_OK */
@@ -78,6 +79,8 @@ typedef struct zn_block_run {
     uint32_t started;                    /* warps given a fiber this block */
     uint8_t fiber_of[ZN_MAX_WARPS];      /* warp -> its fiber */
     uint8_t warp_on[ZN_MAX_WARPS];       /* fiber -> the warp it runs */
+    int co_next;                         /* coroutines: the warp to run next
+                                          * (set by a barrier), or -1 */
     zn_job *job;
     zn_worker *worker;
 } zn_block_run;
@@ -96,6 +99,9 @@ struct zn_worker {
     zn_fiber native;                /* the worker thread's own stack */
     zn_fiber fibers[ZN_MAX_WARPS];
     uint32_t nfibers;
+    /* coroutine kernels: each warp's frame (rt->coro_frame) */
+    void *co_frame[ZN_MAX_WARPS];
+    size_t co_cap[ZN_MAX_WARPS];
     size_t fiber_stack;             /* stack size of the fibers above */
     /* cluster launches (zn_exec_cluster.c): the team this worker runs one
      * rank of, NULL for pool and launcher workers */
@@ -116,7 +122,24 @@ void zn_block_worker_free(zn_worker *wk);
  * and must not be resumed. */
 uint32_t zn_warps_run_on_fibers(zn_block_run *run);
 void zn_warp_fiber_main(void *warp_ctx);
-void zn_warps_barrier(zn_warp_ctx *w, uint32_t id, uint32_t count, uint32_t mode);
+int32_t zn_warps_barrier(zn_warp_ctx *w, uint32_t id, uint32_t count, uint32_t mode);
+/* shared by the fiber and coroutine schedulers: the block's warp and
+ * barrier state reset; warp i ended with status; the first runnable warp
+ * after i (round robin) or -1; whether a failed cooperative grid's warps
+ * must stop; stop the waiting ones; release every barrier of a deadlocked
+ * block (logged) and return the warp to run */
+void zn_warps_block_start(zn_block_run *run);
+void zn_warps_exited(zn_block_run *run, uint32_t i, int32_t status);
+int zn_warps_next_runnable(const zn_block_run *run, uint32_t i);
+int zn_warps_grid_dead(const zn_block_run *run);
+void zn_warps_stop_waiting(zn_block_run *run);
+uint32_t zn_warps_break_deadlock(zn_block_run *run);
+/* zn_exec_coro.c: the block's warps as coroutines; returns the warps
+ * stopped mid-kernel (a failed cooperative grid's) */
+uint32_t zn_warps_run_coro(zn_block_run *run);
+void zn_warps_coro_stop(zn_block_run *run, uint32_t i);
+void *zn_warps_coro_frame(zn_warp_ctx *w, uint64_t size);
+void zn_warps_coro_free(zn_worker *wk);
 /* zn_exec_rt.c */
 extern const zn_rt_ops zn_exec_rt_ops;
 /* zn_exec_cluster.c: zn_rt_ops.cluster_barrier */

@@ -376,7 +376,11 @@ void zn_job_setup(zn_job *job, const zn_launch *l)
     job->nblocks = (uint64_t)l->grid[0] * l->grid[1] * l->grid[2];
     job->nthreads = l->block[0] * l->block[1] * l->block[2];
     job->nwarps = (job->nthreads + ZN_WARP_SIZE - 1) / ZN_WARP_SIZE;
-    job->on_fibers = l->uses_barrier || l->stack_bytes > ZN_THREAD_STACK_LIMIT;
+    /* uses_barrier 2: a coroutine kernel, whose warps take turns on the
+     * worker's stack (zn_exec_coro.c); its compiler chose that only for a
+     * frame estimate within the thread stack */
+    job->on_coro = l->uses_barrier == 2;
+    job->on_fibers = !job->on_coro && (l->uses_barrier || l->stack_bytes > ZN_THREAD_STACK_LIMIT);
     job->stack_bytes = ZN_FIBER_STACK_DEFAULT;
     if (l->stack_bytes + (64u << 10) > job->stack_bytes)
         job->stack_bytes = l->stack_bytes + (64u << 10);

@@ -105,4 +105,5 @@ const zn_rt_ops zn_exec_rt_ops = {
     .tex = zn_exec_tex,
     .spin = rt_spin,
     .cluster_barrier = zn_cluster_barrier,
+    .coro_frame = zn_warps_coro_frame,
 };

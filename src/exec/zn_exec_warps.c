@@ -1,4 +1,5 @@
-/* zn_exec_warps.c: the warps of one block as fibers, and bar.sync.
+/* zn_exec_warps.c: the warps of one block as fibers, and bar.sync (for
+ * fibers and coroutine kernels, whose scheduler is zn_exec_coro.c).
  *
  * The worker switches into warp 0. A warp runs until it waits at a barrier
  * or finishes, then switches straight to the next runnable warp (round
@@ -41,7 +42,7 @@ static zn_fiber *warp_fiber(zn_block_run *run, uint32_t i)
 }
 
 /* The first runnable warp after i in round-robin order, or -1. */
-static int warps_next_runnable(const zn_block_run *run, uint32_t i)
+int zn_warps_next_runnable(const zn_block_run *run, uint32_t i)
 {
     uint32_t r = run->runnable;
     if (r == 0)
@@ -54,7 +55,7 @@ static int warps_next_runnable(const zn_block_run *run, uint32_t i)
  * or of the worker when there is none. */
 static void warps_yield(zn_block_run *run, uint32_t i)
 {
-    int j = warps_next_runnable(run, i);
+    int j = zn_warps_next_runnable(run, i);
     zn_fiber *to = j >= 0 ? warp_fiber(run, (uint32_t)j) : &run->worker->native;
     zn_fiber_switch(warp_fiber(run, i), to);
 }
@@ -85,7 +86,7 @@ static int warps_barrier_complete(const zn_block_run *run, uint32_t id)
  * grid has failed. Ordinary grids keep running out: a block polling an
  * earlier block's flag with plain loads (CUB's decoupled look-back) would
  * hang if that block had stopped, and no barrier orders their blocks. */
-static int warps_grid_dead(const zn_block_run *run)
+int zn_warps_grid_dead(const zn_block_run *run)
 {
     return run->job->grid_ws &&
            atomic_load_explicit(&run->job->status, memory_order_relaxed) != ZN_KSTATUS_OK;
@@ -93,7 +94,7 @@ static int warps_grid_dead(const zn_block_run *run)
 
 /* The warps waiting at barriers stop: they count as done and never run
  * again (their fibers hold abandoned frames; zn_exec_block.c drops them). */
-static void warps_stop_waiting(zn_block_run *run)
+void zn_warps_stop_waiting(zn_block_run *run)
 {
     for (uint32_t act = run->bar_active; act; act &= act - 1) {
         uint32_t id = (uint32_t)__builtin_ctz(act);
@@ -108,7 +109,7 @@ static void warps_stop_waiting(zn_block_run *run)
 static _Noreturn void warps_stop(zn_block_run *run, uint32_t i)
 {
     uint32_t bit = 1u << i;
-    warps_stop_waiting(run);
+    zn_warps_stop_waiting(run);
     run->runnable &= ~bit;
     run->done_mask |= bit;
     run->stopped |= bit;
@@ -126,6 +127,24 @@ static void warps_release(zn_block_run *run, uint32_t id)
     run->bar_active &= ~(1u << id);
 }
 
+void zn_warps_exited(zn_block_run *run, uint32_t i, int32_t status)
+{
+    if (status != ZN_KSTATUS_OK)
+        zn_job_fail(run->job, status);
+    uint32_t bit = 1u << i;
+    run->runnable &= ~bit;
+    run->done_mask |= bit;
+    /* only barriers with arrivals can be completed by this exit; a dead
+     * grid's waiting warps stop instead of being released */
+    if (zn_warps_grid_dead(run))
+        zn_warps_stop_waiting(run);
+    for (uint32_t act = run->bar_active; act; act &= act - 1) {
+        uint32_t id = (uint32_t)__builtin_ctz(act);
+        if (warps_barrier_complete(run, id))
+            warps_release(run, id);
+    }
+}
+
 /* arg: the warp context of the fiber's own index k (fiber k of the
  * worker); each time the fiber is switched to, it runs the warp assigned
  * to it (run->warp_on[k]), then the warps that had not started yet while
@@ -140,22 +159,8 @@ void zn_warp_fiber_main(void *arg)
         uint32_t k = (uint32_t)(home - run->warps);
         zn_warp_ctx *w = &run->warps[run->warp_on[k]];
         for (;;) {
-            int32_t st = run->job->l->fn(w);
-            if (st != ZN_KSTATUS_OK)
-                zn_job_fail(run->job, st);
-            uint32_t bit = 1u << w->warpid;
-            run->runnable &= ~bit;
-            run->done_mask |= bit;
-            /* only barriers with arrivals can be completed by this exit; a
-             * dead grid's waiting warps stop instead of being released */
-            if (warps_grid_dead(run))
-                warps_stop_waiting(run);
-            for (uint32_t act = run->bar_active; act; act &= act - 1) {
-                uint32_t id = (uint32_t)__builtin_ctz(act);
-                if (warps_barrier_complete(run, id))
-                    warps_release(run, id);
-            }
-            int j = warps_next_runnable(run, w->warpid);
+            zn_warps_exited(run, w->warpid, run->job->l->fn(w));
+            int j = zn_warps_next_runnable(run, w->warpid);
             if (j < 0 || (run->started & (1u << j)))
                 break;
             run->started |= 1u << j;   /* not started: it runs here */
@@ -167,7 +172,23 @@ void zn_warp_fiber_main(void *arg)
     }
 }
 
-uint32_t zn_warps_run_on_fibers(zn_block_run *run)
+uint32_t zn_warps_break_deadlock(zn_block_run *run)
+{
+    /* after a failure (a warp returned an error) waiting is expected: the
+     * warps run out without waiting */
+    if (atomic_load_explicit(&run->job->status, memory_order_relaxed) == ZN_KSTATUS_OK)
+        zn_log(ZN_LOG_WARN, "block (%u,%u,%u): barrier deadlock, releasing %u waiting warps",
+               run->blk.ctaid[0], run->blk.ctaid[1], run->blk.ctaid[2],
+               (unsigned)__builtin_popcount(run->all_mask & ~run->done_mask));
+    for (uint32_t id = 0; id < ZN_MAX_BARRIERS; id++)
+        warps_release(run, id);
+    int j = zn_warps_next_runnable(run, run->nwarps - 1);
+    if (j < 0)
+        zn_die("warp scheduler: no runnable warp after release");
+    return (uint32_t)j;
+}
+
+void zn_warps_block_start(zn_block_run *run)
 {
     run->all_mask = run->nwarps >= 32 ? 0xffffffffu : (1u << run->nwarps) - 1;
     run->runnable = run->all_mask;
@@ -182,60 +203,61 @@ uint32_t zn_warps_run_on_fibers(zn_block_run *run)
         run->waiting[id] = run->arrived[id] = run->narrived[id] = 0;
     }
     run->bar_active = 0;
+}
+
+uint32_t zn_warps_run_on_fibers(zn_block_run *run)
+{
+    zn_warps_block_start(run);
     zn_fiber_switch(&run->worker->native, warp_fiber(run, 0));
     while (run->done_mask != run->all_mask) {
-        if (warps_grid_dead(run)) {
+        if (zn_warps_grid_dead(run)) {
             /* every warp left is waiting (none is runnable): they stop */
-            warps_stop_waiting(run);
+            zn_warps_stop_waiting(run);
             if (run->done_mask != run->all_mask)
                 zn_die("warp scheduler: a warp neither done nor waiting");
             break;
         }
-        /* after a failure (a warp returned an error) waiting is expected:
-         * the warps run out without waiting */
-        if (atomic_load_explicit(&run->job->status, memory_order_relaxed) == ZN_KSTATUS_OK)
-            zn_log(ZN_LOG_WARN, "block (%u,%u,%u): barrier deadlock, releasing %u waiting warps",
-                   run->blk.ctaid[0], run->blk.ctaid[1], run->blk.ctaid[2],
-                   (unsigned)__builtin_popcount(run->all_mask & ~run->done_mask));
-        for (uint32_t id = 0; id < ZN_MAX_BARRIERS; id++)
-            warps_release(run, id);
-        int j = warps_next_runnable(run, run->nwarps - 1);
-        if (j < 0)
-            zn_die("warp scheduler: no runnable warp after release");
-        zn_fiber_switch(&run->worker->native, warp_fiber(run, (uint32_t)j));
+        zn_fiber_switch(&run->worker->native, warp_fiber(run, zn_warps_break_deadlock(run)));
     }
     return run->stopped;
 }
 
-void zn_warps_barrier(zn_warp_ctx *w, uint32_t id, uint32_t count, uint32_t mode)
+int32_t zn_warps_barrier(zn_warp_ctx *w, uint32_t id, uint32_t count, uint32_t mode)
 {
     zn_block_run *run = w->block->exec;
+    int coro = run->job->on_coro;
     /* any wait, a yield (an mbarrier poll) included: the warp it waits for
      * may have stopped (grid_ws first: one load and a branch on the hot
      * path of ordinary grids) */
-    if (warps_grid_dead(run) && run->job->on_fibers)
-        warps_stop(run, w->warpid);
+    if (zn_warps_grid_dead(run) && (run->job->on_fibers || coro)) {
+        if (!coro)
+            warps_stop(run, w->warpid);
+        zn_warps_coro_stop(run, w->warpid);
+        return 1;
+    }
     if (mode == 2) {
         /* yield (mbarrier waits, nanosleep): the warp stays runnable and the
          * block's next runnable warp, which may be the one it waits for, runs */
-        int j = run->job->on_fibers ? warps_next_runnable(run, w->warpid) : -1;
-        if (j >= 0 && (uint32_t)j != w->warpid)
+        int j = run->job->on_fibers || coro ? zn_warps_next_runnable(run, w->warpid) : -1;
+        if (j >= 0 && (uint32_t)j != w->warpid) {
+            if (coro)
+                return 1;
             zn_fiber_switch(warp_fiber(run, w->warpid), warp_fiber(run, (uint32_t)j));
-        else if (run->worker->cluster)
+        } else if (run->worker->cluster)
             sched_yield();  /* a cluster's other blocks (threads) may be awaited */
-        return;
+        return 0;
     }
-    if (!run->job->on_fibers) {
+    if (!run->job->on_fibers && !coro) {
         /* warps run one after another: only a single warp can sync */
         if (run->nwarps > 1) {
             zn_log(ZN_LOG_ERROR, "kernel reached a barrier but was launched without barrier support");
             zn_job_fail(run->job, ZN_KSTATUS_ILLEGAL_INSTRUCTION);
         }
-        return;
+        return 0;
     }
     /* a failed launch lets its warps run out without waiting */
     if (atomic_load_explicit(&run->job->status, memory_order_relaxed) != ZN_KSTATUS_OK)
-        return;
+        return 0;
     id %= ZN_MAX_BARRIERS;
     uint32_t bit = 1u << w->warpid;
     if (!(run->arrived[id] & bit)) {
@@ -251,14 +273,22 @@ void zn_warps_barrier(zn_warp_ctx *w, uint32_t id, uint32_t count, uint32_t mode
          * classifier: thread 0 reads a value that other warps overwrite
          * after the barrier) then sees what a GPU, whose warps leave
          * together, sees. */
-        int first = warps_next_runnable(run, run->nwarps - 1);
-        if (mode != 1 && first >= 0 && (uint32_t)first < w->warpid)
+        int first = zn_warps_next_runnable(run, run->nwarps - 1);
+        if (mode != 1 && first >= 0 && (uint32_t)first < w->warpid) {
+            if (coro) {
+                run->co_next = first;
+                return 1;
+            }
             zn_fiber_switch(warp_fiber(run, w->warpid), warp_fiber(run, (uint32_t)first));
-        return;
+        }
+        return 0;
     }
     if (mode == 1)      /* bar.arrive: counted, does not wait */
-        return;
+        return 0;
     run->runnable &= ~bit;
     run->waiting[id] |= bit;
+    if (coro)
+        return 1;
     warps_yield(run, w->warpid);
+    return 0;
 }

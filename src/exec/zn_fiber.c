@@ -55,15 +55,13 @@ static void *fiber_initial_frame(uint8_t *top, zn_fiber *f)
 {
 #if defined(__x86_64__)
     uint64_t *ret = (uint64_t *)(top - 24); /* rsp = top-16 after ret */
-    uint64_t *sp = ret - 7;
+    uint64_t *sp = ret - 6;
     memset(sp, 0, (size_t)(top - (uint8_t *)sp));
     ret[0] = (uint64_t)(uintptr_t)zn_fiber_start;
     ret[-1] = 0;                              /* rbp: ends frame chains */
     ret[-2] = 0;                              /* rbx */
     ret[-3] = (uint64_t)(uintptr_t)fiber_entry; /* r12 */
     ret[-4] = (uint64_t)(uintptr_t)f;         /* r13 */
-    uint32_t ctl[2] = {0x1F80, 0x037F};       /* default mxcsr, x87 cw */
-    memcpy(sp, ctl, sizeof ctl);
     return sp;
 #elif defined(__aarch64__)
     uint64_t *sp = (uint64_t *)(top - 176);

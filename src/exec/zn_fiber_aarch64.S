@@ -1,11 +1,11 @@
 /* zn_fiber_aarch64.S: context switch for AArch64 (AAPCS64).
  *
  * void zn_fiber_swap(void **save_sp, void *new_sp)
- * Saves x19-x30 (x29 frame pointer, x30 return address), d8-d15 and fpcr
- * in a 176-byte frame, stores sp in *save_sp, loads new_sp and restores
- * the same frame from it, returning through the restored x30. fpcr is
- * only written when it differs from the running value (writing it is
- * slow and warps almost always share the default). A new
+ * Saves x19-x30 (x29 frame pointer, x30 return address) and d8-d15 in a
+ * 176-byte frame (16 bytes unused), stores sp in *save_sp, loads new_sp
+ * and restores the same frame from it, returning through the restored
+ * x30. fpcr is not switched: compiled kernels never change it and the
+ * executor sets it around the blocks a worker runs (zn_fpenv.h). A new
  * fiber's frame has x30 = zn_fiber_start, x19 = the C entry function and
  * x20 = its argument.
  */
@@ -26,8 +26,6 @@ zn_fiber_swap:
     stp d10, d11, [sp, #112]
     stp d12, d13, [sp, #128]
     stp d14, d15, [sp, #144]
-    mrs x9, fpcr
-    str x9, [sp, #160]
     mov x10, sp
     str x10, [x0]
     mov sp, x1
@@ -41,11 +39,7 @@ zn_fiber_swap:
     ldp d10, d11, [sp, #112]
     ldp d12, d13, [sp, #128]
     ldp d14, d15, [sp, #144]
-    ldr x10, [sp, #160]
-    cmp x9, x10
-    b.eq 1f
-    msr fpcr, x10
-1:  add sp, sp, #176
+    add sp, sp, #176
     ret
     .size zn_fiber_swap, .-zn_fiber_swap
 

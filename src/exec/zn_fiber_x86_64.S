@@ -1,12 +1,12 @@
 /* zn_fiber_x86_64.S: context switch for x86-64 System V.
  *
  * void zn_fiber_swap(void **save_sp, void *new_sp)
- * Pushes the callee-saved registers (rbp rbx r12-r15) and an 8-byte slot
- * holding mxcsr and the x87 control word, stores rsp in *save_sp, loads
- * new_sp and pops the same frame from it. The control words are only
- * reloaded when they differ from the running ones: ldmxcsr and fldcw are
- * serialising and made up most of a switch's cost, while the warps of a
- * block almost always run with the same (default) settings. A new fiber's
+ * Pushes the callee-saved registers (rbp rbx r12-r15), stores rsp in
+ * *save_sp, loads new_sp and pops the same frame from it. mxcsr and the
+ * x87 control word are not switched: compiled kernels never change them,
+ * and the executor sets them once around the blocks a worker runs
+ * (zn_fpenv.h). Saving them here (stmxcsr, fnstcw and the reload of the
+ * fnstcw store) was 80% of a switch on AMD Zen 4. A new fiber's
  * stack is prepared
  * by zn_fiber_create in this layout with zn_fiber_start as the return
  * address, r12 = the C entry function and r13 = its argument.
@@ -24,20 +24,8 @@ zn_fiber_swap:
     pushq %r13
     pushq %r14
     pushq %r15
-    subq $8, %rsp
-    stmxcsr (%rsp)
-    fnstcw 4(%rsp)
     movq %rsp, (%rdi)
-    movl (%rsp), %eax
-    movzwl 4(%rsp), %ecx
     movq %rsi, %rsp
-    cmpl (%rsp), %eax
-    je 1f
-    ldmxcsr (%rsp)
-1:  cmpw 4(%rsp), %cx
-    je 2f
-    fldcw 4(%rsp)
-2:  addq $8, %rsp
     popq %r15
     popq %r14
     popq %r13

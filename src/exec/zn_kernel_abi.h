@@ -7,8 +7,19 @@
  *
  * It returns ZN_KSTATUS_OK when every lane exited normally, or an error
  * status (trap, assert, illegal address found by a check). The executor
- * calls it once per warp of each block. Kernels with bar.sync run each warp
- * on its own fiber; the barrier call switches to the next warp.
+ * calls it once per warp of each block. Kernels with bar.sync are either
+ * coroutines (the usual case, see below) or run each warp on its own
+ * fiber, where the barrier call switches to the next warp.
+ *
+ * A coroutine kernel (zn_kernel_info.uses_barrier == 2) suspends at its
+ * barriers instead of blocking in them: the barrier call returns nonzero
+ * when the warp must wait, the code then suspends (LLVM's switched-resume
+ * coroutines: the frame, from rt->coro_frame, starts with the resume
+ * function's address, and the entry function stores it in co_frame) and
+ * the entry or resume function returns to the executor. Before it calls either, the executor sets co_status to
+ * ZN_KSTATUS_RUNNING; a warp that ends stores its status there, so
+ * co_status still RUNNING after the call means "suspended". The executor
+ * resumes it with ((void (*)(void *))*(void **)frame)(frame).
  *
  * Address spaces as compiled code sees them:
  *   global, const, generic: real host addresses (device memory is host memory)
@@ -31,7 +42,8 @@ enum {
     ZN_KSTATUS_ASSERT = 2,          /* __assertfail -> CUDA_ERROR_ASSERT */
     ZN_KSTATUS_ILLEGAL_ADDRESS = 3, /* -> CUDA_ERROR_ILLEGAL_ADDRESS */
     ZN_KSTATUS_ILLEGAL_INSTRUCTION = 4,
-    ZN_KSTATUS_MISALIGNED = 5
+    ZN_KSTATUS_MISALIGNED = 5,
+    ZN_KSTATUS_RUNNING = -1         /* coroutine kernels: not finished */
 };
 
 typedef struct zn_warp_ctx zn_warp_ctx;
@@ -88,8 +100,10 @@ typedef struct zn_rt_ops {
     /* bar.sync / barrier.sync / bar.arrive / bar.red: id is the barrier
      * number, count the expected thread count (0 = all threads of the block).
      * mode: 0 sync, 1 arrive (returns when every warp has arrived); 2 yield:
-     * id and count unused, lets the block's other warps run first. */
-    void (*barrier)(zn_warp_ctx *w, uint32_t id, uint32_t count, uint32_t mode);
+     * id and count unused, lets the block's other warps run first.
+     * Returns 0, or in a coroutine kernel nonzero when the warp must
+     * suspend (wait, or let other warps run first). */
+    int32_t (*barrier)(zn_warp_ctx *w, uint32_t id, uint32_t count, uint32_t mode);
     /* __assertfail(message, file, line, function, charSize) for one lane */
     void (*assertfail)(zn_warp_ctx *w, const char *msg, const char *file,
                        uint32_t line, const char *func, uint32_t lane);
@@ -129,6 +143,9 @@ typedef struct zn_rt_ops {
      * failed elsewhere, the warp returns it. Without a cluster launch the
      * cluster is the block itself, a whole-block barrier. */
     int32_t (*cluster_barrier)(zn_warp_ctx *w, uint32_t mode);
+    /* Coroutine kernels: the warp's frame of size bytes (64-aligned),
+     * executor memory that lives until the warp's block is done. */
+    void *(*coro_frame)(zn_warp_ctx *w, uint64_t size);
 } zn_rt_ops;
 
 /* Per-warp state. */
@@ -141,6 +158,10 @@ struct zn_warp_ctx {
     uint32_t smid;          /* %smid: the worker thread's index */
     uint32_t nsmid;         /* %nsmid */
     void *exec;             /* executor-private (fiber) */
+    int32_t co_status;      /* coroutine kernels: ZN_KSTATUS_RUNNING until
+                             * the warp ends, then its status */
+    void *co_frame;         /* coroutine kernels: the frame (coro.begin's
+                             * handle), stored by the entry function */
 };
 
 #define ZN_WARP_FIELD_BLOCK 0
@@ -149,6 +170,8 @@ struct zn_warp_ctx {
 #define ZN_WARP_FIELD_RT 3
 #define ZN_WARP_FIELD_SMID 4
 #define ZN_WARP_FIELD_NSMID 5
+#define ZN_WARP_FIELD_CO_STATUS 7  /* 6 is exec */
+#define ZN_WARP_FIELD_CO_FRAME 8
 
 typedef int32_t (*zn_kernel_fn)(zn_warp_ctx *w);
 

@@ -25,15 +25,30 @@ void zt_cleanup(void)
     nloaded = 0;
 }
 
-static void rt_barrier(zn_warp_ctx *w, uint32_t id, uint32_t count, uint32_t mode)
+static int32_t rt_barrier(zn_warp_ctx *w, uint32_t id, uint32_t count, uint32_t mode)
 {
     /* the in-test harness cannot switch warps: a barrier is only fine in a
-     * single-warp block */
+     * single-warp block (which never has to wait, so a coroutine kernel
+     * never suspends here) */
     zt_rec.nbarrier++;
     if (w->block->nthreads > 32) {
         fprintf(stderr, "in-test harness: barrier in a multi-warp block\n");
         abort();
     }
+    return 0;
+}
+
+/* coroutine kernels' frame: one warp runs at a time, to its end */
+static void *rt_coro_frame(zn_warp_ctx *w, uint64_t size)
+{
+    static void *frame;
+    static uint64_t cap;
+    if (size > cap) {
+        free(frame);
+        cap = (size + 63) & ~(uint64_t)63;
+        frame = aligned_alloc(64, cap);
+    }
+    return frame;
 }
 
 static void rt_assertfail(zn_warp_ctx *w, const char *msg, const char *file,
@@ -65,6 +80,7 @@ static void rt_free(zn_warp_ctx *w, void *p) { free(p); }
 static const zn_rt_ops test_rt = {
     .barrier = rt_barrier, .assertfail = rt_assertfail, .vprintf = rt_vprintf,
     .clock64 = rt_clock, .globaltimer = rt_clock, .malloc = rt_malloc, .free = rt_free,
+    .coro_frame = rt_coro_frame,
 };
 
 static zn_jit_module *compile_text(const char *text, size_t len, const char *name,

@@ -1,0 +1,101 @@
+/* zn_exec_coro.c: the warps of one block as coroutines.
+ *
+ * A kernel whose barriers are all in its own body is compiled as an LLVM
+ * coroutine (src/compile/zn_lower_coro.c): at a barrier where the warp
+ * must wait, its code suspends, keeping only the values live across the
+ * barrier in a small frame, and returns here; the executor resumes the
+ * next runnable warp with a plain call. Against fibers (zn_exec_warps.c)
+ * there is no stack switch, so no mispredicted return and no reload of a
+ * warp's whole stack frame (4-6 KiB of spill slots per warp, 8 warps
+ * overflowing L1) after every switch. The barrier bookkeeping is the
+ * fibers' own (zn_warps_barrier: arrivals, release, warp order), only the
+ * hand-over differs.
+ */
+#include "zn_exec_internal.h"
+#include "util/zn_log.h"
+
+#include <stdlib.h>
+
+typedef void (*coro_resume_fn)(void *frame);
+
+/* rt->coro_frame: warp i's frame of this worker, grown when needed (the
+ * warp is just starting, so nothing lives in it). */
+void *zn_warps_coro_frame(zn_warp_ctx *w, uint64_t size)
+{
+    zn_block_run *run = w->block->exec;
+    zn_worker *wk = run->worker;
+    uint32_t i = w->warpid;
+    if (wk->co_cap[i] < size) {
+        size_t cap = (size + 63) & ~(size_t)63;
+        void *p = aligned_alloc(64, cap);
+        if (!p) {
+            /* the compiled code would write through NULL: a fault the
+             * launch reports, after this line says why */
+            zn_log(ZN_LOG_ERROR, "launch: out of memory for a warp's coroutine frame (%llu bytes)",
+                   (unsigned long long)size);
+            return NULL;
+        }
+        free(wk->co_frame[i]);
+        wk->co_frame[i] = p;
+        wk->co_cap[i] = cap;
+    }
+    return wk->co_frame[i];
+}
+
+void zn_warps_coro_free(zn_worker *wk)
+{
+    for (uint32_t i = 0; i < ZN_MAX_WARPS; i++) {
+        free(wk->co_frame[i]);
+        wk->co_frame[i] = NULL;
+        wk->co_cap[i] = 0;
+    }
+}
+
+/* Warp i of a dead cooperative grid stops at its barrier: it counts as
+ * done and is never resumed (its frame is simply reused by the next
+ * block), and the warps waiting stop with it. */
+void zn_warps_coro_stop(zn_block_run *run, uint32_t i)
+{
+    uint32_t bit = 1u << i;
+    zn_warps_stop_waiting(run);
+    run->runnable &= ~bit;
+    run->done_mask |= bit;
+    run->stopped |= bit;
+}
+
+uint32_t zn_warps_run_coro(zn_block_run *run)
+{
+    zn_warps_block_start(run);
+    zn_kernel_fn fn = run->job->l->fn;
+    uint32_t started = 0, i = 0;
+    for (;;) {
+        zn_warp_ctx *w = &run->warps[i];
+        uint32_t bit = 1u << i;
+        run->co_next = -1;
+        w->co_status = ZN_KSTATUS_RUNNING;
+        if (!(started & bit)) {
+            started |= bit;
+            (void)fn(w);    /* its status is in co_status when it ends */
+        } else {
+            void *frame = w->co_frame;
+            (*(coro_resume_fn *)frame)(frame);
+        }
+        if (w->co_status != ZN_KSTATUS_RUNNING && !(run->stopped & bit))
+            zn_warps_exited(run, i, w->co_status);
+        if (run->done_mask == run->all_mask)
+            break;
+        int j = run->co_next >= 0 ? run->co_next : zn_warps_next_runnable(run, i);
+        if (j < 0) {
+            if (zn_warps_grid_dead(run)) {
+                /* every warp left is waiting: they stop */
+                zn_warps_stop_waiting(run);
+                if (run->done_mask != run->all_mask)
+                    zn_die("warp scheduler: a warp neither done nor waiting");
+                break;
+            }
+            j = (int)zn_warps_break_deadlock(run);
+        }
+        i = (uint32_t)j;
+    }
+    return run->stopped;
+}
