@@ -36,6 +36,7 @@ void zn_abi_types(zn_lmod *m)
         p, /* exec */
         [ZN_WARP_FIELD_CO_STATUS] = i32,
         [ZN_WARP_FIELD_CO_FRAME] = p,
+        [ZN_WARP_FIELD_CO_WAIT] = LLVMInt64TypeInContext(m->ctx),
     };
     m->t_warp = LLVMStructCreateNamed(m->ctx, "zn_warp_ctx");
     LLVMStructSetBody(m->t_warp, warp, sizeof warp / sizeof warp[0], 0);

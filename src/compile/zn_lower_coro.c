@@ -4,15 +4,15 @@
  * executor can run each warp on its own fiber (a stack switch inside the
  * barrier call), or, for a kernel compiled here as a coroutine, return to
  * the executor from the barrier and be resumed later: the entry function
- * gets LLVM's switched-resume coroutine intrinsics, every barrier call
- * whose answer is "wait" is a suspend point, and LLVM's CoroSplit pass
+ * gets LLVM's switched-resume coroutine intrinsics, every barrier (and
+ * yield) is a suspend point, and LLVM's CoroSplit pass
  * keeps only the values live across a suspend in the warp's frame. On an
  * AMD Zen 4 the fiber switch and the reloads of each warp's 4-6 KiB stack
  * frame after it were two thirds of bench/reduce's time (9 barriers per
  * warp, 8 warps per block).
  *
  * The protocol with the executor is in exec/zn_kernel_abi.h (co_status,
- * rt->coro_frame, the barrier's return value) and exec/zn_exec_coro.c.
+ * co_frame, co_wait, rt->coro_frame) and exec/zn_exec_coro.c.
  * Kernels that block somewhere a suspend cannot reach stay on fibers:
  * barriers or spin-waits (mbarrier, nanosleep) in called functions,
  * indirect calls, cluster barriers (their wait polls other threads), and
@@ -128,28 +128,34 @@ void zn_coro_return(zn_lfn *l, LLVMValueRef status)
     LLVMBuildBr(l->b, l->coro_exit_bb);
 }
 
-/* rt->barrier(w, id, count, mode); in a coroutine, a nonzero answer
- * suspends the warp until the executor resumes it. */
+/* rt->barrier(w, id, count, mode); a coroutine instead stores the
+ * arguments in w->co_wait and suspends: the executor does the barrier's
+ * bookkeeping and resumes the warp when it may go on (no call, so nothing
+ * is saved around one before the frame stores). */
 void zn_call_barrier_rt(zn_lfn *l, LLVMValueRef id, LLVMValueRef count, unsigned mode)
 {
     zn_lmod *m = l->m;
-    LLVMTypeRef at[4] = {m->t_ptr, m->t_i32, m->t_i32, m->t_i32};
-    LLVMTypeRef ft = LLVMFunctionType(m->t_i32, at, 4, 0);
-    LLVMValueRef args[4] = {l->w, id, count, LLVMConstInt(m->t_i32, mode, 0)};
-    LLVMValueRef r = LLVMBuildCall2(l->b, ft, ll_rt_fn(l, ZN_RT_BARRIER), args, 4, "bar.wait");
-    if (!l->coro_hdl)
+    if (!l->coro_hdl) {
+        LLVMTypeRef at[4] = {m->t_ptr, m->t_i32, m->t_i32, m->t_i32};
+        LLVMTypeRef ft = LLVMFunctionType(m->t_void, at, 4, 0);
+        LLVMValueRef args[4] = {l->w, id, count, LLVMConstInt(m->t_i32, mode, 0)};
+        LLVMBuildCall2(l->b, ft, ll_rt_fn(l, ZN_RT_BARRIER), args, 4, "");
         return;
-    LLVMBasicBlockRef wait = LLVMAppendBasicBlockInContext(m->ctx, l->fn, "coro.wait");
+    }
+    LLVMBuilderRef b = l->b;
+    LLVMValueRef lo = LLVMBuildOr(b, LLVMBuildZExt(b, id, m->t_i64, ""),
+                                  LLVMConstInt(m->t_i64, (uint64_t)mode << 8, 0), "");
+    LLVMValueRef hi = LLVMBuildShl(b, LLVMBuildZExt(b, count, m->t_i64, ""),
+                                   LLVMConstInt(m->t_i64, 32, 0), "");
+    LLVMBuildStore(b, LLVMBuildOr(b, lo, hi, "co.wait"),
+                   LLVMBuildStructGEP2(b, m->t_warp, l->w, ZN_WARP_FIELD_CO_WAIT, ""));
     LLVMBasicBlockRef cont = LLVMAppendBasicBlockInContext(m->ctx, l->fn, "coro.resumed");
-    LLVMBuildCondBr(l->b, LLVMBuildICmp(l->b, LLVMIntNE, r, LLVMConstInt(m->t_i32, 0, 0), ""),
-                    wait, cont);
-    LLVMPositionBuilderAtEnd(l->b, wait);
     LLVMValueRef save = intrinsic(l, "llvm.coro.save", NULL, 0, &l->coro_hdl, 1);
     LLVMValueRef sargs[2] = {save, LLVMConstInt(m->t_i1, 0, 0)};
     LLVMValueRef s = intrinsic(l, "llvm.coro.suspend", NULL, 0, sargs, 2);
     /* -1 suspended, 0 resumed, 1 destroyed (never: frames are reused) */
-    LLVMValueRef sw = LLVMBuildSwitch(l->b, s, l->coro_suspend_bb, 2);
+    LLVMValueRef sw = LLVMBuildSwitch(b, s, l->coro_suspend_bb, 2);
     LLVMAddCase(sw, LLVMConstInt(m->t_i8, 0, 0), cont);
     LLVMAddCase(sw, LLVMConstInt(m->t_i8, 1, 0), l->coro_suspend_bb);
-    LLVMPositionBuilderAtEnd(l->b, cont);
+    LLVMPositionBuilderAtEnd(b, cont);
 }

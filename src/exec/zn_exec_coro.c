@@ -7,9 +7,11 @@
  * next runnable warp with a plain call. Against fibers (zn_exec_warps.c)
  * there is no stack switch, so no mispredicted return and no reload of a
  * warp's whole stack frame (4-6 KiB of spill slots per warp, 8 warps
- * overflowing L1) after every switch. The barrier bookkeeping is the
- * fibers' own (zn_warps_barrier: arrivals, release, warp order), only the
- * hand-over differs.
+ * overflowing L1) after every switch. A warp suspends at every barrier,
+ * with the barrier's arguments in co_wait; the bookkeeping is then the
+ * fibers' own (zn_warps_barrier: arrivals, release, warp order), done
+ * here, and a warp that need not wait (the last to arrive, bar.arrive) is
+ * resumed at once.
  */
 #include "zn_exec_internal.h"
 #include "util/zn_log.h"
@@ -80,8 +82,16 @@ uint32_t zn_warps_run_coro(zn_block_run *run)
             void *frame = w->co_frame;
             (*(coro_resume_fn *)frame)(frame);
         }
-        if (w->co_status != ZN_KSTATUS_RUNNING && !(run->stopped & bit))
+        if (w->co_status != ZN_KSTATUS_RUNNING) {
             zn_warps_exited(run, i, w->co_status);
+        } else {
+            /* suspended at a barrier or yield: its bookkeeping; a warp
+             * that need not wait goes on at once */
+            uint64_t cw = w->co_wait;
+            if (!zn_warps_barrier(w, (uint32_t)(cw & 0xff), (uint32_t)(cw >> 32),
+                                  (uint32_t)(cw >> 8 & 0xff)))
+                continue;
+        }
         if (run->done_mask == run->all_mask)
             break;
         int j = run->co_next >= 0 ? run->co_next : zn_warps_next_runnable(run, i);

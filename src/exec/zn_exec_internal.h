@@ -122,6 +122,8 @@ void zn_block_worker_free(zn_worker *wk);
  * and must not be resumed. */
 uint32_t zn_warps_run_on_fibers(zn_block_run *run);
 void zn_warp_fiber_main(void *warp_ctx);
+/* bar.sync's bookkeeping; for a coroutine warp (zn_exec_coro.c) nonzero
+ * when it must not go on now (it waits, or lets a lower warp leave first) */
 int32_t zn_warps_barrier(zn_warp_ctx *w, uint32_t id, uint32_t count, uint32_t mode);
 /* shared by the fiber and coroutine schedulers: the block's warp and
  * barrier state reset; warp i ended with status; the first runnable warp

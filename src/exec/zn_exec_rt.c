@@ -93,8 +93,14 @@ static int32_t rt_spin(zn_warp_ctx *w)
     return ZN_KSTATUS_OK;
 }
 
+/* fibers' bar.sync (coroutine kernels suspend instead: zn_exec_coro.c) */
+static void rt_barrier(zn_warp_ctx *w, uint32_t id, uint32_t count, uint32_t mode)
+{
+    (void)zn_warps_barrier(w, id, count, mode);
+}
+
 const zn_rt_ops zn_exec_rt_ops = {
-    .barrier = zn_warps_barrier,
+    .barrier = rt_barrier,
     .assertfail = rt_assertfail,
     .vprintf = rt_vprintf,
     .clock64 = rt_clock64,

@@ -12,11 +12,12 @@
  * fiber, where the barrier call switches to the next warp.
  *
  * A coroutine kernel (zn_kernel_info.uses_barrier == 2) suspends at its
- * barriers instead of blocking in them: the barrier call returns nonzero
- * when the warp must wait, the code then suspends (LLVM's switched-resume
- * coroutines: the frame, from rt->coro_frame, starts with the resume
- * function's address, and the entry function stores it in co_frame) and
- * the entry or resume function returns to the executor. Before it calls either, the executor sets co_status to
+ * barriers instead of calling rt->barrier: it stores the barrier's
+ * arguments in co_wait and suspends (LLVM's switched-resume coroutines:
+ * the frame, from rt->coro_frame, starts with the resume function's
+ * address, and the entry function stores it in co_frame), so the entry
+ * or resume function returns to the executor, which does the barrier's
+ * bookkeeping and resumes the warp when it may go on. Before it calls either, the executor sets co_status to
  * ZN_KSTATUS_RUNNING; a warp that ends stores its status there, so
  * co_status still RUNNING after the call means "suspended". The executor
  * resumes it with ((void (*)(void *))*(void **)frame)(frame).
@@ -101,9 +102,8 @@ typedef struct zn_rt_ops {
      * number, count the expected thread count (0 = all threads of the block).
      * mode: 0 sync, 1 arrive (returns when every warp has arrived); 2 yield:
      * id and count unused, lets the block's other warps run first.
-     * Returns 0, or in a coroutine kernel nonzero when the warp must
-     * suspend (wait, or let other warps run first). */
-    int32_t (*barrier)(zn_warp_ctx *w, uint32_t id, uint32_t count, uint32_t mode);
+     * (Coroutine kernels do not call it: see co_wait.) */
+    void (*barrier)(zn_warp_ctx *w, uint32_t id, uint32_t count, uint32_t mode);
     /* __assertfail(message, file, line, function, charSize) for one lane */
     void (*assertfail)(zn_warp_ctx *w, const char *msg, const char *file,
                        uint32_t line, const char *func, uint32_t lane);
@@ -162,6 +162,9 @@ struct zn_warp_ctx {
                              * the warp ends, then its status */
     void *co_frame;         /* coroutine kernels: the frame (coro.begin's
                              * handle), stored by the entry function */
+    uint64_t co_wait;       /* coroutine kernels, at a suspend: the
+                             * barrier's id | mode << 8 | count << 32
+                             * (rt->barrier's arguments) */
 };
 
 #define ZN_WARP_FIELD_BLOCK 0
@@ -172,6 +175,7 @@ struct zn_warp_ctx {
 #define ZN_WARP_FIELD_NSMID 5
 #define ZN_WARP_FIELD_CO_STATUS 7  /* 6 is exec */
 #define ZN_WARP_FIELD_CO_FRAME 8
+#define ZN_WARP_FIELD_CO_WAIT 9
 
 typedef int32_t (*zn_kernel_fn)(zn_warp_ctx *w);
 

@@ -46,7 +46,7 @@ int main(void)
 #define W(f, F) check_off(td, m.t_warp, ZN_WARP_FIELD_##F, offsetof(zn_warp_ctx, f), "warp." #f)
     W(block, BLOCK); W(warpid, WARPID); W(live_mask, LIVE_MASK); W(rt, RT);
     W(smid, SMID); W(nsmid, NSMID); W(co_status, CO_STATUS);
-    W(co_frame, CO_FRAME);
+    W(co_frame, CO_FRAME); W(co_wait, CO_WAIT);
 #define R(f, F) check_off(td, m.t_rt, ZN_RT_##F, offsetof(zn_rt_ops, f), "rt." #f)
     R(barrier, BARRIER); R(assertfail, ASSERTFAIL); R(vprintf, VPRINTF);
     R(clock64, CLOCK64); R(globaltimer, GLOBALTIMER); R(malloc, MALLOC); R(free, FREE);

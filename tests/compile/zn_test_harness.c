@@ -25,17 +25,15 @@ void zt_cleanup(void)
     nloaded = 0;
 }
 
-static int32_t rt_barrier(zn_warp_ctx *w, uint32_t id, uint32_t count, uint32_t mode)
+static void rt_barrier(zn_warp_ctx *w, uint32_t id, uint32_t count, uint32_t mode)
 {
     /* the in-test harness cannot switch warps: a barrier is only fine in a
-     * single-warp block (which never has to wait, so a coroutine kernel
-     * never suspends here) */
+     * single-warp block */
     zt_rec.nbarrier++;
     if (w->block->nthreads > 32) {
         fprintf(stderr, "in-test harness: barrier in a multi-warp block\n");
         abort();
     }
-    return 0;
 }
 
 /* coroutine kernels' frame: one warp runs at a time, to its end */
@@ -181,8 +179,17 @@ int zt_run(const zn_jit_module *jm, const char *kernel, zt_dim grid, zt_dim bloc
             uint32_t live = nth - w * 32 >= 32 ? 0xffffffffu
                                                : (1u << (nth - w * 32)) - 1;
             zn_warp_ctx wc = {.block = &bc, .warpid = w, .live_mask = live,
-                              .rt = &test_rt, .smid = 0, .nsmid = 1};
+                              .rt = &test_rt, .smid = 0, .nsmid = 1,
+                              .co_status = ZN_KSTATUS_RUNNING};
             int s = k->fn(&wc);
+            /* a coroutine kernel suspends at each barrier (co_wait holds
+             * what rt->barrier would get): count it, resume the warp */
+            while (k->uses_barrier == 2 && wc.co_status == ZN_KSTATUS_RUNNING) {
+                rt_barrier(&wc, (uint32_t)(wc.co_wait & 0xff), (uint32_t)(wc.co_wait >> 32),
+                           (uint32_t)(wc.co_wait >> 8 & 0xff));
+                (*(void (**)(void *))wc.co_frame)(wc.co_frame);
+                s = wc.co_status;
+            }
             if (s && !status)
                 status = s;
         }
