@@ -231,7 +231,9 @@ static void report(const zn_oc_module *mod, const zn_offline *r, double ms_parse
                 "%u bytes params, %u bytes warp stack (estimate), uses barrier: %s, "
                 "polls other blocks: %s, vector width 32\n",
                 ki->name, frame, ki->static_shared, ki->local_bytes, ki->param_bytes,
-                ki->stack_bytes, ki->uses_barrier ? "yes" : "no", ki->polls ? "yes" : "no");
+                ki->stack_bytes,
+                ki->uses_barrier == 2 ? "coroutine" : ki->uses_barrier ? "fibers" : "no",
+                ki->polls ? "yes" : "no");
     }
     fprintf(stderr, "zinc oc info    : %s: %u kernel(s); parse %.1f ms, lower %.1f ms, "
             "optimise %.1f ms, codegen %.1f ms\n",
