@@ -108,6 +108,15 @@ static CUresult describe(zn_tex_desc *d, const CUDA_RESOURCE_DESC *r, bool surfa
             return CUDA_ERROR_INVALID_HANDLE;
         if (surface && !(a->desc.Flags & CUDA_ARRAY3D_SURFACE_LDST))
             return CUDA_ERROR_INVALID_VALUE; /* as CUDA: needs the surface flag */
+        if (a->plane[0]) {
+            /* its planes have different sizes and formats: one plane at a
+             * time (cuArrayGetPlane) is what can be sampled */
+            zn_log(ZN_LOG_WARN, "%s: array %p has a planar format (0x%x); create the object "
+                   "on one of its planes (cuArrayGetPlane)",
+                   surface ? "cuSurfObjectCreate" : "cuTexObjectCreate", (void *)a,
+                   (unsigned)a->desc.Format);
+            return CUDA_ERROR_INVALID_VALUE;
+        }
         fmt = a->desc.Format;
         nch = a->desc.NumChannels;
         TRY_CU(packed_channels(&fmt, &nch, surface));
