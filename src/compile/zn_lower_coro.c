@@ -92,10 +92,28 @@ void zn_coro_prologue(zn_lfn *l)
     LLVMValueRef idargs[4] = {LLVMConstInt(m->t_i32, 64, 0), null, null, null};
     LLVMValueRef id = intrinsic(l, "llvm.coro.id", NULL, 0, idargs, 4);
     LLVMValueRef size = intrinsic(l, "llvm.coro.size", &m->t_i64, 1, NULL, 0);
+    /* the warp's buffer from the last block when the frame fits (size is
+     * a constant after CoroSplit), else ask the executor */
+    LLVMBuilderRef b = l->b;
+    LLVMValueRef cap = LLVMBuildLoad2(b, m->t_i64, LLVMBuildStructGEP2(b, m->t_warp, l->w,
+                                      ZN_WARP_FIELD_CO_CAP, ""), "coro.cap");
+    LLVMValueRef ready = LLVMBuildLoad2(b, m->t_ptr, LLVMBuildStructGEP2(b, m->t_warp, l->w,
+                                        ZN_WARP_FIELD_CO_FRAME, ""), "coro.ready");
+    LLVMBasicBlockRef from = LLVMGetInsertBlock(b);
+    LLVMBasicBlockRef ask = LLVMAppendBasicBlockInContext(m->ctx, l->fn, "coro.alloc");
+    LLVMBasicBlockRef have = LLVMAppendBasicBlockInContext(m->ctx, l->fn, "coro.have");
+    LLVMBuildCondBr(b, LLVMBuildICmp(b, LLVMIntULE, size, cap, ""), have, ask);
+    LLVMPositionBuilderAtEnd(b, ask);
     LLVMTypeRef at[2] = {m->t_ptr, m->t_i64};
     LLVMValueRef fargs[2] = {l->w, size};
-    LLVMValueRef mem = LLVMBuildCall2(l->b, LLVMFunctionType(m->t_ptr, at, 2, 0),
-                                      ll_rt_fn(l, ZN_RT_CORO_FRAME), fargs, 2, "coro.mem");
+    LLVMValueRef got = LLVMBuildCall2(b, LLVMFunctionType(m->t_ptr, at, 2, 0),
+                                      ll_rt_fn(l, ZN_RT_CORO_FRAME), fargs, 2, "");
+    LLVMBuildBr(b, have);
+    LLVMPositionBuilderAtEnd(b, have);
+    LLVMValueRef mem = LLVMBuildPhi(b, m->t_ptr, "coro.mem");
+    LLVMValueRef inc[2] = {ready, got};
+    LLVMBasicBlockRef incb[2] = {from, ask};
+    LLVMAddIncoming(mem, inc, incb, 2);
     LLVMValueRef bargs[2] = {id, mem};
     l->coro_hdl = intrinsic(l, "llvm.coro.begin", NULL, 0, bargs, 2);
     /* the executor resumes through it; the store is also what makes the

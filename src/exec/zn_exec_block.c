@@ -114,6 +114,8 @@ static void block_setup(zn_job *job, zn_worker *wk)
         w->nsmid = zn_pool_workers();
         w->smid = wk->index % w->nsmid; /* cooperative blocks: index past the pool */
         w->exec = NULL;
+        w->co_frame = wk->co_frame[i];  /* coroutine kernels' frame buffer */
+        w->co_cap = wk->co_cap[i];
     }
 }
 

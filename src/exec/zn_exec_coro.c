@@ -41,6 +41,8 @@ void *zn_warps_coro_frame(zn_warp_ctx *w, uint64_t size)
         wk->co_frame[i] = p;
         wk->co_cap[i] = cap;
     }
+    /* later blocks take it without this call (zn_kernel_abi.h) */
+    w->co_cap = wk->co_cap[i];
     return wk->co_frame[i];
 }
 

@@ -165,6 +165,10 @@ struct zn_warp_ctx {
     uint64_t co_wait;       /* coroutine kernels, at a suspend: the
                              * barrier's id | mode << 8 | count << 32
                              * (rt->barrier's arguments) */
+    uint64_t co_cap;        /* coroutine kernels: bytes at co_frame that
+                             * the executor has ready for this warp; a
+                             * frame that fits is taken without calling
+                             * rt->coro_frame */
 };
 
 #define ZN_WARP_FIELD_BLOCK 0
@@ -176,6 +180,7 @@ struct zn_warp_ctx {
 #define ZN_WARP_FIELD_CO_STATUS 7  /* 6 is exec */
 #define ZN_WARP_FIELD_CO_FRAME 8
 #define ZN_WARP_FIELD_CO_WAIT 9
+#define ZN_WARP_FIELD_CO_CAP 10
 
 typedef int32_t (*zn_kernel_fn)(zn_warp_ctx *w);
 
