@@ -14,10 +14,11 @@
  * A coroutine kernel (zn_kernel_info.uses_barrier == 2) suspends at its
  * barriers instead of calling rt->barrier: it stores the barrier's
  * arguments in co_wait and suspends (LLVM's switched-resume coroutines:
- * the frame, co_frame when co_cap suffices or else rt->coro_frame, starts with the resume function's
- * address, and the entry function stores it in co_frame), so the entry
- * or resume function returns to the executor, which does the barrier's
- * bookkeeping and resumes the warp when it may go on. Before it calls either, the executor sets co_status to
+ * the frame, co_frame when co_cap suffices or else rt->coro_frame, starts
+ * with the resume function's address, and the entry function stores it in
+ * co_frame), so the entry or resume function returns to the executor,
+ * which does the barrier's bookkeeping and resumes the warp when it may
+ * go on. Before it calls either, the executor sets co_status to
  * ZN_KSTATUS_RUNNING; a warp that ends stores its status there, so
  * co_status still RUNNING after the call means "suspended". The executor
  * resumes it with ((void (*)(void *))*(void **)frame)(frame).
