@@ -118,6 +118,7 @@ typedef struct zn_lfn {
                                  * the runtime (zn_lower_check.c), or NULL */
     bool *aff_join;             /* labels at ins i, [nins + 1]: reads tid.y/z (zn_lower_affine.c) */
     uint32_t *pair_act;         /* paired 16-bit loads (zn_lower_pairld.c), or NULL */
+    struct zn_lanetab *lanetab; /* predicted lane offsets (zn_lower_lanetab.c), or NULL */
     unsigned load_align;        /* alignment of the load being lowered when
                                  * below its size (a paired load: 2); 0 = size */
     bool coro;                  /* compiled as a coroutine (zn_lower_coro.c) */
@@ -386,6 +387,22 @@ typedef struct zn_aff_addr {
     LLVMValueRef ntid_x;        /* i32; NULL when the address has no %tid */
 } zn_aff_addr;
 bool zn_affine_addr(zn_lfn *l, zn_aff_addr *out);
+/* The predicted offsets of the ld being lowered (l->ins) from lane 0's
+ * address, one per lane (zn_lower_lanetab.c): a guess that the access
+ * checks at run time; false: none. */
+bool zn_lanetab_addr(zn_lfn *l, int64_t *out);
+void zn_lanetab_free(struct zn_lanetab *t);
+/* A load whose lane groups read inside 64-byte windows (zn_lower_window.c):
+ * plan (false: not worth it or not possible), then at run time the test
+ * (i1; sets base and mi) and, where it holds, the loaded <32 x et>. */
+typedef struct zn_window {
+    int64_t t[ZN_LANES];        /* lane offsets from lane 0 */
+    unsigned p, size;           /* lanes per window, bytes per lane */
+    LLVMValueRef base, mi;      /* i64 lane-0 address, i32 active lanes */
+} zn_window;
+bool zn_window_plan(zn_lfn *l, unsigned size, zn_window *w);
+LLVMValueRef zn_window_test(zn_lfn *l, zn_window *w, LLVMValueRef a);
+LLVMValueRef zn_window_fetch(zn_lfn *l, const zn_window *w, LLVMTypeRef et);
 /* Shared by both (zn_lower_invariant.c): ops without side effects whose
  * result depends on their operands only; ld.param of a kernel parameter;
  * f(reg) for every register an operand names. */

@@ -738,13 +738,44 @@ static void run_plan(zn_lfn *l, aff_plan *pl, LLVMValueRef a, LLVMTypeRef et, un
     }
 }
 
+/* A predicted window load (zn_lower_window.c), the run-time shape tests
+ * where the prediction does not hold; false: no prediction. */
+static bool load_window(zn_lfn *l, LLVMValueRef a, LLVMTypeRef et, LLVMValueRef *out)
+{
+    zn_window w;
+    if (!zn_window_plan(l, ll_bits(et) / 8, &w))
+        return false;
+    LLVMBasicBlockRef bb_win = new_bb(l, "ld.win"), bb_rt = new_bb(l, "ld.win.rt"),
+        bb_join = new_bb(l, "ld.win.done");
+    LLVMBuildCondBr(l->b, zn_window_test(l, &w, a), bb_win, bb_rt);
+
+    LLVMPositionBuilderAtEnd(l->b, bb_win);
+    LLVMValueRef vw = zn_window_fetch(l, &w, et);
+    LLVMBasicBlockRef end_win = LLVMGetInsertBlock(l->b);
+    LLVMBuildBr(l->b, bb_join);
+
+    LLVMPositionBuilderAtEnd(l->b, bb_rt);
+    LLVMValueRef vr;
+    load_rt(l, a, et, 1, &vr);
+    LLVMBasicBlockRef end_rt = LLVMGetInsertBlock(l->b);
+    LLVMBuildBr(l->b, bb_join);
+
+    LLVMPositionBuilderAtEnd(l->b, bb_join);
+    *out = LLVMBuildPhi(l->b, ll_vec(et), "ld");
+    LLVMValueRef in_v[2] = {vw, vr};
+    LLVMBasicBlockRef in_b[2] = {end_win, end_rt};
+    LLVMAddIncoming(*out, in_v, in_b, 2);
+    return true;
+}
+
 void zn_access_load(zn_lfn *l, LLVMValueRef a, LLVMTypeRef et, unsigned n,
                     LLVMValueRef *out)
 {
     unsigned size = ll_bits(et) / 8;
     aff_plan pl;
     if (!affine_plan(l, n, size, &pl)) {
-        load_rt(l, a, et, n, out);
+        if (n != 1 || !load_window(l, a, et, out))
+            load_rt(l, a, et, n, out);
         return;
     }
     run_plan(l, &pl, a, et, n, out, NULL, size);

@@ -1,0 +1,331 @@
+/* zn_lower_lanetab.c: a load's predicted lane offsets (issue #9).
+ *
+ * The affine analysis (zn_lower_affine.c) proves addresses of the form
+ * base + lane * stride. Quantized kernels (llama.cpp's mul_mat_vec_q)
+ * index with tid / 4 and tid % 4 and walk loop-carried pointers, so their
+ * lanes read, e.g., base + 34 * (lane / 4) + 8 * (lane % 4): not affine,
+ * and gathered (a 16-lane gather costs ~23 cycles on Zen 4, ten times a
+ * window load and a byte permute).
+ *
+ * This file predicts such a pattern: each register's offsets from lane 0
+ * as a table of 32 constants, assuming the lin layout (ntid.x a multiple
+ * of 32, so %tid.x = lane + a multiple of 32 and %tid.y/z are the same in
+ * the warp) and that shifts and masks see lane 0 aligned. It is flow-
+ * insensitive: a register with several definitions gets the table they
+ * all agree on, where `add r, r, u` with u the same in all lanes (a
+ * pointer or index stepping in a loop) keeps any table. The prediction
+ * need not be right: zn_lower_access.c checks the actual addresses of the
+ * active lanes against it at run time and falls back to its shape tests
+ * when they differ, so only speed depends on it. */
+#include "zn_lower.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define LT_MAX_INS 8000u    /* larger functions: no prediction (memory) */
+
+enum { LT_UNKNOWN, LT_BUSY, LT_OK, LT_FAIL };
+
+struct zn_lanetab {
+    uint8_t *state;         /* per register */
+    int64_t (*tab)[ZN_LANES];
+    uint32_t *def_start;    /* CSR of each register's defining instructions */
+    uint32_t *defs;
+};
+
+typedef struct def_ctx {
+    struct zn_lanetab *t;
+    uint32_t at;
+    bool fill;
+} def_ctx;
+
+static void count_def(int32_t r, void *ud)
+{
+    def_ctx *c = ud;
+    if (c->fill)
+        c->t->defs[c->t->def_start[r]++] = c->at;
+    else
+        c->t->def_start[r + 1]++;
+}
+
+static struct zn_lanetab *lanetab_of(zn_lfn *l)
+{
+    const ptx_func *f = l->f;
+    if (l->lanetab)
+        return l->lanetab;
+    struct zn_lanetab *t = calloc(1, sizeof *t);
+    if (!t)
+        return NULL;
+    uint32_t nr = f->nregs;
+    t->state = calloc(nr, 1);
+    t->tab = malloc((size_t)nr * sizeof *t->tab);
+    t->def_start = calloc((size_t)nr + 1, sizeof *t->def_start);
+    if (!t->state || !t->tab || !t->def_start)
+        goto fail;
+    def_ctx c = {t, 0, false};
+    for (c.at = 0; c.at < f->nins; c.at++)
+        if (f->ins[c.at].nopnds)
+            zn_each_def(&f->ins[c.at].opnds[0], count_def, &c);
+    for (uint32_t r = 0; r < nr; r++)
+        t->def_start[r + 1] += t->def_start[r];
+    t->defs = malloc(((size_t)t->def_start[nr] + 1) * sizeof *t->defs);
+    if (!t->defs)
+        goto fail;
+    /* fill with def_start as cursors, then shift it back */
+    c.fill = true;
+    for (c.at = 0; c.at < f->nins; c.at++)
+        if (f->ins[c.at].nopnds)
+            zn_each_def(&f->ins[c.at].opnds[0], count_def, &c);
+    for (uint32_t r = nr; r > 0; r--)
+        t->def_start[r] = t->def_start[r - 1];
+    t->def_start[0] = 0;
+    l->lanetab = t;
+    return t;
+fail:
+    zn_lanetab_free(t);
+    return NULL;
+}
+
+void zn_lanetab_free(struct zn_lanetab *t)
+{
+    if (!t)
+        return;
+    free(t->state);
+    free(t->tab);
+    free(t->def_start);
+    free(t->defs);
+    free(t);
+}
+
+static bool reg_tab(zn_lfn *l, int32_t r, int64_t *out);
+
+static void tab_zero(int64_t *t)
+{
+    memset(t, 0, ZN_LANES * sizeof *t);
+}
+
+static bool tab_is_zero(const int64_t *t)
+{
+    for (unsigned i = 0; i < ZN_LANES; i++)
+        if (t[i])
+            return false;
+    return true;
+}
+
+static bool opnd_tab(zn_lfn *l, const ptx_opnd *o, int64_t *out)
+{
+    tab_zero(out);
+    switch (o->kind) {
+    case PTX_OPND_IMM:
+        return true;
+    case PTX_OPND_REG:
+        return !o->neg && o->reg2 < 0 && reg_tab(l, o->reg, out);
+    case PTX_OPND_SREG:
+        switch (o->sreg) {
+        case PTX_SREG_TID_X: case PTX_SREG_LANEID:
+            for (unsigned i = 0; i < ZN_LANES; i++)
+                out[i] = i;
+            return true;
+        case PTX_SREG_TID_Y: case PTX_SREG_TID_Z:
+        case PTX_SREG_NTID_X: case PTX_SREG_NTID_Y: case PTX_SREG_NTID_Z:
+        case PTX_SREG_CTAID_X: case PTX_SREG_CTAID_Y: case PTX_SREG_CTAID_Z:
+        case PTX_SREG_NCTAID_X: case PTX_SREG_NCTAID_Y: case PTX_SREG_NCTAID_Z:
+            return true;
+        default:
+            return false;
+        }
+    case PTX_OPND_SYM:
+        return o->var && (o->var->space == PTX_SPACE_SHARED ||
+                          o->var->space == PTX_SPACE_GLOBAL || o->var->space == PTX_SPACE_CONST);
+    default:
+        return false;
+    }
+}
+
+static bool int_type(ptx_type t)
+{
+    switch (t) {
+    case PTX_T_B32: case PTX_T_U32: case PTX_T_S32:
+    case PTX_T_B64: case PTX_T_U64: case PTX_T_S64:
+        return true;
+    default:
+        return false;
+    }
+}
+
+/* k with imm == 1 << k, or -1 */
+static int log2_imm(const ptx_opnd *o)
+{
+    if (o->kind != PTX_OPND_IMM || o->ival <= 0 || (o->ival & (o->ival - 1)))
+        return -1;
+    return __builtin_ctzll((unsigned long long)o->ival);
+}
+
+/* a * b where one side is the same in all lanes: only an immediate
+ * factor keeps a known table */
+static bool mul_tab(zn_lfn *l, const ptx_opnd *oa, const ptx_opnd *ob, int64_t *out)
+{
+    int64_t ta[ZN_LANES], tb[ZN_LANES];
+    if (!opnd_tab(l, oa, ta) || !opnd_tab(l, ob, tb))
+        return false;
+    bool za = tab_is_zero(ta), zb = tab_is_zero(tb);
+    if (za && zb) {
+        tab_zero(out);
+        return true;
+    }
+    const ptx_opnd *imm = zb && ob->kind == PTX_OPND_IMM ? ob : za && oa->kind == PTX_OPND_IMM ? oa
+                                                                                             : NULL;
+    if (!imm)
+        return false;
+    const int64_t *v = zb ? ta : tb;
+    for (unsigned i = 0; i < ZN_LANES; i++)
+        out[i] = (int64_t)((uint64_t)v[i] * (uint64_t)imm->ival);
+    return true;
+}
+
+static bool ins_tab(zn_lfn *l, const ptx_ins *ins, int64_t *out)
+{
+    const ptx_opnd *o = ins->opnds;
+    int64_t a[ZN_LANES], b[ZN_LANES];
+    if (zn_is_kernel_param_load(l, ins)) {
+        tab_zero(out);
+        return true;
+    }
+    if ((ins->flags & (PTX_F(cc) | PTX_F(sat))) || !int_type(ins->type[0]))
+        return false;
+    int k;
+    switch (ins->op) {
+    case PTX_OP_mov:
+        return ins->nopnds == 2 && opnd_tab(l, &o[1], out);
+    case PTX_OP_cvt:
+        return ins->ntypes >= 2 && int_type(ins->type[1]) && opnd_tab(l, &o[1], out);
+    case PTX_OP_cvta:
+        return ins->space != PTX_SPACE_LOCAL && opnd_tab(l, &o[1], out);
+    case PTX_OP_add: case PTX_OP_sub:
+        if (!opnd_tab(l, &o[1], a) || !opnd_tab(l, &o[2], b))
+            return false;
+        for (unsigned i = 0; i < ZN_LANES; i++)
+            out[i] = ins->op == PTX_OP_add ? a[i] + b[i] : a[i] - b[i];
+        return true;
+    case PTX_OP_mul: case PTX_OP_mad:
+        if ((ins->flags & PTX_F(hi_half)) || !mul_tab(l, &o[1], &o[2], out))
+            return false;
+        if (ins->op == PTX_OP_mad) {
+            if (!opnd_tab(l, &o[3], a))
+                return false;
+            for (unsigned i = 0; i < ZN_LANES; i++)
+                out[i] += a[i];
+        }
+        return true;
+    case PTX_OP_shl: case PTX_OP_shr: case PTX_OP_div:
+        /* lane 0 assumed a multiple of 1 << k (tid.y * 32 + tid.x >> 2) */
+        if (ins->op == PTX_OP_div ? (k = log2_imm(&o[2])) < 0
+                                  : o[2].kind != PTX_OPND_IMM || (k = (int)o[2].ival) < 0 || k > 62)
+            return false;
+        if (!opnd_tab(l, &o[1], a))
+            return false;
+        for (unsigned i = 0; i < ZN_LANES; i++)
+            out[i] = ins->op == PTX_OP_shl ? (int64_t)((uint64_t)a[i] << k) : a[i] >> k;
+        return true;
+    case PTX_OP_and: case PTX_OP_rem: {
+        uint64_t m;
+        if (ins->op == PTX_OP_rem) {
+            if ((k = log2_imm(&o[2])) < 0)
+                return false;
+            m = ((uint64_t)1 << k) - 1;
+        } else if (o[2].kind == PTX_OPND_IMM) {
+            m = (uint64_t)o[2].ival;
+        } else
+            return false;
+        if (!opnd_tab(l, &o[1], a))
+            return false;
+        for (unsigned i = 0; i < ZN_LANES; i++)
+            out[i] = (int64_t)((uint64_t)a[i] & m);
+        return true;
+    }
+    default:
+        return false;
+    }
+}
+
+/* `add/sub r, r, u` (or `add r, u, r`) with u the same in all lanes */
+static bool is_step(zn_lfn *l, const ptx_ins *ins, int32_t r)
+{
+    if ((ins->op != PTX_OP_add && ins->op != PTX_OP_sub) || ins->nopnds != 3 ||
+        (ins->flags & PTX_F(cc)))
+        return false;
+    const ptx_opnd *o = ins->opnds;
+    int self = -1;
+    for (int i = 1; i <= 2; i++)
+        if (o[i].kind == PTX_OPND_REG && o[i].reg == r && !o[i].neg && o[i].reg2 < 0)
+            self = i;
+    if (self < 0 || (ins->op == PTX_OP_sub && self != 1))
+        return false;
+    int64_t u[ZN_LANES];
+    return opnd_tab(l, &o[3 - self], u) && tab_is_zero(u);
+}
+
+static bool reg_tab(zn_lfn *l, int32_t r, int64_t *out)
+{
+    struct zn_lanetab *t = l->lanetab;
+    if (r < 0 || (uint32_t)r >= l->f->nregs)
+        return false;
+    if (l->reg_uni && l->reg_uni[r]) {
+        tab_zero(out);
+        return true;
+    }
+    switch (t->state[r]) {
+    case LT_OK:
+        memcpy(out, t->tab[r], sizeof t->tab[r]);
+        return true;
+    case LT_BUSY: case LT_FAIL:
+        return false;
+    default:
+        break;
+    }
+    t->state[r] = LT_BUSY;
+    bool have = false, ok = true;
+    int64_t v[ZN_LANES];
+    for (uint32_t i = t->def_start[r]; ok && i < t->def_start[r + 1]; i++) {
+        const ptx_ins *ins = &l->f->ins[t->defs[i]];
+        if (ins->nopnds < 2 || ins->opnds[0].kind != PTX_OPND_REG || ins->opnds[0].reg != r ||
+            ins->opnds[0].reg2 >= 0) {
+            ok = false;
+            break;
+        }
+        if (is_step(l, ins, r))
+            continue;
+        if (!ins_tab(l, ins, v))
+            ok = false;
+        else if (!have) {
+            memcpy(t->tab[r], v, sizeof v);
+            have = true;
+        } else {
+            /* the same offsets from lane 0 */
+            for (unsigned j = 1; j < ZN_LANES; j++)
+                if (v[j] - v[0] != t->tab[r][j] - t->tab[r][0])
+                    ok = false;
+        }
+    }
+    t->state[r] = ok && have ? LT_OK : LT_FAIL;
+    if (t->state[r] != LT_OK)
+        return false;
+    memcpy(out, t->tab[r], sizeof t->tab[r]);
+    return true;
+}
+
+bool zn_lanetab_addr(zn_lfn *l, int64_t *out)
+{
+    const ptx_ins *ins = l->ins;
+    if (!ins || (ins->op != PTX_OP_ld && ins->op != PTX_OP_ldu) || l->f->nins > LT_MAX_INS ||
+        ins->space == PTX_SPACE_LOCAL || ins->space == PTX_SPACE_PARAM)
+        return false;
+    const ptx_opnd *a = &ins->opnds[1];
+    if (a->kind != PTX_OPND_ADDR || a->reg < 0 || a->var || a->sym || a->func)
+        return false;
+    if (!lanetab_of(l) || !reg_tab(l, a->reg, out))
+        return false;
+    for (unsigned i = ZN_LANES; i-- > 0;)
+        out[i] -= out[0];
+    return true;
+}

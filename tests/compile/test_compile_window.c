@@ -1,0 +1,157 @@
+/* test_compile_window.c: loads whose lanes read inside small windows
+ * (zn_lower_lanetab.c predicts the lane offsets, zn_lower_window.c loads
+ * each lane group's window and picks the bytes). The kernel indexes like
+ * llama.cpp's mul_mat_vec_q: 34-byte blocks, block tid / 4 and piece
+ * 8 * (tid % 4) through nvcc's signed-division idiom, a loop-carried
+ * pointer stepped by a launch constant and an immediate, and u8, u16,
+ * u32 and u64 loads at odd offsets. The last block ends at a page whose
+ * next page is unmapped, and lanes past nb are idle there: a byte outside
+ * what the lanes read must not be touched. Blocks of 32 x 4 (the
+ * prediction holds), 16 x 8 (it does not: the shape tests take over), row
+ * counts that leave lane groups partly active, on the host CPU and on
+ * x86-64-v3 (no AVX-512: no window path). Checked against the bytes the
+ * test wrote; unwritten output keeps its poison. */
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+#include "zn_test_harness.h"
+
+#define POISON 0xa5a5a5a5u
+#define WORDS 6 /* per thread per iteration */
+
+static const char *ptx =
+    ".version 7.0\n.target sm_70\n.address_size 64\n"
+    ".visible .entry win(.param .u64 px, .param .u64 po, .param .u32 pnb, .param .u32 pbase,"
+    " .param .u64 pstride)\n{\n"
+    "  .reg .pred %p<2>;\n  .reg .b16 %rs<3>;\n  .reg .b32 %r<20>;\n  .reg .b64 %rd<20>;\n"
+    "  ld.param.u64 %rd1, [px];\n  ld.param.u64 %rd2, [po];\n"
+    "  ld.param.u32 %r1, [pnb];\n  ld.param.u32 %r15, [pbase];\n"
+    "  ld.param.u64 %rd14, [pstride];\n"
+    "  mov.u32 %r2, %tid.y;\n  shl.b32 %r3, %r2, 5;\n  mov.u32 %r4, %tid.x;\n"
+    "  add.s32 %r5, %r3, %r4;\n"
+    /* kb = tid / 4, q = 8 * (tid % 4), as nvcc writes them for int */
+    "  shr.s32 %r6, %r5, 31;\n  shr.u32 %r7, %r6, 30;\n  add.s32 %r8, %r5, %r7;\n"
+    "  shr.s32 %r9, %r8, 2;\n  and.b32 %r10, %r8, -4;\n  sub.s32 %r11, %r5, %r10;\n"
+    "  shl.b32 %r12, %r11, 3;\n  cvt.s64.s32 %rd3, %r12;\n"
+    "  mul.wide.s32 %rd4, %r9, 34;\n  add.s64 %rd5, %rd1, %rd4;\n"
+    "  cvt.u64.u32 %rd13, %r15;\n  add.s64 %rd5, %rd5, %rd13;\n"
+    "  mul.wide.u32 %rd6, %r5, 24;\n  add.s64 %rd7, %rd2, %rd6;\n"
+    "LOOP:\n"
+    "  setp.ge.s32 %p1, %r9, %r1;\n  @%p1 bra DONE;\n"
+    "  add.s64 %rd8, %rd5, %rd3;\n"
+    "  ld.global.u8 %r14, [%rd8+2];\n  ld.global.u16 %rs1, [%rd8+2];\n"
+    "  ld.global.u32 %r16, [%rd8+2];\n  ld.global.u64 %rd9, [%rd8+2];\n"
+    "  ld.global.u16 %rs2, [%rd5];\n"
+    "  cvt.u32.u16 %r17, %rs1;\n  cvt.u32.u16 %r18, %rs2;\n"
+    "  mov.b64 {%r19, %r13}, %rd9;\n"
+    "  st.global.u32 [%rd7], %r14;\n  st.global.u32 [%rd7+4], %r17;\n"
+    "  st.global.u32 [%rd7+8], %r16;\n  st.global.u32 [%rd7+12], %r19;\n"
+    "  st.global.u32 [%rd7+16], %r13;\n  st.global.u32 [%rd7+20], %r18;\n"
+    "  add.s32 %r9, %r9, 32;\n  add.s64 %rd5, %rd5, 1088;\n  add.s64 %rd7, %rd7, %rd14;\n"
+    "  bra LOOP;\n"
+    "DONE:\n  ret;\n}\n";
+
+static uint64_t le(const uint8_t *p, int n)
+{
+    uint64_t v = 0;
+    for (int i = n; i-- > 0;)
+        v = v << 8 | p[i];
+    return v;
+}
+
+static void run(zn_jit_module *jm, const uint8_t *page_end, uint32_t bx, uint32_t by,
+                int nb, const char *what)
+{
+    uint32_t slots = 32 * by, iters = (uint32_t)(nb + 31) / 32 + 1;
+    size_t nout = (size_t)slots * iters * WORDS;
+    uint32_t *out = malloc(nout * sizeof *out);
+    CHECK(out != NULL, "malloc");
+    if (!out)
+        return;
+    for (size_t i = 0; i < nout; i++)
+        out[i] = POISON;
+    uint32_t base = 5; /* bytes before block 0 */
+    const uint8_t *x = page_end - 34 * nb - base;
+    uint64_t stride = (uint64_t)slots * WORDS * 4;
+    void *px = (void *)x, *po = out;
+    uint32_t pnb = (uint32_t)nb;
+    void *args[] = {&px, &po, &pnb, &base, &stride};
+    CHECK(zt_run(jm, "win", ZT_DIM1(1), (zt_dim){bx, by, 1}, 0, args) == 0,
+          "%s %ux%u nb %d: status", what, bx, by, nb);
+    int bad = 0;
+    for (uint32_t ty = 0; ty < by; ty++)
+        for (uint32_t tx = 0; tx < bx; tx++) {
+            int tid = (int)(32 * ty + tx), kb = tid / 4, q = 8 * (tid % 4);
+            for (uint32_t k = 0; k < iters; k++, kb += 32) {
+                const uint32_t *o = out + ((size_t)k * slots + (uint32_t)tid) * WORDS;
+                const uint8_t *p = x + base + 34 * kb, *a = p + q + 2;
+                uint32_t want[WORDS];
+                for (int j = 0; j < WORDS; j++)
+                    want[j] = POISON;   /* past the last block: nothing read */
+                if (kb < nb) {
+                    uint64_t u64 = le(a, 8);
+                    uint32_t got[WORDS] = {a[0], (uint32_t)le(a, 2), (uint32_t)le(a, 4),
+                                           (uint32_t)u64, (uint32_t)(u64 >> 32),
+                                           (uint32_t)le(p, 2)};
+                    memcpy(want, got, sizeof want);
+                }
+                for (int j = 0; j < WORDS; j++) {
+                    uint32_t w = want[j];
+                    if (o[j] != w && bad++ < 6)
+                        CHECK(0, "%s %ux%u nb %d: thread (%u,%u) iteration %u word %d: 0x%08x, "
+                              "want 0x%08x", what, bx, by, nb, tx, ty, k, j, o[j], w);
+                }
+            }
+        }
+    free(out);
+}
+
+static void run_all(zn_jit_module *jm, const uint8_t *page_end, const char *what)
+{
+    static const int nbs[] = {2, 5, 16, 31, 64, 100};
+    for (unsigned i = 0; i < sizeof nbs / sizeof *nbs; i++) {
+        run(jm, page_end, 32, 4, nbs[i], what);
+        run(jm, page_end, 16, 8, nbs[i], what);
+    }
+}
+
+int main(void)
+{
+    long pg = sysconf(_SC_PAGESIZE);
+    size_t len = 4 * (size_t)pg;
+    uint8_t *mem = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    CHECK(mem != MAP_FAILED, "mmap");
+    if (mem == MAP_FAILED)
+        return 1;
+    CHECK(mprotect(mem + 3 * pg, (size_t)pg, PROT_NONE) == 0, "mprotect");
+    for (long i = 0; i < 3 * pg; i++)
+        mem[i] = (uint8_t)(i * 151 + 29 + (i >> 8));
+    const uint8_t *page_end = mem + 3 * pg;
+
+    zn_compile_keep_ir(1); /* keeps the IR text (and bypasses the cache) */
+    zn_jit_module *jm = zt_load_text(ptx, NULL);
+    CHECK(jm != NULL, "win did not compile");
+    if (jm) {
+        char *ir = zn_jit_ir_text(jm, 0);
+        CHECK(ir != NULL, "IR kept");
+        __builtin_cpu_init();
+        if (ir && !getenv("ZINC_NO_WINDOW") && __builtin_cpu_supports("avx512vbmi"))
+            CHECK(strstr(ir, "ld.win") != NULL, "no window path in the IR on a VBMI host");
+        free(ir);
+        run_all(jm, page_end, "host");
+        zn_jit_module_free(jm);
+    }
+    zn_compile_keep_ir(0);
+    jm = zt_load_text_cpu(ptx, "x86-64-v3");
+    CHECK(jm != NULL, "win did not compile for x86-64-v3");
+    if (jm) {
+        run_all(jm, page_end, "x86-64-v3");
+        zn_jit_module_free(jm);
+    }
+    munmap(mem, len);
+    zt_cleanup();
+    if (!zt_failures)
+        printf("test_compile_window: all passed\n");
+    return zt_failures != 0;
+}
