@@ -227,6 +227,22 @@ static bool ins_tab(zn_lfn *l, const ptx_ins *ins, int64_t *out)
         for (unsigned i = 0; i < ZN_LANES; i++)
             out[i] = ins->op == PTX_OP_shl ? (int64_t)((uint64_t)a[i] << k) : a[i] >> k;
         return true;
+    case PTX_OP_not:
+        /* ~x = -1 - x */
+        if (!opnd_tab(l, &o[1], a))
+            return false;
+        for (unsigned i = 0; i < ZN_LANES; i++)
+            out[i] = -a[i];
+        return true;
+    case PTX_OP_or:
+        /* an add of bits no lane has (nvcc: `or.b64 %rd, %rd, 2` after a
+         * shift); lane 0 assumed without them too */
+        if (o[2].kind != PTX_OPND_IMM || !opnd_tab(l, &o[1], out))
+            return false;
+        for (unsigned i = 0; i < ZN_LANES; i++)
+            if ((uint64_t)out[i] & (uint64_t)o[2].ival)
+                return false;
+        return true;
     case PTX_OP_and: case PTX_OP_rem: {
         uint64_t m;
         if (ins->op == PTX_OP_rem) {
