@@ -183,18 +183,25 @@ static int add_unit(zn_jit_module *jm, LLVMMemoryBufferRef obj, int64_t ki, char
                     size_t errlen)
 {
     LLVMOrcJITDylibRef jd = LLVMOrcLLJITGetMainJITDylib(jm->jit);
-    if (check(LLVMOrcLLJITAddObjectFile(jm->jit, jd, obj), "adding the object", err, errlen))
+    zn_perfmap *pmap = zn_perfmap_scan(obj);
+    if (check(LLVMOrcLLJITAddObjectFile(jm->jit, jd, obj), "adding the object", err, errlen)) {
+        zn_perfmap_free(pmap);
         return -1;
+    }
     for (uint32_t i = 0; i < jm->nkernels; i++) {
         if (ki >= 0 && i != (uint64_t)ki)
             continue;
         char name[512];
         snprintf(name, sizeof name, "zk_%s", jm->kernels[i].name);
         LLVMOrcExecutorAddress addr = 0;
-        if (check(LLVMOrcLLJITLookup(jm->jit, &addr, name), "code generation", err, errlen))
+        if (check(LLVMOrcLLJITLookup(jm->jit, &addr, name), "code generation", err, errlen)) {
+            zn_perfmap_free(pmap);
             return -1;
+        }
         jm->kernels[i].fn = (zn_kernel_fn)(uintptr_t)addr;
+        zn_perfmap_write(pmap, name, addr);
     }
+    zn_perfmap_free(pmap);
     if (ki < 0)
         return apply_relocs(jm, true, err, errlen);
     return 0;

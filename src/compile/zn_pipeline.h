@@ -96,4 +96,12 @@ void zn_compile_unit_key(const zn_cache_key *module_key, const char *kernel,
 /* Milliseconds since an arbitrary origin (stage timings). */
 double zn_now_ms(void);
 
+/* ZINC_PERF_MAP=1 (zn_jit_perfmap.c): a unit's functions, scanned from its
+ * object before the JIT takes it (NULL when off), then written to
+ * /tmp/perf-<pid>.map once its kernel's address is known. */
+typedef struct zn_perfmap zn_perfmap;
+zn_perfmap *zn_perfmap_scan(LLVMMemoryBufferRef obj);
+void zn_perfmap_write(zn_perfmap *pm, const char *kernel_sym, uint64_t addr);
+void zn_perfmap_free(zn_perfmap *pm);
+
 #endif
