@@ -389,8 +389,9 @@ typedef struct zn_aff_addr {
 bool zn_affine_addr(zn_lfn *l, zn_aff_addr *out);
 /* The predicted offsets of the ld being lowered (l->ins) from lane 0's
  * address, one per lane (zn_lower_lanetab.c): a guess that the access
- * checks at run time; false: none. */
-bool zn_lanetab_addr(zn_lfn *l, int64_t *out);
+ * checks at run time; false: none. *step: what a loop iteration adds to
+ * the address when it is stepped by immediates (0: not known). */
+bool zn_lanetab_addr(zn_lfn *l, int64_t *out, int64_t *step);
 void zn_lanetab_free(struct zn_lanetab *t);
 /* A load whose lane groups read inside 64-byte windows (zn_lower_window.c):
  * plan (false: not worth it or not possible), then at run time the test
@@ -398,6 +399,7 @@ void zn_lanetab_free(struct zn_lanetab *t);
 typedef struct zn_window {
     int64_t t[ZN_LANES];        /* lane offsets from lane 0 */
     unsigned p, size;           /* lanes per window, bytes per lane */
+    int64_t step;               /* the address's loop step, 0 if none */
     LLVMValueRef base, mi;      /* i64 lane-0 address, i32 active lanes */
 } zn_window;
 bool zn_window_plan(zn_lfn *l, unsigned size, zn_window *w);

@@ -26,9 +26,15 @@
 
 enum { LT_UNKNOWN, LT_BUSY, LT_OK, LT_FAIL };
 
+/* A value's table: lane offsets t[0..31], and t[LT_STEP], what one loop
+ * iteration adds to every lane (0: none or not known): `add r, r, imm`
+ * steps, carried through the same arithmetic as the lanes. */
+#define LT_STEP ZN_LANES
+#define LT_N (ZN_LANES + 1)
+
 struct zn_lanetab {
     uint8_t *state;         /* per register */
-    int64_t (*tab)[ZN_LANES];
+    int64_t (*tab)[LT_N];
     uint32_t *def_start;    /* CSR of each register's defining instructions */
     uint32_t *defs;
 };
@@ -101,7 +107,7 @@ static bool reg_tab(zn_lfn *l, int32_t r, int64_t *out);
 
 static void tab_zero(int64_t *t)
 {
-    memset(t, 0, ZN_LANES * sizeof *t);
+    memset(t, 0, LT_N * sizeof *t);
 }
 
 static bool tab_is_zero(const int64_t *t)
@@ -165,7 +171,7 @@ static int log2_imm(const ptx_opnd *o)
  * factor keeps a known table */
 static bool mul_tab(zn_lfn *l, const ptx_opnd *oa, const ptx_opnd *ob, int64_t *out)
 {
-    int64_t ta[ZN_LANES], tb[ZN_LANES];
+    int64_t ta[LT_N], tb[LT_N];
     if (!opnd_tab(l, oa, ta) || !opnd_tab(l, ob, tb))
         return false;
     bool za = tab_is_zero(ta), zb = tab_is_zero(tb);
@@ -178,7 +184,7 @@ static bool mul_tab(zn_lfn *l, const ptx_opnd *oa, const ptx_opnd *ob, int64_t *
     if (!imm)
         return false;
     const int64_t *v = zb ? ta : tb;
-    for (unsigned i = 0; i < ZN_LANES; i++)
+    for (unsigned i = 0; i < LT_N; i++)
         out[i] = (int64_t)((uint64_t)v[i] * (uint64_t)imm->ival);
     return true;
 }
@@ -186,7 +192,7 @@ static bool mul_tab(zn_lfn *l, const ptx_opnd *oa, const ptx_opnd *ob, int64_t *
 static bool ins_tab(zn_lfn *l, const ptx_ins *ins, int64_t *out)
 {
     const ptx_opnd *o = ins->opnds;
-    int64_t a[ZN_LANES], b[ZN_LANES];
+    int64_t a[LT_N], b[LT_N];
     if (zn_is_kernel_param_load(l, ins)) {
         tab_zero(out);
         return true;
@@ -204,7 +210,7 @@ static bool ins_tab(zn_lfn *l, const ptx_ins *ins, int64_t *out)
     case PTX_OP_add: case PTX_OP_sub:
         if (!opnd_tab(l, &o[1], a) || !opnd_tab(l, &o[2], b))
             return false;
-        for (unsigned i = 0; i < ZN_LANES; i++)
+        for (unsigned i = 0; i < LT_N; i++)
             out[i] = ins->op == PTX_OP_add ? a[i] + b[i] : a[i] - b[i];
         return true;
     case PTX_OP_mul: case PTX_OP_mad:
@@ -213,7 +219,7 @@ static bool ins_tab(zn_lfn *l, const ptx_ins *ins, int64_t *out)
         if (ins->op == PTX_OP_mad) {
             if (!opnd_tab(l, &o[3], a))
                 return false;
-            for (unsigned i = 0; i < ZN_LANES; i++)
+            for (unsigned i = 0; i < LT_N; i++)
                 out[i] += a[i];
         }
         return true;
@@ -226,12 +232,13 @@ static bool ins_tab(zn_lfn *l, const ptx_ins *ins, int64_t *out)
             return false;
         for (unsigned i = 0; i < ZN_LANES; i++)
             out[i] = ins->op == PTX_OP_shl ? (int64_t)((uint64_t)a[i] << k) : a[i] >> k;
+        out[LT_STEP] = ins->op == PTX_OP_shl ? (int64_t)((uint64_t)a[LT_STEP] << k) : 0;
         return true;
     case PTX_OP_not:
         /* ~x = -1 - x */
         if (!opnd_tab(l, &o[1], a))
             return false;
-        for (unsigned i = 0; i < ZN_LANES; i++)
+        for (unsigned i = 0; i < LT_N; i++)
             out[i] = -a[i];
         return true;
     case PTX_OP_or:
@@ -257,6 +264,7 @@ static bool ins_tab(zn_lfn *l, const ptx_ins *ins, int64_t *out)
             return false;
         for (unsigned i = 0; i < ZN_LANES; i++)
             out[i] = (int64_t)((uint64_t)a[i] & m);
+        out[LT_STEP] = 0;
         return true;
     }
     default:
@@ -264,44 +272,38 @@ static bool ins_tab(zn_lfn *l, const ptx_ins *ins, int64_t *out)
     }
 }
 
-/* `add/sub r, r, u` (or `add r, u, r`) with u the same in all lanes */
-static bool is_step(zn_lfn *l, const ptx_ins *ins, int32_t r)
+/* `add/sub r, r, u` (or `add r, u, r`) with u the same in all lanes: 1,
+ * with *step what it adds when u is an immediate (else 0); 0: not a step */
+static int is_step(zn_lfn *l, const ptx_ins *ins, int32_t r, int64_t *step)
 {
     if ((ins->op != PTX_OP_add && ins->op != PTX_OP_sub) || ins->nopnds != 3 ||
         (ins->flags & PTX_F(cc)))
-        return false;
+        return 0;
     const ptx_opnd *o = ins->opnds;
     int self = -1;
     for (int i = 1; i <= 2; i++)
         if (o[i].kind == PTX_OPND_REG && o[i].reg == r && !o[i].neg && o[i].reg2 < 0)
             self = i;
     if (self < 0 || (ins->op == PTX_OP_sub && self != 1))
-        return false;
-    int64_t u[ZN_LANES];
-    return opnd_tab(l, &o[3 - self], u) && tab_is_zero(u);
+        return 0;
+    int64_t u[LT_N];
+    const ptx_opnd *by = &o[3 - self];
+    if (!opnd_tab(l, by, u) || !tab_is_zero(u))
+        return 0;
+    *step = by->kind != PTX_OPND_IMM ? 0 : ins->op == PTX_OP_sub ? -by->ival : by->ival;
+    return 1;
 }
 
-static bool reg_tab(zn_lfn *l, int32_t r, int64_t *out)
+/* The table of r from all its definitions (memoized); uniform registers
+ * (scalar storage) have no lane offsets but may step. */
+static bool reg_walk(zn_lfn *l, int32_t r)
 {
     struct zn_lanetab *t = l->lanetab;
-    if (r < 0 || (uint32_t)r >= l->f->nregs)
-        return false;
-    if (l->reg_uni && l->reg_uni[r]) {
-        tab_zero(out);
-        return true;
-    }
-    switch (t->state[r]) {
-    case LT_OK:
-        memcpy(out, t->tab[r], sizeof t->tab[r]);
-        return true;
-    case LT_BUSY: case LT_FAIL:
-        return false;
-    default:
-        break;
-    }
+    if (t->state[r] != LT_UNKNOWN)
+        return t->state[r] == LT_OK;
     t->state[r] = LT_BUSY;
-    bool have = false, ok = true;
-    int64_t v[ZN_LANES];
+    bool have = false, ok = true, varied = false;
+    int64_t v[LT_N], step = 0;
     for (uint32_t i = t->def_start[r]; ok && i < t->def_start[r + 1]; i++) {
         const ptx_ins *ins = &l->f->ins[t->defs[i]];
         if (ins->nopnds < 2 || ins->opnds[0].kind != PTX_OPND_REG || ins->opnds[0].reg != r ||
@@ -309,8 +311,14 @@ static bool reg_tab(zn_lfn *l, int32_t r, int64_t *out)
             ok = false;
             break;
         }
-        if (is_step(l, ins, r))
+        int64_t s;
+        if (is_step(l, ins, r, &s)) {
+            /* immediate steps must agree; others (a launch constant added
+             * once or per iteration) leave the offsets and are not known */
+            varied |= step && s && s != step;
+            step = s ? s : step;
             continue;
+        }
         if (!ins_tab(l, ins, v))
             ok = false;
         else if (!have) {
@@ -321,16 +329,32 @@ static bool reg_tab(zn_lfn *l, int32_t r, int64_t *out)
             for (unsigned j = 1; j < ZN_LANES; j++)
                 if (v[j] - v[0] != t->tab[r][j] - t->tab[r][0])
                     ok = false;
+            varied |= v[LT_STEP] != t->tab[r][LT_STEP];
         }
     }
     t->state[r] = ok && have ? LT_OK : LT_FAIL;
-    if (t->state[r] != LT_OK)
-        return false;
-    memcpy(out, t->tab[r], sizeof t->tab[r]);
-    return true;
+    if (ok && have)
+        t->tab[r][LT_STEP] = varied ? 0 : t->tab[r][LT_STEP] + step;
+    return ok && have;
 }
 
-bool zn_lanetab_addr(zn_lfn *l, int64_t *out)
+static bool reg_tab(zn_lfn *l, int32_t r, int64_t *out)
+{
+    if (r < 0 || (uint32_t)r >= l->f->nregs)
+        return false;
+    bool ok = reg_walk(l, r);
+    if (l->reg_uni && l->reg_uni[r]) {
+        int64_t step = ok ? l->lanetab->tab[r][LT_STEP] : 0;
+        tab_zero(out);
+        out[LT_STEP] = step;
+        return true;
+    }
+    if (ok)
+        memcpy(out, l->lanetab->tab[r], sizeof l->lanetab->tab[r]);
+    return ok;
+}
+
+bool zn_lanetab_addr(zn_lfn *l, int64_t *out, int64_t *step)
 {
     const ptx_ins *ins = l->ins;
     if (!ins || (ins->op != PTX_OP_ld && ins->op != PTX_OP_ldu) || l->f->nins > LT_MAX_INS ||
@@ -339,9 +363,11 @@ bool zn_lanetab_addr(zn_lfn *l, int64_t *out)
     const ptx_opnd *a = &ins->opnds[1];
     if (a->kind != PTX_OPND_ADDR || a->reg < 0 || a->var || a->sym || a->func)
         return false;
-    if (!lanetab_of(l) || !reg_tab(l, a->reg, out))
+    int64_t v[LT_N];
+    if (!lanetab_of(l) || !reg_tab(l, a->reg, v))
         return false;
-    for (unsigned i = ZN_LANES; i-- > 0;)
-        out[i] -= out[0];
+    for (unsigned i = 0; i < ZN_LANES; i++)
+        out[i] = v[i] - v[0];
+    *step = v[LT_STEP];
     return true;
 }
