@@ -14,7 +14,10 @@
  * resumed at once.
  */
 #include "zn_exec_internal.h"
+#include "zn_exec_race.h"
 #include "util/zn_log.h"
+
+#include <stdatomic.h>
 
 #include <stdlib.h>
 
@@ -67,6 +70,43 @@ void zn_warps_coro_stop(zn_block_run *run, uint32_t i)
     run->stopped |= bit;
 }
 
+/* The common barrier, bar.sync 0 of the whole block in an ordinary grid
+ * that has not failed, without zn_warps_barrier's general bookkeeping
+ * (reduce's 9 barriers x 8 warps per block are most of its executor
+ * time). -1: not that barrier; 0: warp i goes on; 1: another warp runs,
+ * *next (-1: the next runnable one after i). Same state changes as
+ * zn_warps_barrier, so the general path can follow at any barrier. */
+static int fast_barrier(zn_block_run *run, uint32_t i, uint64_t cw, int *next)
+{
+    uint32_t count = (uint32_t)(cw >> 32);
+    if ((cw & 0xffff) || (count && count < run->blk.nthreads) || run->job->grid_ws ||
+        atomic_load_explicit(&run->job->status, memory_order_relaxed) != ZN_KSTATUS_OK)
+        return -1;
+    uint32_t bit = 1u << i;
+    if (!(run->arrived[0] & bit)) {
+        run->arrived[0] |= bit;
+        run->narrived[0]++;
+    }
+    run->bar_count[0] = count;
+    if ((run->arrived[0] | run->done_mask) != run->all_mask) {
+        run->bar_active |= 1;
+        run->runnable &= ~bit;
+        run->waiting[0] |= bit;
+        *next = -1;
+        return 1;
+    }
+    /* the last to arrive releases the others; they leave in warp order */
+    zn_race_barrier(run);
+    run->runnable |= run->waiting[0];
+    run->waiting[0] = run->arrived[0] = run->narrived[0] = 0;
+    run->bar_active &= ~1u;
+    uint32_t first = (uint32_t)__builtin_ctz(run->runnable);
+    if (first >= i)
+        return 0;
+    *next = (int)first;
+    return 1;
+}
+
 uint32_t zn_warps_run_coro(zn_block_run *run)
 {
     zn_warps_block_start(run);
@@ -90,8 +130,10 @@ uint32_t zn_warps_run_coro(zn_block_run *run)
             /* suspended at a barrier or yield: its bookkeeping; a warp
              * that need not wait goes on at once */
             uint64_t cw = w->co_wait;
-            if (!zn_warps_barrier(w, (uint32_t)(cw & 0xff), (uint32_t)(cw >> 32),
-                                  (uint32_t)(cw >> 8 & 0xff)))
+            int fast = fast_barrier(run, i, cw, &run->co_next);
+            if (fast == 0 || (fast < 0 && !zn_warps_barrier(w, (uint32_t)(cw & 0xff),
+                                                            (uint32_t)(cw >> 32),
+                                                            (uint32_t)(cw >> 8 & 0xff))))
                 continue;
         }
         if (run->done_mask == run->all_mask)
