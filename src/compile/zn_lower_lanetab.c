@@ -23,6 +23,7 @@
 #include <string.h>
 
 #define LT_MAX_INS 8000u    /* larger functions: no prediction (memory) */
+#define LT_DEPTH 32         /* definitions followed from one load (stack) */
 
 enum { LT_UNKNOWN, LT_BUSY, LT_OK, LT_FAIL };
 
@@ -37,6 +38,7 @@ struct zn_lanetab {
     int64_t (*tab)[LT_N];
     uint32_t *def_start;    /* CSR of each register's defining instructions */
     uint32_t *defs;
+    unsigned depth;         /* reg_walk's current recursion */
 };
 
 typedef struct def_ctx {
@@ -301,6 +303,9 @@ static bool reg_walk(zn_lfn *l, int32_t r)
     struct zn_lanetab *t = l->lanetab;
     if (t->state[r] != LT_UNKNOWN)
         return t->state[r] == LT_OK;
+    if (t->depth >= LT_DEPTH)
+        return false;   /* not memoized: a shallower walk may succeed */
+    t->depth++;
     t->state[r] = LT_BUSY;
     bool have = false, ok = true, varied = false;
     int64_t v[LT_N], step = 0;
@@ -332,6 +337,7 @@ static bool reg_walk(zn_lfn *l, int32_t r)
             varied |= v[LT_STEP] != t->tab[r][LT_STEP];
         }
     }
+    t->depth--;
     t->state[r] = ok && have ? LT_OK : LT_FAIL;
     if (ok && have)
         t->tab[r][LT_STEP] = varied ? 0 : t->tab[r][LT_STEP] + step;
