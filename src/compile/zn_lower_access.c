@@ -738,8 +738,8 @@ static void run_plan(zn_lfn *l, aff_plan *pl, LLVMValueRef a, LLVMTypeRef et, un
     }
 }
 
-/* A predicted window load (zn_lower_window.c), the run-time shape tests
- * where the prediction does not hold; false: no prediction. */
+/* A predicted window load (zn_lower_window.c), a gather where the
+ * prediction does not hold; false: no prediction. */
 static bool load_window(zn_lfn *l, LLVMValueRef a, LLVMTypeRef et, LLVMValueRef *out)
 {
     zn_window w;
@@ -754,9 +754,13 @@ static bool load_window(zn_lfn *l, LLVMValueRef a, LLVMTypeRef et, LLVMValueRef 
     LLVMBasicBlockRef end_win = LLVMGetInsertBlock(l->b);
     LLVMBuildBr(l->b, bb_join);
 
+    /* the prediction failed: a plain gather, not the shape tests (the
+     * lanes are rarely contiguous or uniform then, and the tests' code
+     * doubled mul_mat_vec_q's compile time) */
     LLVMPositionBuilderAtEnd(l->b, bb_rt);
     LLVMValueRef vr;
-    load_rt(l, a, et, 1, &vr);
+    zn_part whole = {.a = a, .m = l->emask, .w = ZN_LANES};
+    load_gather(l, &whole, et, 1, ll_bits(et) / 8, &vr);
     LLVMBasicBlockRef end_rt = LLVMGetInsertBlock(l->b);
     LLVMBuildBr(l->b, bb_join);
 

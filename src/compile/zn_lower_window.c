@@ -12,8 +12,8 @@
  * exactly base + T[l] for one base and every group is either fully active
  * or idle (an idle group's byte mask is empty: it loads zeros, the value
  * of inactive lanes everywhere in zn_lower_access.c); otherwise the
- * caller's shape tests run, so a wrong prediction costs a test, never a
- * wrong value. ZINC_NO_WINDOW=1 turns it off (A/B comparisons). */
+ * caller gathers, so a wrong prediction costs a test, never a wrong
+ * value. ZINC_NO_WINDOW=1 turns it off (A/B comparisons). */
 #include "zn_lower.h"
 
 #include <stdlib.h>
