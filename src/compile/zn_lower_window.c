@@ -138,7 +138,7 @@ LLVMValueRef zn_window_fetch(zn_lfn *l, const zn_window *w, LLVMTypeRef et)
         int64_t span, lo = group_lo(w->t, g, w->p, w->size, &span);
         /* bytes the group's lanes read, relative to its window */
         uint64_t need = 0;
-        LLVMValueRef idx[WIN_BYTES];
+        LLVMValueRef idx[ZN_LANES * 8]; /* p * size result bytes, up to 256 */
         for (unsigned i = 0; i < w->p; i++)
             for (unsigned k = 0; k < w->size; k++) {
                 unsigned at = (unsigned)(w->t[g * w->p + i] - lo) + k;
