@@ -50,6 +50,12 @@ static bool is_uniform(const int64_t *t)
     return true;
 }
 
+/* the lane bits of a group of p lanes, at lane 0 */
+static uint64_t group_bits(unsigned p)
+{
+    return p == ZN_LANES ? UINT32_MAX : ((uint64_t)1 << p) - 1;
+}
+
 /* lowest offset of group g of p lanes; *span: its bytes */
 static int64_t group_lo(const int64_t *t, unsigned g, unsigned p, unsigned size, int64_t *span)
 {
@@ -114,7 +120,7 @@ LLVMValueRef zn_window_test(zn_lfn *l, zn_window *w, LLVMValueRef a)
                                     LLVMConstInt(m->t_i32, 0, 0), "win.shape");
     /* each group all active or all idle */
     w->mi = ll_mask_to_i32(l, l->emask);
-    uint64_t full = w->p == 32 ? UINT32_MAX : ((uint64_t)1 << w->p) - 1;
+    uint64_t full = group_bits(w->p);
     for (unsigned g = 0; g < ZN_LANES / w->p; g++) {
         LLVMValueRef mg = LLVMBuildAnd(b, LLVMBuildLShr(b, w->mi,
                                        LLVMConstInt(m->t_i32, g * w->p, 0), ""),
@@ -147,7 +153,7 @@ LLVMValueRef zn_window_fetch(zn_lfn *l, const zn_window *w, LLVMTypeRef et)
             }
         LLVMValueRef busy = LLVMBuildICmp(b, LLVMIntNE,
             LLVMBuildAnd(b, w->mi, LLVMConstInt(m->t_i32,
-                         (w->p == 32 ? UINT32_MAX : ((uint64_t)1 << w->p) - 1) << (g * w->p), 0),
+                         group_bits(w->p) << (g * w->p), 0),
                          ""),
             LLVMConstInt(m->t_i32, 0, 0), "");
         LLVMValueRef bm = LLVMBuildSelect(b, busy, c64(l, need), c64(l, 0), "");
