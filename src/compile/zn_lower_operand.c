@@ -252,8 +252,9 @@ static LLVMValueRef lane_divmod(zn_lfn *l, LLVMValueRef x, LLVMValueRef d,
     return LLVMBuildSub(l->b, x, LLVMBuildMul(l->b, *quot, d, ""), "");
 }
 
-/* t / d for the warp's first thread: a shift when d is a power of two
- * (most block sizes), so that no warp pays for a division. */
+/* t / d for the warp's first thread (or its row index / ntid.y): a shift
+ * when d is a power of two (most block sizes), so that no warp pays for a
+ * division. */
 static LLVMValueRef warp_quotient(zn_lfn *l, LLVMValueRef t, LLVMValueRef d)
 {
     zn_lmod *m = l->m;
@@ -298,18 +299,18 @@ static void tid_xyz(zn_lfn *l, LLVMValueRef wid, LLVMValueRef t, LLVMValueRef *n
     LLVMValueRef t0 = LLVMBuildMul(l->b, wid, c32, "");
     LLVMValueRef q0 = warp_quotient(l, t0, nt[0]);
     LLVMValueRef r0 = LLVMBuildSub(l->b, t0, LLVMBuildMul(l->b, q0, nt[0], ""), "");
-    fast = LLVMGetInsertBlock(l->b);
     LLVMValueRef vnx = ll_splat(l, nt[0]), vny = ll_splat(l, nt[1]);
     LLVMValueRef rx = LLVMBuildAdd(l->b, ll_splat(l, r0), l->lane_ids, "");
     LLVMValueRef wx = LLVMBuildICmp(l->b, LLVMIntUGE, rx, vnx, "");
     LLVMValueRef f[3];
     f[0] = LLVMBuildSub(l->b, rx, LLVMBuildSelect(l->b, wx, vnx, LLVMConstNull(vi), ""), "");
-    LLVMValueRef y0 = LLVMBuildURem(l->b, q0, nt[1], "");
-    LLVMValueRef z0 = LLVMBuildUDiv(l->b, q0, nt[1], "");
+    LLVMValueRef z0 = warp_quotient(l, q0, nt[1]);
+    LLVMValueRef y0 = LLVMBuildSub(l->b, q0, LLVMBuildMul(l->b, z0, nt[1], ""), "");
     LLVMValueRef y = LLVMBuildAdd(l->b, ll_splat(l, y0), LLVMBuildZExt(l->b, wx, vi, ""), "");
     LLVMValueRef wy = LLVMBuildICmp(l->b, LLVMIntUGE, y, vny, "");
     f[1] = LLVMBuildSub(l->b, y, LLVMBuildSelect(l->b, wy, vny, LLVMConstNull(vi), ""), "");
     f[2] = LLVMBuildAdd(l->b, ll_splat(l, z0), LLVMBuildZExt(l->b, wy, vi, ""), "");
+    fast = LLVMGetInsertBlock(l->b);
     LLVMBuildBr(l->b, join);
 
     LLVMPositionBuilderAtEnd(l->b, slow);
