@@ -243,12 +243,26 @@ LLVMValueRef ll_lanes(zn_lfn *l, LLVMValueRef v, unsigned first, unsigned n)
                                   LLVMConstVector(idx, n), "");
 }
 
+LLVMValueRef ll_concat(zn_lfn *l, LLVMValueRef *v, unsigned n)
+{
+    unsigned len = LLVMGetVectorSize(LLVMTypeOf(v[0]));
+    for (unsigned cnt = n; cnt > 1; len *= 2, cnt /= 2)
+        for (unsigned i = 0; i < cnt / 2; i++) {
+            LLVMValueRef idx[LL_CONCAT_MAX];
+            if (2 * len > LL_CONCAT_MAX)
+                zn_die("ll_concat: %u elements, at most %u", 2 * len, LL_CONCAT_MAX);
+            for (unsigned j = 0; j < 2 * len; j++)
+                idx[j] = LLVMConstInt(l->m->t_i32, j, 0);
+            v[i] = LLVMBuildShuffleVector(l->b, v[2 * i], v[2 * i + 1],
+                                          LLVMConstVector(idx, 2 * len), "");
+        }
+    return v[0];
+}
+
 LLVMValueRef ll_join_halves(zn_lfn *l, LLVMValueRef lo, LLVMValueRef hi)
 {
-    LLVMValueRef idx[ZN_LANES];
-    for (unsigned j = 0; j < ZN_LANES; j++)
-        idx[j] = LLVMConstInt(l->m->t_i32, j, 0);
-    return LLVMBuildShuffleVector(l->b, lo, hi, LLVMConstVector(idx, ZN_LANES), "");
+    LLVMValueRef v[2] = {lo, hi};
+    return ll_concat(l, v, 2);
 }
 
 LLVMValueRef ll_splat_n(zn_lfn *l, LLVMValueRef s, unsigned w)

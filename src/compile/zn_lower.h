@@ -144,6 +144,10 @@ LLVMValueRef ll_splat(zn_lfn *l, LLVMValueRef scalar);
 LLVMValueRef ll_lanes(zn_lfn *l, LLVMValueRef v, unsigned first, unsigned n);
 /* two 16-lane halves back into one 32-lane vector */
 LLVMValueRef ll_join_halves(zn_lfn *l, LLVMValueRef lo, LLVMValueRef hi);
+/* v[0..n-1] (n a power of two, equal lengths) concatenated in order,
+ * pairwise (v[] is overwritten); at most LL_CONCAT_MAX elements in all */
+#define LL_CONCAT_MAX (ZN_LANES * 8)
+LLVMValueRef ll_concat(zn_lfn *l, LLVMValueRef *v, unsigned n);
 /* scalar s in all w lanes of a <w x T> */
 LLVMValueRef ll_splat_n(zn_lfn *l, LLVMValueRef s, unsigned w);
 /* whether the target's feature string enables feat ("avx512vnni"): the
@@ -392,6 +396,8 @@ bool zn_affine_addr(zn_lfn *l, zn_aff_addr *out);
  * checks at run time; false: none. *step: what a loop iteration adds to
  * the address when it is stepped by immediates (0: not known). */
 bool zn_lanetab_addr(zn_lfn *l, int64_t *out, int64_t *step);
+/* whether a lane table is all zeros (the same value in every lane) */
+bool zn_lanetab_is_zero(const int64_t *t);
 void zn_lanetab_free(struct zn_lanetab *t);
 /* A load whose lane groups read inside 64-byte windows (zn_lower_window.c):
  * plan (false: not worth it or not possible), then at run time the test

@@ -357,15 +357,7 @@ static LLVMValueRef interleave(zn_lfn *l, LLVMValueRef *v, unsigned n, unsigned 
     LLVMValueRef cat[8];
     for (unsigned i = 0; i < n; i++)
         cat[i] = v[i];
-    /* concatenate pairwise until one vector of w * n elements remains */
-    for (unsigned len = w, cnt = n; cnt > 1; len *= 2, cnt /= 2)
-        for (unsigned i = 0; i < cnt / 2; i++) {
-            LLVMValueRef idx[ZN_LANES * 8];
-            for (unsigned j = 0; j < 2 * len; j++)
-                idx[j] = c32(l, j);
-            cat[i] = LLVMBuildShuffleVector(l->b, cat[2 * i], cat[2 * i + 1],
-                                            LLVMConstVector(idx, 2 * len), "");
-        }
+    ll_concat(l, cat, n);   /* one vector of w * n elements */
     if (n == 1)
         return cat[0];
     LLVMValueRef idx[ZN_LANES * 8];

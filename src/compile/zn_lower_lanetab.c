@@ -112,7 +112,7 @@ static void tab_zero(int64_t *t)
     memset(t, 0, LT_N * sizeof *t);
 }
 
-static bool tab_is_zero(const int64_t *t)
+bool zn_lanetab_is_zero(const int64_t *t)
 {
     for (unsigned i = 0; i < ZN_LANES; i++)
         if (t[i])
@@ -176,7 +176,7 @@ static bool mul_tab(zn_lfn *l, const ptx_opnd *oa, const ptx_opnd *ob, int64_t *
     int64_t ta[LT_N], tb[LT_N];
     if (!opnd_tab(l, oa, ta) || !opnd_tab(l, ob, tb))
         return false;
-    bool za = tab_is_zero(ta), zb = tab_is_zero(tb);
+    bool za = zn_lanetab_is_zero(ta), zb = zn_lanetab_is_zero(tb);
     if (za && zb) {
         tab_zero(out);
         return true;
@@ -290,7 +290,7 @@ static int is_step(zn_lfn *l, const ptx_ins *ins, int32_t r, int64_t *step)
         return 0;
     int64_t u[LT_N];
     const ptx_opnd *by = &o[3 - self];
-    if (!opnd_tab(l, by, u) || !tab_is_zero(u))
+    if (!opnd_tab(l, by, u) || !zn_lanetab_is_zero(u))
         return 0;
     *step = by->kind != PTX_OPND_IMM ? 0 : ins->op == PTX_OP_sub ? -by->ival : by->ival;
     return 1;

@@ -42,14 +42,6 @@ static bool is_contiguous(const int64_t *t, unsigned size)
     return true;
 }
 
-static bool is_uniform(const int64_t *t)
-{
-    for (unsigned i = 0; i < ZN_LANES; i++)
-        if (t[i])
-            return false;
-    return true;
-}
-
 /* the lane bits of a group of p lanes, at lane 0 */
 static uint64_t group_bits(unsigned p)
 {
@@ -84,7 +76,7 @@ bool zn_window_plan(zn_lfn *l, unsigned size, zn_window *w)
 {
     if (getenv("ZINC_NO_WINDOW") || !zn_target_has(l->m, "avx512vbmi") ||
         !zn_target_has(l->m, "avx512bw") || size > 8 || !zn_lanetab_addr(l, w->t, &w->step) ||
-        is_uniform(w->t) || is_contiguous(w->t, size))
+        zn_lanetab_is_zero(w->t) || is_contiguous(w->t, size))
         return false;
     /* the widest groups that fit a window: fewer loads and shuffles */
     for (unsigned p = ZN_LANES; p >= 4; p /= 2) {
@@ -168,16 +160,7 @@ LLVMValueRef zn_window_fetch(zn_lfn *l, const zn_window *w, LLVMTypeRef et)
         part[g] = LLVMBuildShuffleVector(b, win, LLVMGetPoison(bytes),
                                          LLVMConstVector(idx, gb), "win.pick");
     }
-    /* concatenate the groups pairwise: lanes in order */
-    for (unsigned len = gb, cnt = ng; cnt > 1; len *= 2, cnt /= 2)
-        for (unsigned i = 0; i < cnt / 2; i++) {
-            LLVMValueRef idx[ZN_LANES * 8];
-            for (unsigned j = 0; j < 2 * len; j++)
-                idx[j] = LLVMConstInt(m->t_i32, j, 0);
-            part[i] = LLVMBuildShuffleVector(b, part[2 * i], part[2 * i + 1],
-                                             LLVMConstVector(idx, 2 * len), "");
-        }
     LLVMTypeRef it = LLVMIntTypeInContext(m->ctx, w->size * 8);
-    LLVMValueRef v = LLVMBuildBitCast(b, part[0], ll_vec(it), "");
+    LLVMValueRef v = LLVMBuildBitCast(b, ll_concat(l, part, ng), ll_vec(it), "");
     return it == et ? v : LLVMBuildBitCast(b, v, ll_vec(et), "win.ld");
 }

@@ -14,7 +14,6 @@
  * resumed at once.
  */
 #include "zn_exec_internal.h"
-#include "zn_exec_race.h"
 #include "util/zn_log.h"
 
 #include <stdatomic.h>
@@ -88,7 +87,7 @@ static int fast_barrier(zn_block_run *run, uint32_t i, uint64_t cw, int *next)
         run->narrived[0]++;
     }
     run->bar_count[0] = count;
-    if ((run->arrived[0] | run->done_mask) != run->all_mask) {
+    if (!zn_warps_barrier_complete(run, 0)) {
         run->bar_active |= 1;
         run->runnable &= ~bit;
         run->waiting[0] |= bit;
@@ -96,10 +95,7 @@ static int fast_barrier(zn_block_run *run, uint32_t i, uint64_t cw, int *next)
         return 1;
     }
     /* the last to arrive releases the others; they leave in warp order */
-    zn_race_barrier(run);
-    run->runnable |= run->waiting[0];
-    run->waiting[0] = run->arrived[0] = run->narrived[0] = 0;
-    run->bar_active &= ~1u;
+    zn_warps_release(run, 0);
     uint32_t first = (uint32_t)__builtin_ctz(run->runnable);
     if (first >= i)
         return 0;

@@ -133,6 +133,34 @@ int32_t zn_warps_barrier(zn_warp_ctx *w, uint32_t id, uint32_t count, uint32_t m
 void zn_warps_block_start(zn_block_run *run);
 void zn_warps_exited(zn_block_run *run, uint32_t i, int32_t status);
 int zn_warps_next_runnable(const zn_block_run *run, uint32_t i);
+
+/* zn_exec_race.c: a barrier of the block running on run's worker
+ * completed: racecheck's accesses after it are ordered after those before
+ * (a new epoch). No-op when racecheck is off. */
+void zn_race_barrier(zn_block_run *run);
+
+/* Whether barrier id is complete: a whole-block one when every warp has
+ * arrived or finished (a warp that arrived and then finished counts once);
+ * one with a thread count when that many threads' warps have arrived.
+ * Inline: both schedulers test it at every arrival. */
+static inline int zn_warps_barrier_complete(const zn_block_run *run, uint32_t id)
+{
+    uint32_t count = run->bar_count[id];
+    if (count == 0 || count >= run->blk.nthreads)
+        return (run->arrived[id] | run->done_mask) == run->all_mask;
+    return run->narrived[id] >= (count + ZN_WARP_SIZE - 1) / ZN_WARP_SIZE;
+}
+
+/* Barrier id completed: its waiting warps become runnable. */
+static inline void zn_warps_release(zn_block_run *run, uint32_t id)
+{
+    zn_race_barrier(run);
+    run->runnable |= run->waiting[id];
+    run->waiting[id] = 0;
+    run->arrived[id] = 0;
+    run->narrived[id] = 0;
+    run->bar_active &= ~(1u << id);
+}
 int zn_warps_grid_dead(const zn_block_run *run);
 void zn_warps_stop_waiting(zn_block_run *run);
 uint32_t zn_warps_break_deadlock(zn_block_run *run);

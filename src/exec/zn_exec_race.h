@@ -10,9 +10,8 @@
  * racecheck; read (relaxed) by the hot paths below before anything else. */
 extern _Atomic bool zn_race_enabled;
 
-/* A barrier of the block running on run's worker completed: accesses after
- * it are ordered after those before (a new epoch). No-op when off. */
-void zn_race_barrier(zn_block_run *run);
+/* zn_race_barrier (a barrier's new epoch) is declared in
+ * zn_exec_internal.h: the barrier release there calls it. */
 /* One warp's access (zn_rt_ops.memcheck's arguments): shared accesses are
  * recorded in the worker's shadow and conflicts with other warps' accesses
  * since the last barrier reported. Never stops the warp. */

@@ -23,7 +23,6 @@
  * warps_grid_dead). Ordinary grids' warps run out without waiting.
  */
 #include "zn_exec_internal.h"
-#include "zn_exec_race.h" /* racecheck: barrier epochs (zn_exec_race.c) */
 #include "util/zn_log.h"
 
 #include <sched.h>
@@ -58,17 +57,6 @@ static void warps_yield(zn_block_run *run, uint32_t i)
     int j = zn_warps_next_runnable(run, i);
     zn_fiber *to = j >= 0 ? warp_fiber(run, (uint32_t)j) : &run->worker->native;
     zn_fiber_switch(warp_fiber(run, i), to);
-}
-
-/* A whole-block barrier completes when every warp has arrived or finished
- * (a warp that arrived and then finished counts once); one with a thread
- * count when that many threads' warps have arrived. */
-static int warps_barrier_complete(const zn_block_run *run, uint32_t id)
-{
-    uint32_t count = run->bar_count[id];
-    if (count == 0 || count >= run->blk.nthreads)
-        return (run->arrived[id] | run->done_mask) == run->all_mask;
-    return run->narrived[id] >= (count + ZN_WARP_SIZE - 1) / ZN_WARP_SIZE;
 }
 
 /* Whether the block's grid is cooperative and has failed, so that its
@@ -117,16 +105,6 @@ static _Noreturn void warps_stop(zn_block_run *run, uint32_t i)
     zn_die("warp scheduler: a stopped warp was resumed");
 }
 
-static void warps_release(zn_block_run *run, uint32_t id)
-{
-    zn_race_barrier(run); /* racecheck: a new barrier epoch (zn_exec_race.c) */
-    run->runnable |= run->waiting[id];
-    run->waiting[id] = 0;
-    run->arrived[id] = 0;
-    run->narrived[id] = 0;
-    run->bar_active &= ~(1u << id);
-}
-
 void zn_warps_exited(zn_block_run *run, uint32_t i, int32_t status)
 {
     if (status != ZN_KSTATUS_OK)
@@ -140,8 +118,8 @@ void zn_warps_exited(zn_block_run *run, uint32_t i, int32_t status)
         zn_warps_stop_waiting(run);
     for (uint32_t act = run->bar_active; act; act &= act - 1) {
         uint32_t id = (uint32_t)__builtin_ctz(act);
-        if (warps_barrier_complete(run, id))
-            warps_release(run, id);
+        if (zn_warps_barrier_complete(run, id))
+            zn_warps_release(run, id);
     }
 }
 
@@ -181,7 +159,7 @@ uint32_t zn_warps_break_deadlock(zn_block_run *run)
                run->blk.ctaid[0], run->blk.ctaid[1], run->blk.ctaid[2],
                (unsigned)__builtin_popcount(run->all_mask & ~run->done_mask));
     for (uint32_t id = 0; id < ZN_MAX_BARRIERS; id++)
-        warps_release(run, id);
+        zn_warps_release(run, id);
     int j = zn_warps_next_runnable(run, run->nwarps - 1);
     if (j < 0)
         zn_die("warp scheduler: no runnable warp after release");
@@ -266,8 +244,8 @@ int32_t zn_warps_barrier(zn_warp_ctx *w, uint32_t id, uint32_t count, uint32_t m
         run->bar_active |= 1u << id;
     }
     run->bar_count[id] = count;
-    if (warps_barrier_complete(run, id)) {
-        warps_release(run, id);
+    if (zn_warps_barrier_complete(run, id)) {
+        zn_warps_release(run, id);
         /* Leave the barrier in warp order (warp 0 first), as at the start of
          * the block: code with a benign race after a barrier (llm.c's fp32
          * classifier: thread 0 reads a value that other warps overwrite
