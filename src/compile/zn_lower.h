@@ -61,6 +61,16 @@ typedef struct zn_lmod {
 
 /* ---- per-function state -------------------------------------------------- */
 
+/* A window test's answer for one address register (zn_lower_window.c),
+ * kept while straight-line code does not write the register. */
+typedef struct zn_win_seen {
+    int32_t reg;                /* address register */
+    int space;                  /* its state space */
+    int64_t imm;                /* its immediate offset then */
+    LLVMValueRef emask;         /* the lanes it tested; NULL: an empty entry */
+    LLVMValueRef base, exact;   /* i64 lane-0 address, i1 all at base + T */
+} zn_win_seen;
+#define ZN_WIN_SEEN 8           /* window tests remembered per straight-line run */
 typedef struct zn_lfn {
     zn_lmod *m;
     LLVMBuilderRef b;
@@ -119,6 +129,8 @@ typedef struct zn_lfn {
     bool *aff_join;             /* labels at ins i, [nins + 1]: reads tid.y/z (zn_lower_affine.c) */
     uint32_t *pair_act;         /* paired 16-bit loads (zn_lower_pairld.c), or NULL */
     struct zn_lanetab *lanetab; /* predicted lane offsets (zn_lower_lanetab.c), or NULL */
+    zn_win_seen win_seen[ZN_WIN_SEEN]; /* recent window tests (zn_lower_window.c) */
+    unsigned win_next;          /* the entry the next test replaces */
     unsigned load_align;        /* alignment of the load being lowered when
                                  * below its size (a paired load: 2); 0 = size */
     bool coro;                  /* compiled as a coroutine (zn_lower_coro.c) */
@@ -411,6 +423,10 @@ typedef struct zn_window {
 bool zn_window_plan(zn_lfn *l, unsigned size, zn_window *w);
 LLVMValueRef zn_window_test(zn_lfn *l, zn_window *w, LLVMValueRef a);
 LLVMValueRef zn_window_fetch(zn_lfn *l, const zn_window *w, LLVMTypeRef et);
+/* After instruction ins (or at a block's start, ins NULL): forget the last
+ * window test when ins may have changed its register or left straight-line
+ * code, so that a later load of the same register never reuses it. */
+void zn_window_forget(zn_lfn *l, const ptx_ins *ins);
 /* Shared by both (zn_lower_invariant.c): ops without side effects whose
  * result depends on their operands only; ld.param of a kernel parameter;
  * f(reg) for every register an operand names. */

@@ -574,6 +574,7 @@ void zn_lower_func(zn_lmod *m, const ptx_func *f, LLVMValueRef fn)
         l->cur_block = k;
         l->mask = LLVMBuildLoad2(l->b, ll_vec(m->t_i1), l->mask_slot, "mask");
         l->terminated = false;
+        zn_window_forget(l, NULL);
         /* block-local registers enter every block dead: no phis for them.
          * Only those the block mentions need the undef store (elsewhere
          * nothing reads them before a store); all of them in every block
@@ -589,6 +590,7 @@ void zn_lower_func(zn_lmod *m, const ptx_func *f, LLVMValueRef fn)
             l->ins = &f->ins[i];
             l->emask = zn_guard_mask(l, l->ins);
             zn_lower_ins(l, l->ins);
+            zn_window_forget(l, l->ins);
         }
         if (!l->terminated) {
             if (l->blk_conv[k])

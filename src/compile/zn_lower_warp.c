@@ -435,6 +435,7 @@ static void leave_at_barrier(zn_lfn *l, const ptx_ins *bar, const ptx_ins *leave
         l->ins = p;
         l->emask = zn_guard_mask(l, p);
         zn_lower_ins(l, p);
+        zn_window_forget(l, p);
     }
     l->ins = bar;
     l->emask = l->mask;     /* the barrier is unguarded */

@@ -95,10 +95,27 @@ bool zn_window_plan(zn_lfn *l, unsigned size, zn_window *w)
     return false;
 }
 
-LLVMValueRef zn_window_test(zn_lfn *l, zn_window *w, LLVMValueRef a)
+/* Whether the active lanes' addresses a are exactly base + T[lane] for one
+ * base (set in w->base). A load of the same address register as the last
+ * test's, in the same straight-line code with the same lanes, only adds
+ * the difference of their immediates: the register's lane offsets are
+ * the same T, so the earlier answer holds (llama.cpp's unrolled
+ * mul_mat_vec_q reads 4-6 times from each of its 4 pointers per step, and
+ * each test is ~25 vector instructions). */
+static LLVMValueRef exact_test(zn_lfn *l, zn_window *w, LLVMValueRef a)
 {
     zn_lmod *m = l->m;
     LLVMBuilderRef b = l->b;
+    const ptx_opnd *ao = &l->ins->opnds[1];
+    for (unsigned k = 0; k < ZN_WIN_SEEN; k++) {
+        const zn_win_seen *e = &l->win_seen[k];
+        if (e->emask && e->reg == ao->reg && e->space == (int)l->ins->space &&
+            e->emask == l->emask) {
+            w->base = LLVMBuildAdd(b, e->base, c64(l, (uint64_t)(ao->ival - e->imm)),
+                                   "win.base");
+            return e->exact;
+        }
+    }
     LLVMValueRef tv[ZN_LANES];
     for (unsigned i = 0; i < ZN_LANES; i++)
         tv[i] = c64(l, (uint64_t)w->t[i]);
@@ -108,8 +125,44 @@ LLVMValueRef zn_window_test(zn_lfn *l, zn_window *w, LLVMValueRef a)
     w->base = ll_intrin1(l, "llvm.vector.reduce.umin", LLVMBuildSelect(b, l->emask, d, none, ""));
     LLVMValueRef off = LLVMBuildAnd(b, LLVMBuildICmp(b, LLVMIntNE, d, ll_splat(l, w->base), ""),
                                     l->emask, "");
-    LLVMValueRef ok = LLVMBuildICmp(b, LLVMIntEQ, ll_mask_to_i32(l, off),
-                                    LLVMConstInt(m->t_i32, 0, 0), "win.shape");
+    LLVMValueRef exact = LLVMBuildICmp(b, LLVMIntEQ, ll_mask_to_i32(l, off),
+                                       LLVMConstInt(m->t_i32, 0, 0), "win.shape");
+    zn_win_seen *e = &l->win_seen[l->win_next++ % ZN_WIN_SEEN];
+    e->reg = ao->reg;
+    e->space = (int)l->ins->space;
+    e->imm = ao->ival;
+    e->emask = l->emask;
+    e->base = w->base;
+    e->exact = exact;
+    return exact;
+}
+
+/* entries with emask NULL are empty */
+static void forget_def(int32_t r, void *ud)
+{
+    zn_lfn *l = ud;
+    for (unsigned k = 0; k < ZN_WIN_SEEN; k++)
+        if (l->win_seen[k].reg == r)
+            l->win_seen[k].emask = NULL;
+}
+
+void zn_window_forget(zn_lfn *l, const ptx_ins *ins)
+{
+    if (!ins || ins->op == PTX_OP_call ||
+        (ptx_op_table[ins->op].flags & (PTX_OF_BRANCH | PTX_OF_CONVERGENT))) {
+        for (unsigned k = 0; k < ZN_WIN_SEEN; k++)
+            l->win_seen[k].emask = NULL;
+        return;
+    }
+    if (ins->nopnds)
+        zn_each_def(&ins->opnds[0], forget_def, l);
+}
+
+LLVMValueRef zn_window_test(zn_lfn *l, zn_window *w, LLVMValueRef a)
+{
+    zn_lmod *m = l->m;
+    LLVMBuilderRef b = l->b;
+    LLVMValueRef ok = exact_test(l, w, a);
     /* each group all active or all idle */
     w->mi = ll_mask_to_i32(l, l->emask);
     uint64_t full = group_bits(w->p);
