@@ -9,6 +9,8 @@
  * exact result, so one step towards the wanted direction fixes it. */
 #include "zn_lower.h"
 
+#include <stdlib.h>
+
 static LLVMTypeRef int_of(zn_lfn *l, LLVMTypeRef fvt)
 {
     return ll_vec(LLVMIntTypeInContext(l->m->ctx, ll_bits(fvt)));
@@ -237,9 +239,67 @@ static LLVMValueRef keep_inf(zn_lfn *l, LLVMValueRef r, LLVMValueRef fixed,
     return LLVMBuildSelect(b, exact, r, fixed, "");
 }
 
+/* AVX-512's embedded rounding: add/sub/mul/div/sqrt/fma of 512-bit
+ * vectors round in the direction the instruction names (EVEX.b with a
+ * rounding-control field, exceptions suppressed) whatever the MXCSR mode;
+ * IEEE-exact, subnormals included (kernels run without FTZ/DAZ,
+ * exec/zn_fpenv.h). One instruction per 16 f32 / 8 f64 lanes instead of
+ * the error-free transformations below (CUDA's expf does an fma.rm per
+ * element). ZINC_NO_EMBEDDED_ROUNDING=1 keeps the portable path (CI sweeps
+ * it that way too). NULL: not this op or type. */
+static LLVMValueRef embedded(zn_lfn *l, ptx_op op, LLVMValueRef *s, ptx_rnd rnd)
+{
+    zn_lmod *m = l->m;
+    LLVMTypeRef et = ll_elem(LLVMTypeOf(s[0]));
+    if ((et != m->t_f32 && et != m->t_f64) || !zn_target_has(m, "avx512f") ||
+        getenv("ZINC_NO_EMBEDDED_ROUNDING"))
+        return NULL;
+    const char *name;
+    unsigned n = 2;
+    bool f32 = et == m->t_f32;
+    switch (op) {
+    case PTX_OP_add: name = f32 ? "llvm.x86.avx512.add.ps.512" : "llvm.x86.avx512.add.pd.512"; break;
+    case PTX_OP_sub: name = f32 ? "llvm.x86.avx512.sub.ps.512" : "llvm.x86.avx512.sub.pd.512"; break;
+    case PTX_OP_mul: name = f32 ? "llvm.x86.avx512.mul.ps.512" : "llvm.x86.avx512.mul.pd.512"; break;
+    case PTX_OP_div: case PTX_OP_rcp:
+        name = f32 ? "llvm.x86.avx512.div.ps.512" : "llvm.x86.avx512.div.pd.512";
+        break;
+    case PTX_OP_sqrt:
+        name = f32 ? "llvm.x86.avx512.sqrt.ps.512" : "llvm.x86.avx512.sqrt.pd.512";
+        n = 1;
+        break;
+    case PTX_OP_fma: case PTX_OP_mad:
+        name = f32 ? "llvm.x86.avx512.vfmadd.ps.512" : "llvm.x86.avx512.vfmadd.pd.512";
+        n = 3;
+        break;
+    default:
+        return NULL;
+    }
+    LLVMValueRef src[3] = {s[0], s[1], n == 3 ? s[2] : NULL};
+    if (op == PTX_OP_rcp) {
+        src[0] = ll_const_fvec(et, 1.0);
+        src[1] = s[0];
+    }
+    /* _MM_FROUND_NO_EXC | towards -inf (1), +inf (2), zero (3) */
+    unsigned rc = 8 | (rnd == PTX_RND_RM ? 1 : rnd == PTX_RND_RP ? 2 : 3);
+    unsigned w = f32 ? 16 : 8;
+    LLVMValueRef part[ZN_LANES / 8];
+    for (unsigned p = 0; p < ZN_LANES / w; p++) {
+        LLVMValueRef args[4];
+        for (unsigned i = 0; i < n; i++)
+            args[i] = ll_lanes(l, src[i], p * w, w);
+        args[n] = LLVMConstInt(m->t_i32, rc, 0);
+        part[p] = ll_intrin(l, name, NULL, 0, args, n + 1);
+    }
+    return ll_concat(l, part, ZN_LANES / w);
+}
+
 /* f32/f64 arithmetic with .rz/.rm/.rp; NULL if not supported */
 LLVMValueRef zn_fop_directed(zn_lfn *l, ptx_op op, LLVMValueRef *s, ptx_rnd rnd)
 {
+    LLVMValueRef e = embedded(l, op, s, rnd);
+    if (e)
+        return e;
     LLVMValueRef r = zn_fop_directed1(l, op, s, rnd);
     if (!r)
         return NULL;
