@@ -45,25 +45,70 @@ static void other_read(int32_t r, void *ud)
         l->reg_nan_free[r] = false;
 }
 
+/* An instruction that only moves a 32-bit register's bits to its
+ * destination: mov.b32/f32 between registers, and shfl's value (each lane
+ * gets some lane's bits). A NaN read through it reaches only what reads
+ * the destination, so the read is harmless when the destination is
+ * NaN-free too: a warp reduction's `v += __shfl_down_sync(v, o)` chain
+ * (mov to .b32, shfl, mov back, add) keeps one canonicalisation at its end.
+ * The index of the moved source operand, or -1. */
+static int moved_src(const ptx_ins *ins)
+{
+    if (ins->nopnds < 2 || ins->opnds[0].kind != PTX_OPND_REG || ins->opnds[0].reg < 0 ||
+        ins->opnds[1].kind != PTX_OPND_REG || ins->opnds[1].reg2 >= 0 ||
+        ins->guard_reg >= 0)
+        return -1;
+    ptx_type t = ins->type[0];
+    if (t != PTX_T_B32 && t != PTX_T_F32 && t != PTX_T_U32 && t != PTX_T_S32)
+        return -1;
+    if (ins->op == PTX_OP_mov && ins->nopnds == 2 && ins->opnds[0].reg2 < 0)
+        return 1;
+    if (ins->op == PTX_OP_shfl)
+        return 1;
+    return -1;
+}
+
+static uint32_t nan_free_count(const zn_lfn *l)
+{
+    uint32_t n = 0;
+    for (uint32_t r = 0; r < l->f->nregs; r++)
+        n += l->reg_nan_free[r];
+    return n;
+}
+
+/* One pass over the reads. */
+static void nan_free_pass(zn_lfn *l)
+{
+    const ptx_func *f = l->f;
+    for (uint32_t i = 0; i < f->nins; i++) {
+        const ptx_ins *ins = &f->ins[i];
+        bool cons = canon_consumer(ins);
+        int mv = moved_src(ins);
+        /* a consumer's plain register sources are the reads allowed; every
+         * other register an instruction names counts as another read (its
+         * destinations too: cautious, and simpler than telling them apart),
+         * but a move's destination and, while that is NaN-free, its source */
+        for (uint32_t k = 0; k < ins->nopnds; k++) {
+            const ptx_opnd *o = &ins->opnds[k];
+            if (cons && o->kind == PTX_OPND_REG && o->reg2 < 0)
+                continue;
+            if (mv >= 0 && k == 0) {
+                other_read(o->reg2, l);   /* shfl's predicate */
+                continue;
+            }
+            if (mv >= 0 && k == (uint32_t)mv && l->reg_nan_free[ins->opnds[0].reg])
+                continue;
+            zn_each_reg(o, other_read, l);
+        }
+    }
+}
+
 void zn_nan_free_regs(zn_lfn *l)
 {
     const ptx_func *f = l->f;
     l->reg_nan_free = calloc(f->nregs + 1, sizeof *l->reg_nan_free);
     for (uint32_t r = 0; r < f->nregs; r++)
         l->reg_nan_free[r] = true;
-    for (uint32_t i = 0; i < f->nins; i++) {
-        const ptx_ins *ins = &f->ins[i];
-        bool cons = canon_consumer(ins);
-        /* a consumer's plain register sources are the reads allowed; every
-         * other register an instruction names counts as another read (its
-         * destinations too: cautious, and simpler than telling them apart) */
-        for (uint32_t k = 0; k < ins->nopnds; k++) {
-            const ptx_opnd *o = &ins->opnds[k];
-            if (cons && o->kind == PTX_OPND_REG && o->reg2 < 0)
-                continue;
-            zn_each_reg(o, other_read, l);
-        }
-    }
     /* .reg results of a .func are read when it returns (zn_lower_regparam.c):
      * they are the body's first registers */
     if (!f->is_entry) {
@@ -72,6 +117,11 @@ void zn_nan_free_regs(zn_lfn *l)
             if (f->rets[i].space == PTX_SPACE_REG)
                 other_read((int32_t)id++, l);
     }
+    /* greatest fixed point: a move's source loses it when its destination
+     * does, so repeat until nothing changes */
+    for (uint32_t before = UINT32_MAX, now = nan_free_count(l); now != before;
+         before = now, now = nan_free_count(l))
+        nan_free_pass(l);
 }
 
 bool zn_nan_canon_elided(const zn_lfn *l, const ptx_ins *ins)

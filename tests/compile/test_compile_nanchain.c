@@ -8,7 +8,9 @@
  * any payload (quiet, signalling, negative, the x86 default NaN made by
  * inf * 0) entering anywhere in the chain must still leave it as
  * 0x7fffffff, while values with another use (a store, a bit move) stay
- * canonical where they are read. Checked against a C reference. */
+ * canonical where they are read. Also through the moves of a warp
+ * shuffle reduction (mov.b32, shfl, mov.b32 back into the next add).
+ * Checked against a C reference. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -212,11 +214,97 @@ static void test_run(void)
     zn_jit_module_free(jm);
 }
 
+/* A warp reduction as nvcc writes `v += __shfl_down_sync(~0u, v, o)`: the
+ * value moves to a .b32 register, through shfl, back, into the add. The
+ * moves only carry bits to the next add, so only the stored sum keeps its
+ * canonicalisation; shfl_tap also stores the bits that the third shfl
+ * moved (the second add's result, read by a store through mov and shfl:
+ * that add must stay canonical). */
+static const char *shfl_ptx =
+    ".version 7.0\n.target sm_70\n.address_size 64\n"
+    ".visible .entry shfl_red(.param .u64 pi, .param .u64 po, .param .u64 pt, .param .u32 tap)\n{\n"
+    "  .reg .pred %p<8>;\n  .reg .f32 %f<16>;\n  .reg .b32 %r<24>;\n  .reg .b64 %rd<8>;\n"
+    "  ld.param.u64 %rd1, [pi];\n  ld.param.u64 %rd2, [po];\n  ld.param.u64 %rd3, [pt];\n"
+    "  ld.param.u32 %r20, [tap];\n"
+    "  mov.u32 %r1, %tid.x;\n  mul.wide.u32 %rd4, %r1, 4;\n"
+    "  add.s64 %rd5, %rd1, %rd4;\n  add.s64 %rd6, %rd2, %rd4;\n  add.s64 %rd7, %rd3, %rd4;\n"
+    "  ld.global.f32 %f0, [%rd5];\n"
+    "  mov.b32 %r2, %f0;\n  shfl.sync.down.b32 %r3|%p1, %r2, 16, 31, -1;\n"
+    "  mov.b32 %f1, %r3;\n  add.f32 %f2, %f0, %f1;\n"
+    "  mov.b32 %r4, %f2;\n  shfl.sync.down.b32 %r5|%p2, %r4, 8, 31, -1;\n"
+    "  mov.b32 %f3, %r5;\n  add.f32 %f4, %f2, %f3;\n"
+    "  mov.b32 %r6, %f4;\n  shfl.sync.down.b32 %r7|%p3, %r6, 4, 31, -1;\n"
+    "  setp.ne.u32 %p6, %r20, 0;\n  @%p6 st.global.u32 [%rd7], %r7;\n"
+    "  mov.b32 %f5, %r7;\n  add.f32 %f6, %f4, %f5;\n"
+    "  mov.b32 %r8, %f6;\n  shfl.sync.down.b32 %r9|%p4, %r8, 2, 31, -1;\n"
+    "  mov.b32 %f7, %r9;\n  add.f32 %f8, %f6, %f7;\n"
+    "  mov.b32 %r10, %f8;\n  shfl.sync.down.b32 %r11|%p5, %r10, 1, 31, -1;\n"
+    "  mov.b32 %f9, %r11;\n  add.f32 %f10, %f8, %f9;\n"
+    "  st.global.f32 [%rd6], %f10;\n  ret;\n}\n";
+
+static void test_shfl(void)
+{
+    zn_jit_module *jm = zt_load_text(shfl_ptx, NULL);
+    CHECK(jm != NULL, "shfl_red did not compile");
+    if (!jm)
+        return;
+    char *ir = zn_jit_ir_text(jm, 0);
+    if (ir) {
+        /* the store's value, and the second add's (read by the tap) */
+        size_t uno = count(ir, "fcmp uno");
+        CHECK(uno == 2, "%zu NaN canonicalisations in a 5-step shuffle reduction (want 2)", uno);
+        free(ir);
+    }
+    float in[T];
+    uint32_t x = 777;
+    for (int i = 0; i < T; i++) {
+        x = x * 1103515245u + 12345u;
+        in[i] = (float)((int)(x >> 16 & 0xff) - 128) / 16.0f;
+    }
+    for (int w = 0; w < T / 32; w++)   /* warp w: a NaN of some payload at lane 3 * w + 1 */
+        if (w > 0)
+            in[32 * w + 3 * w + 1] = fbits(payloads[w % NPAY]);
+    for (int tapped = 0; tapped < 2; tapped++) {
+        uint32_t out[T], tap[T];
+        for (int i = 0; i < T; i++)
+            out[i] = tap[i] = POISON;
+        float *pi = in;
+        uint32_t *po = out, *pt = tap, ptap = (uint32_t)tapped;
+        void *args[] = {&pi, &po, &pt, &ptap};
+        CHECK(zt_run(jm, "shfl_red", ZT_DIM1(1), ZT_DIM1(T), 0, args) == 0, "shfl_red status");
+        int bad = 0;
+        for (int w = 0; w < T / 32; w++) {
+            float v[32], t3[32];
+            for (int l = 0; l < 32; l++)
+                v[l] = in[32 * w + l];
+            for (int o = 16; o > 0; o /= 2) {
+                float nv[32];
+                for (int l = 0; l < 32; l++) {
+                    float s = l + o < 32 ? v[l + o] : v[l];
+                    if (o == 4)
+                        t3[l] = s;
+                    nv[l] = v[l] + s;
+                }
+                memcpy(v, nv, sizeof v);
+            }
+            for (int l = 0; l < 32; l++) {
+                int t = 32 * w + l;
+                uint32_t want_tap = tapped ? canon(t3[l]) : POISON;
+                if ((out[t] != canon(v[l]) || tap[t] != want_tap) && bad++ < 8)
+                    CHECK(0, "shfl_red tap %d thread %d: 0x%08x tap 0x%08x, want 0x%08x "
+                          "tap 0x%08x", tapped, t, out[t], tap[t], canon(v[l]), want_tap);
+            }
+        }
+    }
+    zn_jit_module_free(jm);
+}
+
 int main(void)
 {
     zn_compile_keep_ir(1); /* keeps the IR text (and bypasses the cache) */
     test_ir();
     test_run();
+    test_shfl();
     zt_cleanup();
     if (!zt_failures)
         printf("test_compile_nanchain: all passed\n");
