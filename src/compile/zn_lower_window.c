@@ -96,8 +96,9 @@ bool zn_window_plan(zn_lfn *l, unsigned size, zn_window *w)
 }
 
 /* Whether the active lanes' addresses a are exactly base + T[lane] for one
- * base (set in w->base). A load of the same address register as the last
- * test's, in the same straight-line code with the same lanes, only adds
+ * base (set in w->base). A load of the same address register as one of
+ * the last ZN_WIN_SEEN tests, in the same straight-line code with the same
+ * lanes and nothing writing the register since, only adds
  * the difference of their immediates: the register's lane offsets are
  * the same T, so the earlier answer holds (llama.cpp's unrolled
  * mul_mat_vec_q reads 4-6 times from each of its 4 pointers per step, and
