@@ -423,9 +423,10 @@ typedef struct zn_window {
 bool zn_window_plan(zn_lfn *l, unsigned size, zn_window *w);
 LLVMValueRef zn_window_test(zn_lfn *l, zn_window *w, LLVMValueRef a);
 LLVMValueRef zn_window_fetch(zn_lfn *l, const zn_window *w, LLVMTypeRef et);
-/* After instruction ins (or at a block's start, ins NULL): forget the last
- * window test when ins may have changed its register or left straight-line
- * code, so that a later load of the same register never reuses it. */
+/* After instruction ins (or at a block's start, ins NULL): forget the
+ * remembered window tests whose register ins may have written, or all of
+ * them when ins leaves straight-line code, so that a later load never
+ * reuses a stale one. */
 void zn_window_forget(zn_lfn *l, const ptx_ins *ins);
 /* Shared by both (zn_lower_invariant.c): ops without side effects whose
  * result depends on their operands only; ld.param of a kernel parameter;

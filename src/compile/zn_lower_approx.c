@@ -21,13 +21,29 @@ static LLVMValueRef dconst(zn_lfn *l, double v)
     return ll_const_fvec(l->m->t_f64, v);
 }
 
-/* Horner: c[0] + x * (c[1] + x * (... c[n-1])) */
+/* x's element type's constant v in every lane (f32 or f64 code) */
+static LLVMValueRef like(LLVMValueRef x, double v)
+{
+    return ll_const_fvec(ll_elem(LLVMTypeOf(x)), v);
+}
+
+/* Horner: c[0] + x * (c[1] + x * (... c[n-1])), in x's float type */
 static LLVMValueRef horner(zn_lfn *l, LLVMValueRef x, const double *c, int n)
 {
-    LLVMValueRef acc = dconst(l, c[n - 1]);
+    LLVMValueRef acc = like(x, c[n - 1]);
     for (int i = n - 2; i >= 0; i--)
-        acc = ll_intrin3(l, "llvm.fma", acc, x, dconst(l, c[i]));
+        acc = ll_intrin3(l, "llvm.fma", acc, x, like(x, c[i]));
     return acc;
+}
+
+/* c[k] = ln2^k / k!: 2^f = e^(f ln 2) = sum c[k] f^k */
+static void exp2_series(double *c, int n)
+{
+    double t = 1.0;
+    for (int k = 0; k < n; k++) {
+        c[k] = t;
+        t *= M_LN2 / (k + 1);
+    }
 }
 
 /* 2^d for f64 lanes with |d| <= 200 (callers clamp): d = n + f, |f| <= 1/2,
@@ -35,14 +51,8 @@ static LLVMValueRef horner(zn_lfn *l, LLVMValueRef x, const double *c, int n)
 static LLVMValueRef exp2_core(zn_lfn *l, LLVMValueRef d)
 {
     zn_lmod *m = l->m;
-    static double c[10];
-    if (!c[0]) {
-        double t = 1.0;
-        for (int k = 0; k < 10; k++) {
-            c[k] = t;
-            t *= M_LN2 / (k + 1);
-        }
-    }
+    double c[10];
+    exp2_series(c, 10);
     LLVMValueRef n = ll_intrin1(l, "llvm.rint", d);
     LLVMValueRef p = horner(l, LLVMBuildFSub(l->b, d, n, ""), c, 10);
     LLVMTypeRef vi = ll_vec(m->t_i64);
@@ -55,8 +65,8 @@ static LLVMValueRef exp2_core(zn_lfn *l, LLVMValueRef d)
 
 static LLVMValueRef clamp(zn_lfn *l, LLVMValueRef d, double lo, double hi)
 {
-    d = ll_intrin2(l, "llvm.maxnum", d, dconst(l, lo)); /* NaN -> lo */
-    return ll_intrin2(l, "llvm.minnum", d, dconst(l, hi));
+    d = ll_intrin2(l, "llvm.maxnum", d, like(d, lo)); /* NaN -> lo */
+    return ll_intrin2(l, "llvm.minnum", d, like(d, hi));
 }
 
 /* NaN inputs give NaN (the clamps above lost them) */
@@ -78,33 +88,21 @@ static LLVMValueRef approx_ex2_f32(zn_lfn *l, LLVMValueRef x)
 {
     zn_lmod *m = l->m;
     LLVMBuilderRef b = l->b;
-    LLVMValueRef c = ll_intrin2(l, "llvm.maxnum", x, ll_const_fvec(m->t_f32, -160.0));
-    c = ll_intrin2(l, "llvm.minnum", c, ll_const_fvec(m->t_f32, 160.0)); /* NaN -> -160 */
+    LLVMValueRef c = clamp(l, x, -160.0, 160.0);
     LLVMValueRef n = ll_intrin1(l, "llvm.rint", c);
-    LLVMValueRef f = LLVMBuildFSub(b, c, n, "");
-    double t = 1.0;
-    LLVMValueRef acc = NULL;
     double k[8];
-    for (int i = 0; i < 8; i++) {
-        k[i] = t;
-        t *= M_LN2 / (i + 1);
+    exp2_series(k, 8);   /* rounded to f32 by horner's constants */
+    LLVMValueRef p = horner(l, LLVMBuildFSub(b, c, n, ""), k, 8);
+    LLVMValueRef ni = LLVMBuildFPToSI(b, n, ll_vec(m->t_i32), "");
+    LLVMValueRef half[2] = {LLVMBuildAShr(b, ni, ll_const_vec(m->t_i32, 1), ""), NULL};
+    half[1] = LLVMBuildSub(b, ni, half[0], "");
+    for (int i = 0; i < 2; i++) {   /* p * 2^(n/2) * 2^(n - n/2) */
+        LLVMValueRef e = LLVMBuildAdd(b, half[i], ll_const_vec(m->t_i32, 127), "");
+        LLVMValueRef scale = LLVMBuildBitCast(b, LLVMBuildShl(b, e, ll_const_vec(m->t_i32, 23),
+                                              ""), ll_vec(m->t_f32), "");
+        p = LLVMBuildFMul(b, p, scale, "");
     }
-    acc = ll_const_fvec(m->t_f32, (float)k[7]);
-    for (int i = 6; i >= 0; i--)
-        acc = ll_intrin3(l, "llvm.fma", acc, f, ll_const_fvec(m->t_f32, (float)k[i]));
-    LLVMTypeRef vi = ll_vec(m->t_i32);
-    LLVMValueRef ni = LLVMBuildFPToSI(b, n, vi, "");
-    LLVMValueRef n1 = LLVMBuildAShr(b, ni, ll_const_vec(m->t_i32, 1), "");
-    LLVMValueRef n2 = LLVMBuildSub(b, ni, n1, "");
-    LLVMValueRef s[2];
-    LLVMValueRef half[2] = {n1, n2};
-    for (int i = 0; i < 2; i++)
-        s[i] = LLVMBuildBitCast(b, LLVMBuildShl(b, LLVMBuildAdd(b, half[i],
-                                ll_const_vec(m->t_i32, 127), ""), ll_const_vec(m->t_i32, 23), ""),
-                                ll_vec(m->t_f32), "");
-    LLVMValueRef r = LLVMBuildFMul(b, LLVMBuildFMul(b, acc, s[0], ""), s[1], "");
-    LLVMValueRef nan = LLVMBuildFCmp(b, LLVMRealUNO, x, x, "");
-    return LLVMBuildSelect(b, nan, x, r, "ex2");
+    return keep_nan(l, x, p);
 }
 
 /* log2(x) = e + log2(m), m in [sqrt(1/2), sqrt(2)); log2(m) =

@@ -275,10 +275,13 @@ static LLVMValueRef embedded(zn_lfn *l, ptx_op op, LLVMValueRef *s, ptx_rnd rnd)
     default:
         return NULL;
     }
-    LLVMValueRef src[3] = {s[0], s[1], n == 3 ? s[2] : NULL};
-    if (op == PTX_OP_rcp) {
+    LLVMValueRef src[3];
+    if (op == PTX_OP_rcp) {   /* 1 / s[0]: rcp has no s[1] */
         src[0] = ll_const_fvec(et, 1.0);
         src[1] = s[0];
+    } else {
+        for (unsigned i = 0; i < n; i++)   /* sqrt has no s[1], add no s[2] */
+            src[i] = s[i];
     }
     /* _MM_FROUND_NO_EXC | towards -inf (1), +inf (2), zero (3) */
     unsigned rc = 8 | (rnd == PTX_RND_RM ? 1 : rnd == PTX_RND_RP ? 2 : 3);
