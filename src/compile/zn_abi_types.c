@@ -38,6 +38,7 @@ void zn_abi_types(zn_lmod *m)
         [ZN_WARP_FIELD_CO_FRAME] = p,
         [ZN_WARP_FIELD_CO_WAIT] = LLVMInt64TypeInContext(m->ctx),
         [ZN_WARP_FIELD_CO_CAP] = LLVMInt64TypeInContext(m->ctx),
+        [ZN_WARP_FIELD_TID] = LLVMArrayType2(LLVMArrayType2(i32, 32), 3),
     };
     m->t_warp = LLVMStructCreateNamed(m->ctx, "zn_warp_ctx");
     LLVMStructSetBody(m->t_warp, warp, sizeof warp / sizeof warp[0], 0);

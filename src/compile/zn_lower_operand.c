@@ -236,95 +236,20 @@ static LLVMValueRef lanemask(zn_lfn *l, LLVMIntPredicate pr)
     return LLVMBuildTrunc(l->b, r, ll_vec(m->t_i32), "");
 }
 
-/* x % d (returned) and x / d (*quot) for u32 vectors, d >= 1. x86 has no
- * vector integer division (a <32 x i32> urem becomes 32 scalar divides), so
- * divide in f64: both operands are exact there and the correctly rounded
- * quotient of two u32 never reaches the next integer (the gap is at least
- * 2^-32 relative, f64 resolves 2^-53), so truncation gives floor(x / d). */
-static LLVMValueRef lane_divmod(zn_lfn *l, LLVMValueRef x, LLVMValueRef d,
-                                LLVMValueRef *quot)
+/* %tid.x/y/z: the executor fills them per warp once per launch
+ * (zn_warp_set_tid), so the prologue loads them; before, every warp of
+ * every block divided its thread indices by ntid.x and ntid.y. */
+static void tid_xyz(zn_lfn *l, LLVMValueRef *tid)
 {
     zn_lmod *m = l->m;
-    LLVMTypeRef vd = ll_vec(m->t_f64), vi = ll_vec(m->t_i32);
-    LLVMValueRef q = LLVMBuildFDiv(l->b, LLVMBuildUIToFP(l->b, x, vd, ""),
-                                   LLVMBuildUIToFP(l->b, d, vd, ""), "");
-    *quot = LLVMBuildFPToUI(l->b, q, vi, "");
-    return LLVMBuildSub(l->b, x, LLVMBuildMul(l->b, *quot, d, ""), "");
-}
-
-/* t / d for the warp's first thread (or its row index / ntid.y): a shift
- * when d is a power of two (most block sizes), so that no warp pays for a
- * division. */
-static LLVMValueRef warp_quotient(zn_lfn *l, LLVMValueRef t, LLVMValueRef d)
-{
-    zn_lmod *m = l->m;
-    LLVMBasicBlockRef p2 = LLVMAppendBasicBlockInContext(m->ctx, l->fn, "tid.pow2");
-    LLVMBasicBlockRef dv = LLVMAppendBasicBlockInContext(m->ctx, l->fn, "tid.div");
-    LLVMBasicBlockRef join = LLVMAppendBasicBlockInContext(m->ctx, l->fn, "tid.q");
-    LLVMValueRef one = LLVMConstInt(m->t_i32, 1, 0), zero = LLVMConstInt(m->t_i32, 0, 0);
-    LLVMValueRef low = LLVMBuildAnd(l->b, d, LLVMBuildSub(l->b, d, one, ""), "");
-    LLVMBuildCondBr(l->b, LLVMBuildICmp(l->b, LLVMIntEQ, low, zero, ""), p2, dv);
-    LLVMPositionBuilderAtEnd(l->b, p2);
-    LLVMTypeRef ct = m->t_i32;
-    LLVMValueRef args[2] = {d, LLVMConstInt(m->t_i1, 1, 0)};
-    LLVMValueRef qs = LLVMBuildLShr(l->b, t, ll_intrin(l, "llvm.cttz", &ct, 1, args, 2), "");
-    LLVMBuildBr(l->b, join);
-    LLVMPositionBuilderAtEnd(l->b, dv);
-    LLVMValueRef qd = LLVMBuildUDiv(l->b, t, d, "");
-    LLVMBuildBr(l->b, join);
-    LLVMPositionBuilderAtEnd(l->b, join);
-    LLVMValueRef q = LLVMBuildPhi(l->b, m->t_i32, "q0");
-    LLVMValueRef in_v[2] = {qs, qd};
-    LLVMBasicBlockRef in_b[2] = {p2, dv};
-    LLVMAddIncoming(q, in_v, in_b, 2);
-    return q;
-}
-
-/* %tid.x/y/z of the warp's lanes from t = warpid * 32 + lane. When
- * ntid.x >= 32 (the usual case, tested once per warp) the 32 lanes wrap
- * past ntid.x at most once, so one scalar division for lane 0 and a
- * compare-and-subtract per lane do; otherwise the f64 division above. */
-static void tid_xyz(zn_lfn *l, LLVMValueRef wid, LLVMValueRef t, LLVMValueRef *nt,
-                    LLVMValueRef *tid)
-{
-    zn_lmod *m = l->m;
-    LLVMTypeRef vi = ll_vec(m->t_i32);
-    LLVMBasicBlockRef fast = LLVMAppendBasicBlockInContext(m->ctx, l->fn, "tid.fast");
-    LLVMBasicBlockRef slow = LLVMAppendBasicBlockInContext(m->ctx, l->fn, "tid.slow");
-    LLVMBasicBlockRef join = LLVMAppendBasicBlockInContext(m->ctx, l->fn, "tid.join");
-    LLVMValueRef c32 = LLVMConstInt(m->t_i32, ZN_LANES, 0);
-    LLVMBuildCondBr(l->b, LLVMBuildICmp(l->b, LLVMIntUGE, nt[0], c32, ""), fast, slow);
-
-    LLVMPositionBuilderAtEnd(l->b, fast);
-    LLVMValueRef t0 = LLVMBuildMul(l->b, wid, c32, "");
-    LLVMValueRef q0 = warp_quotient(l, t0, nt[0]);
-    LLVMValueRef r0 = LLVMBuildSub(l->b, t0, LLVMBuildMul(l->b, q0, nt[0], ""), "");
-    LLVMValueRef vnx = ll_splat(l, nt[0]), vny = ll_splat(l, nt[1]);
-    LLVMValueRef rx = LLVMBuildAdd(l->b, ll_splat(l, r0), l->lane_ids, "");
-    LLVMValueRef wx = LLVMBuildICmp(l->b, LLVMIntUGE, rx, vnx, "");
-    LLVMValueRef f[3];
-    f[0] = LLVMBuildSub(l->b, rx, LLVMBuildSelect(l->b, wx, vnx, LLVMConstNull(vi), ""), "");
-    LLVMValueRef z0 = warp_quotient(l, q0, nt[1]);
-    LLVMValueRef y0 = LLVMBuildSub(l->b, q0, LLVMBuildMul(l->b, z0, nt[1], ""), "");
-    LLVMValueRef y = LLVMBuildAdd(l->b, ll_splat(l, y0), LLVMBuildZExt(l->b, wx, vi, ""), "");
-    LLVMValueRef wy = LLVMBuildICmp(l->b, LLVMIntUGE, y, vny, "");
-    f[1] = LLVMBuildSub(l->b, y, LLVMBuildSelect(l->b, wy, vny, LLVMConstNull(vi), ""), "");
-    f[2] = LLVMBuildAdd(l->b, ll_splat(l, z0), LLVMBuildZExt(l->b, wy, vi, ""), "");
-    fast = LLVMGetInsertBlock(l->b);
-    LLVMBuildBr(l->b, join);
-
-    LLVMPositionBuilderAtEnd(l->b, slow);
-    LLVMValueRef s[3], ty;
-    s[0] = lane_divmod(l, t, ll_splat(l, nt[0]), &ty);
-    s[1] = lane_divmod(l, ty, ll_splat(l, nt[1]), &s[2]);
-    LLVMBuildBr(l->b, join);
-
-    LLVMPositionBuilderAtEnd(l->b, join);
-    for (int d = 0; d < 3; d++) {
-        tid[d] = LLVMBuildPhi(l->b, vi, "tid");
-        LLVMValueRef in_v[2] = {f[d], s[d]};
-        LLVMBasicBlockRef in_b[2] = {fast, slow};
-        LLVMAddIncoming(tid[d], in_v, in_b, 2);
+    LLVMTypeRef row = LLVMArrayType2(m->t_i32, ZN_LANES);
+    LLVMTypeRef all = LLVMArrayType2(row, 3);
+    LLVMValueRef base = ll_field_ptr(l, m->t_warp, l->w, ZN_WARP_FIELD_TID);
+    for (unsigned d = 0; d < 3; d++) {
+        LLVMValueRef idx[2] = {LLVMConstInt(m->t_i32, 0, 0), LLVMConstInt(m->t_i32, d, 0)};
+        LLVMValueRef p = LLVMBuildInBoundsGEP2(l->b, all, base, idx, 2, "");
+        tid[d] = LLVMBuildLoad2(l->b, ll_vec(m->t_i32), p, "tid");
+        LLVMSetAlignment(tid[d], 4);
     }
 }
 
@@ -338,20 +263,15 @@ void zn_sreg_prologue(zn_lfn *l)
     l->block = ll_load_field(l, m->t_warp, l->w, ZN_WARP_FIELD_BLOCK, m->t_ptr);
 
     LLVMValueRef *c = l->sreg_cache;
-    LLVMValueRef nt[3];
     for (int d = 0; d < 3; d++) {
-        nt[d] = block_u32(l, ZN_BLOCK_FIELD_NTID, d);
-        c[PTX_SREG_NTID_X + d] = ll_splat(l, nt[d]);
+        c[PTX_SREG_NTID_X + d] = ll_splat(l, block_u32(l, ZN_BLOCK_FIELD_NTID, d));
         c[PTX_SREG_CTAID_X + d] = ll_splat(l, block_u32(l, ZN_BLOCK_FIELD_CTAID, d));
         c[PTX_SREG_NCTAID_X + d] = ll_splat(l, block_u32(l, ZN_BLOCK_FIELD_NCTAID, d));
     }
     LLVMValueRef wid = ll_load_field(l, m->t_warp, l->w, ZN_WARP_FIELD_WARPID, m->t_i32);
     c[PTX_SREG_WARPID] = ll_splat(l, wid);
     c[PTX_SREG_LANEID] = l->lane_ids;
-    /* thread index in the block, x-major */
-    LLVMValueRef t = LLVMBuildAdd(l->b, LLVMBuildMul(l->b, c[PTX_SREG_WARPID],
-                                  ll_const_vec(m->t_i32, ZN_LANES), ""), l->lane_ids, "");
-    tid_xyz(l, wid, t, nt, &c[PTX_SREG_TID_X]);
+    tid_xyz(l, &c[PTX_SREG_TID_X]);
     LLVMValueRef nth = block_u32(l, ZN_BLOCK_FIELD_NTHREADS, -1);
     c[PTX_SREG_NWARPID] = ll_splat(l, LLVMBuildUDiv(l->b,
         LLVMBuildAdd(l->b, nth, LLVMConstInt(m->t_i32, ZN_LANES - 1, 0), ""),

@@ -109,6 +109,7 @@ static void block_setup(zn_job *job, zn_worker *wk)
         uint32_t lanes = job->nthreads - i * ZN_WARP_SIZE;
         w->block = b;
         w->warpid = i;
+        zn_warp_set_tid(w, l->block);
         w->live_mask = lanes >= ZN_WARP_SIZE ? 0xffffffffu : (1u << lanes) - 1;
         w->rt = &zn_exec_rt_ops;
         w->nsmid = zn_pool_workers();

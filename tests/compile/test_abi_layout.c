@@ -47,7 +47,7 @@ int main(void)
     W(block, BLOCK); W(warpid, WARPID); W(live_mask, LIVE_MASK); W(rt, RT);
     W(smid, SMID); W(nsmid, NSMID); W(co_status, CO_STATUS);
     W(co_frame, CO_FRAME); W(co_wait, CO_WAIT);
-    W(co_cap, CO_CAP);
+    W(co_cap, CO_CAP); W(tid, TID);
 #define R(f, F) check_off(td, m.t_rt, ZN_RT_##F, offsetof(zn_rt_ops, f), "rt." #f)
     R(barrier, BARRIER); R(assertfail, ASSERTFAIL); R(vprintf, VPRINTF);
     R(clock64, CLOCK64); R(globaltimer, GLOBALTIMER); R(malloc, MALLOC); R(free, FREE);

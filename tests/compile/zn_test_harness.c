@@ -181,6 +181,7 @@ int zt_run(const zn_jit_module *jm, const char *kernel, zt_dim grid, zt_dim bloc
             zn_warp_ctx wc = {.block = &bc, .warpid = w, .live_mask = live,
                               .rt = &test_rt, .smid = 0, .nsmid = 1,
                               .co_status = ZN_KSTATUS_RUNNING};
+            zn_warp_set_tid(&wc, bc.ntid);
             int s = k->fn(&wc);
             /* a coroutine kernel suspends at each barrier (co_wait holds
              * what rt->barrier would get): count it, resume the warp */
