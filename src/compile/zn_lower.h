@@ -403,6 +403,17 @@ typedef struct zn_aff_addr {
     LLVMValueRef ntid_x;        /* i32; NULL when the address has no %tid */
 } zn_aff_addr;
 bool zn_affine_addr(zn_lfn *l, zn_aff_addr *out);
+/* The per-lane i64 host addresses of the ld/st being lowered, rebuilt at
+ * the current position from the definitions the affine walk follows
+ * (NULL: it cannot). For the fall-back path of a proven shape: the address
+ * register's own vector is then not read, so a register that only
+ * addresses read needs no per-lane definition (the <32 x i64> arithmetic
+ * of `y * w + x` at every warp entry, kept alive through the phis of
+ * divergent code). */
+LLVMValueRef zn_affine_lanes(zn_lfn *l);
+/* Deletes writes to registers (and mask/pc slots) that nothing reads and
+ * what only they used, before LLVM's pipeline (zn_lower_dce.c). */
+void zn_drop_dead_writes(zn_lfn *l);
 /* The predicted offsets of the ld being lowered (l->ins) from lane 0's
  * address, one per lane (zn_lower_lanetab.c): a guess that the access
  * checks at run time; false: none. *step: what a loop iteration adds to

@@ -708,10 +708,15 @@ static void run_plan(zn_lfn *l, aff_plan *pl, LLVMValueRef a, LLVMTypeRef et, un
                 rarely_false(l, br);
             LLVMPositionBuilderAtEnd(l->b, path);
         }
+        /* the fall-back rebuilds the lanes' addresses itself, so that the
+         * address register's vector is computed only on this path */
+        LLVMValueRef ak = k == AFF_RT ? zn_affine_lanes(l) : NULL;
+        if (!ak)
+            ak = a;
         if (out)
-            load_path(l, k, pl, a, et, n, res[npaths]);
+            load_path(l, k, pl, ak, et, n, res[npaths]);
         else
-            store_path(l, k, pl, a, v, n, size);
+            store_path(l, k, pl, ak, v, n, size);
         ends[npaths++] = LLVMGetInsertBlock(l->b);
         LLVMBuildBr(l->b, join);
         if (last)

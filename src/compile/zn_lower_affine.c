@@ -51,6 +51,8 @@ typedef struct aff_walk {
     LLVMValueRef cond1, cond2; /* i1 AND of the facts of lin / rows; NULL: none */
     bool ok1, ok2;     /* the layout can still be proven */
     bool need_lin;     /* uses %tid: the layout facts are needed */
+    bool vec;          /* zn_affine_lanes: v0 holds every lane's value (a
+                        * vector), no facts are built */
 } aff_walk;
 
 /* value of v as a signed number of `bits` bits */
@@ -71,16 +73,28 @@ static unsigned reg_bits(zn_lfn *l, int32_t r)
     return ll_bits(l->reg_ty[r]);
 }
 
-/* lane 0 of register r as an integer of its width */
-static LLVMValueRef lane0(zn_lfn *l, int32_t r)
+/* lane 0 of register r as an integer of its width (every lane in vector
+ * mode) */
+static LLVMValueRef lane0(aff_walk *w, int32_t r)
 {
+    zn_lfn *l = w->l;
     LLVMValueRef v = zn_load_reg(l, r);
-    if (LLVMGetTypeKind(LLVMTypeOf(v)) == LLVMVectorTypeKind)
-        v = LLVMBuildExtractElement(l->b, v, LLVMConstInt(l->m->t_i32, 0, 0), "aff.l0");
     LLVMTypeRef it = LLVMIntTypeInContext(l->m->ctx, reg_bits(l, r));
+    if (w->vec)
+        it = ll_vec(it);
+    else if (LLVMGetTypeKind(LLVMTypeOf(v)) == LLVMVectorTypeKind)
+        v = LLVMBuildExtractElement(l->b, v, LLVMConstInt(l->m->t_i32, 0, 0), "aff.l0");
     if (LLVMTypeOf(v) != it)
         v = LLVMBuildBitCast(l->b, v, it, "");
     return v;
+}
+
+/* lane 0 of a vector the same in every lane (the vector in vector mode) */
+static LLVMValueRef first(aff_walk *w, LLVMValueRef v)
+{
+    if (w->vec || LLVMGetTypeKind(LLVMTypeOf(v)) != LLVMVectorTypeKind)
+        return v;
+    return LLVMBuildExtractElement(w->l->b, v, LLVMConstInt(w->l->m->t_i32, 0, 0), "");
 }
 
 /* An affine value: v0 + dx * s + dy * sy (mod 2^bits), dx/dy the lane's
@@ -91,16 +105,22 @@ typedef struct aff_val {
     LLVMValueRef v0;
 } aff_val;
 
-static LLVMValueRef cint(zn_lfn *l, unsigned bits, uint64_t v)
+static LLVMValueRef cint(aff_walk *w, unsigned bits, uint64_t v)
 {
-    return LLVMConstInt(LLVMIntTypeInContext(l->m->ctx, bits), v, 0);
+    LLVMTypeRef t = LLVMIntTypeInContext(w->l->m->ctx, bits);
+    return w->vec ? ll_const_vec(t, v) : LLVMConstInt(t, v, 0);
 }
 
-/* v0 converted to `bits` as ll_coerce does for an operand read */
+/* v0 (a scalar or, in vector mode, a vector) converted to `bits` as
+ * ll_coerce does for an operand read */
 static LLVMValueRef resize(zn_lfn *l, LLVMValueRef v, unsigned bits, bool sign)
 {
-    unsigned have = ll_bits(LLVMTypeOf(v));
+    LLVMTypeRef vt = LLVMTypeOf(v);
+    bool vec = LLVMGetTypeKind(vt) == LLVMVectorTypeKind;
+    unsigned have = ll_bits(vec ? LLVMGetElementType(vt) : vt);
     LLVMTypeRef t = LLVMIntTypeInContext(l->m->ctx, bits);
+    if (vec)
+        t = ll_vec(t);
     if (have == bits)
         return v;
     if (have > bits)
@@ -166,7 +186,7 @@ static bool opnd_aff(aff_walk *w, const ptx_opnd *o, unsigned bits, uint32_t at,
     switch (o->kind) {
     case PTX_OPND_IMM:
         out->s = 0;
-        out->v0 = cint(l, bits, (uint64_t)o->ival);
+        out->v0 = cint(w, bits, (uint64_t)o->ival);
         return true;
     case PTX_OPND_REG:
         if (o->neg || o->reg2 >= 0 || reg_bits(l, o->reg) != bits)
@@ -201,10 +221,15 @@ static bool opnd_aff(aff_walk *w, const ptx_opnd *o, unsigned bits, uint32_t at,
         }
         {
             LLVMValueRef v = zn_sreg(l, o->sreg);
-            if (LLVMGetTypeKind(LLVMTypeOf(v)) == LLVMVectorTypeKind)
-                v = LLVMBuildExtractElement(l->b, v, LLVMConstInt(l->m->t_i32, 0, 0), "");
-            if (LLVMGetTypeKind(LLVMTypeOf(v)) != LLVMIntegerTypeKind)
+            LLVMTypeRef vt = LLVMTypeOf(v);
+            if (LLVMGetTypeKind(vt) == LLVMVectorTypeKind)
+                vt = LLVMGetElementType(vt);
+            if (LLVMGetTypeKind(vt) != LLVMIntegerTypeKind)
                 return false;
+            if (LLVMGetTypeKind(LLVMTypeOf(v)) == LLVMVectorTypeKind)
+                v = w->vec ? v : LLVMBuildExtractElement(l->b, v, LLVMConstInt(l->m->t_i32, 0, 0), "");
+            else if (w->vec)
+                v = ll_splat(l, v);
             out->v0 = resize(l, v, bits, false);
         }
         return true;
@@ -217,7 +242,7 @@ static bool opnd_aff(aff_walk *w, const ptx_opnd *o, unsigned bits, uint32_t at,
             return false;
         LLVMValueRef a = zn_src(l, o, bits == 32 ? PTX_T_U32 : PTX_T_U64);
         out->s = 0;
-        out->v0 = LLVMBuildExtractElement(l->b, a, LLVMConstInt(l->m->t_i32, 0, 0), "");
+        out->v0 = first(w, a);
         return true;
     }
     default:
@@ -272,7 +297,7 @@ static bool mul_stride(aff_walk *w, const ptx_opnd *o1, const aff_val *a, const 
  * stay affine */
 static bool widen_src(aff_walk *w, aff_val *v, bool sign)
 {
-    if (!widen_ok(w, v->v0, v->s, v->sy, sign))
+    if (!w->vec && !widen_ok(w, v->v0, v->s, v->sy, sign))
         return false;
     v->v0 = resize(w->l, v->v0, 64, sign);
     return true;
@@ -299,7 +324,7 @@ static bool ins_aff(aff_walk *w, uint32_t at, bool tinv, unsigned dbits, int dep
         if (l->reg_def[o[0].reg] != (int32_t)at)
             return false;
         out->s = out->sy = 0;
-        out->v0 = lane0(l, o[0].reg);
+        out->v0 = lane0(w, o[0].reg);
         return true;
     }
     if (ins->flags & (PTX_F(cc) | PTX_F(sat)))
@@ -323,8 +348,7 @@ static bool ins_aff(aff_walk *w, uint32_t at, bool tinv, unsigned dbits, int dep
             return false;
         LLVMValueRef v = va.v0;
         if (ins->space == PTX_SPACE_SHARED) {
-            LLVMValueRef sb = LLVMBuildExtractElement(b, l->shared_base,
-                                                      LLVMConstInt(l->m->t_i32, 0, 0), "");
+            LLVMValueRef sb = first(w, l->shared_base);
             v = (ins->flags & PTX_F(to)) ? LLVMBuildSub(b, v, sb, "") : LLVMBuildAdd(b, v, sb, "");
         }
         *out = va;
@@ -352,7 +376,7 @@ static bool ins_aff(aff_walk *w, uint32_t at, bool tinv, unsigned dbits, int dep
         out->s = (int64_t)((uint64_t)va.s << o[2].ival);
         out->sy = (int64_t)((uint64_t)va.sy << o[2].ival);
         norm_val(out, dbits);
-        out->v0 = LLVMBuildShl(b, va.v0, cint(l, tb, (uint64_t)o[2].ival), "");
+        out->v0 = LLVMBuildShl(b, va.v0, cint(w, tb, (uint64_t)o[2].ival), "");
         return true;
     case PTX_OP_mul: case PTX_OP_mad: {
         bool wide = ins->flags & PTX_F(wide);
@@ -501,7 +525,7 @@ static bool reg_aff(aff_walk *w, int32_t r, uint32_t at, bool tinv, int depth, a
     bool inv = l->reg_inv && l->reg_inv[r];
     if (l->reg_uni && l->reg_uni[r] && (inv || (!tinv && same_at_use(l, r, at, w->use)))) {
         out->s = out->sy = 0; /* scalar storage: a splat */
-        out->v0 = lane0(l, r);
+        out->v0 = lane0(w, r);
         return true;
     }
     if (depth >= ZN_AFF_DEPTH || !l->reg_def)
@@ -529,20 +553,51 @@ static LLVMValueRef sreg0(zn_lfn *l, ptx_sreg s)
     return LLVMBuildExtractElement(l->b, zn_sreg(l, s), LLVMConstInt(l->m->t_i32, 0, 0), "");
 }
 
-bool zn_affine_addr(zn_lfn *l, zn_aff_addr *out)
+/* The [reg+imm] address of the ld/st being lowered, if the walk may
+ * follow it; NULL otherwise. */
+static const ptx_opnd *access_addr(zn_lfn *l)
 {
     const ptx_ins *ins = l->ins;
     if (!ins || getenv("ZINC_NO_AFFINE") || zn_ins_shared_cluster(ins))
-        return false;   /* .shared::cluster: per-lane rank windows */
+        return NULL;    /* .shared::cluster: per-lane rank windows */
     const ptx_opnd *a;
     if (ins->op == PTX_OP_ld || ins->op == PTX_OP_ldu)
         a = &ins->opnds[1];
     else if (ins->op == PTX_OP_st)
         a = &ins->opnds[0];
     else
-        return false;
+        return NULL;
     if (a->kind != PTX_OPND_ADDR || a->reg < 0 || a->var || a->sym || a->func)
+        return NULL;
+    return a;
+}
+
+LLVMValueRef zn_affine_lanes(zn_lfn *l)
+{
+    const ptx_opnd *a = access_addr(l);
+    if (!a)
+        return NULL;
+    const ptx_ins *ins = l->ins;
+    aff_walk w = {.l = l, .use = (uint32_t)(ins - l->f->ins), .ok1 = true, .ok2 = true,
+                  .vec = true};
+    aff_val v;
+    unsigned bits = reg_bits(l, a->reg);
+    if ((bits != 32 && bits != 64) || !reg_aff(&w, a->reg, w.use, false, 0, &v))
+        return NULL;
+    LLVMValueRef x = resize(l, v.v0, 64, false);  /* the register read as u64 */
+    if (a->ival)
+        x = LLVMBuildAdd(l->b, x, ll_const_vec(l->m->t_i64, (uint64_t)a->ival), "");
+    if (ins->space == PTX_SPACE_SHARED)
+        x = LLVMBuildAdd(l->b, l->shared_base, x, "");
+    return x;
+}
+
+bool zn_affine_addr(zn_lfn *l, zn_aff_addr *out)
+{
+    const ptx_opnd *a = access_addr(l);
+    if (!a)
         return false;
+    const ptx_ins *ins = l->ins;
     /* rows only where 2D blocks are expected: each layout is a path of
      * code at every access */
     aff_walk w = {.l = l, .use = (uint32_t)(ins - l->f->ins), .ok1 = true, .ok2 = uses_2d(l)};

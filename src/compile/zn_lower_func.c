@@ -604,6 +604,7 @@ void zn_lower_func(zn_lmod *m, const ptx_func *f, LLVMValueRef fn)
     if (!m->failed) {
         resume_skips(l);
         build_resume_chain(l);
+        zn_drop_dead_writes(l);
     }
     free(l->regs);
     free(l->reg_ty);

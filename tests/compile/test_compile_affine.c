@@ -4,7 +4,10 @@
  * C reference both when its run-time facts hold and when they fail:
  * ntid.x not a multiple of 32 (a warp spans two rows), and a 32 -> 64-bit
  * zero extension that wraps inside the warp (only the lanes past the wrap
- * are active, so lane 0's address is not the base). */
+ * are active, so lane 0's address is not the base). A register read only
+ * by addresses across divergent code (`border`, a stencil's edge test) has
+ * no per-lane definition left on the warp's path: its accesses' fall-backs
+ * rebuild the lanes' addresses themselves (zn_affine_lanes). */
 #include <stdlib.h>
 #include <string.h>
 #include "zn_test_harness.h"
@@ -60,7 +63,24 @@ static const char *ptx =
     "  mov.u32 %r8, 0;\n  add.s32 %r8, %r3, %r2;\n"
     "  st.shared.u32 [%r8], %r5;\n"
     "  add.s32 %r4, %r3, %r2;\n  ld.shared.u32 %r6, [%r4+4];\n"
-    "  st.global.u32 [%rd5], %r6;\n  ret;\n}\n";
+    "  st.global.u32 [%rd5], %r6;\n  ret;\n}\n"
+    /* i = ty * w + tx; out[i] = in[i] at x = 0 and x = w - 1, else
+     * in[i - 1] + in[i + 1]: the address registers live across the branch */
+    ".visible .entry border(.param .u64 pin, .param .u64 pout, .param .u32 w)\n{\n"
+    "  .reg .pred %p<4>;\n  .reg .b32 %r<12>;\n  .reg .b64 %rd<8>;\n"
+    "  ld.param.u64 %rd1, [pin];\n  ld.param.u64 %rd2, [pout];\n"
+    "  ld.param.u32 %r1, [w];\n"
+    "  cvta.to.global.u64 %rd3, %rd1;\n  cvta.to.global.u64 %rd4, %rd2;\n"
+    "  mov.u32 %r2, %tid.x;\n  mov.u32 %r3, %tid.y;\n"
+    "  mad.lo.s32 %r4, %r3, %r1, %r2;\n  mul.wide.s32 %rd5, %r4, 4;\n"
+    "  add.s64 %rd6, %rd3, %rd5;\n  add.s64 %rd7, %rd4, %rd5;\n"
+    "  setp.eq.s32 %p1, %r2, 0;\n  add.s32 %r5, %r1, -1;\n"
+    "  setp.eq.s32 %p2, %r2, %r5;\n  or.pred %p3, %p1, %p2;\n"
+    "  @%p3 bra EDGE;\n"
+    "  ld.global.u32 %r6, [%rd6+-4];\n  ld.global.u32 %r7, [%rd6+4];\n"
+    "  add.s32 %r8, %r6, %r7;\n  st.global.u32 [%rd7], %r8;\n  bra.uni DONE;\n"
+    "EDGE:\n  ld.global.u32 %r9, [%rd6];\n  st.global.u32 [%rd7], %r9;\n"
+    "DONE:\n  ret;\n}\n";
 
 #define W 64
 #define H 8
@@ -135,6 +155,56 @@ static void test_shnext(zn_jit_module *jm, uint32_t bs)
                   in[t + 1]);
 }
 
+static void test_border(zn_jit_module *jm, uint32_t bx, uint32_t by)
+{
+    uint32_t in[W * H], out[W * H], *pi = in, *po = out, w = bx;
+    for (uint32_t i = 0; i < W * H; i++) {
+        in[i] = 0x27d4eb2fu * (i + 11);
+        out[i] = POISON;
+    }
+    void *args[] = {&pi, &po, &w};
+    CHECK(zt_run(jm, "border", ZT_DIM1(1), (zt_dim){bx, by, 1}, 0, args) == 0,
+          "border %ux%u status", bx, by);
+    for (uint32_t i = 0; i < W * H; i++) {
+        uint32_t x = i % bx, want = POISON;
+        if (i < bx * by)
+            want = x == 0 || x == bx - 1 ? in[i] : in[i - 1] + in[i + 1];
+        CHECK(out[i] == want, "border %ux%u element %u: %08x, want %08x", bx, by, i, out[i],
+              want);
+    }
+}
+
+/* In the optimised IR of `border`, no 64-bit lane vector arithmetic in the
+ * kernel's own blocks (B<n>, entry): only on the accesses' fall-back paths */
+static void check_border_ir(const char *ir)
+{
+    const char *f = strstr(ir, "@zk_border(");
+    CHECK(f != NULL, "border in the optimised IR");
+    if (!f)
+        return;
+    const char *end = strstr(f, "\n}\n");
+    char label[64] = "entry";
+    for (const char *p = f; p && (!end || p < end); p = strchr(p, '\n'), p = p ? p + 1 : p) {
+        const char *nl = strchr(p, '\n');
+        size_t n = nl ? (size_t)(nl - p) : strlen(p);
+        if (n && p[0] != ' ' && memchr(p, ':', n)) {
+            size_t k = (size_t)((const char *)memchr(p, ':', n) - p);
+            snprintf(label, sizeof label, "%.*s", (int)(k < 63 ? k : 63), p);
+            continue;
+        }
+        char line[512];
+        snprintf(line, sizeof line, "%.*s", (int)(n < 511 ? n : 511), p);
+        bool own = strcmp(label, "entry") == 0 ||
+                   (label[0] == 'B' && label[1] >= '0' && label[1] <= '9');
+        bool arith = strstr(line, "<32 x i64>") &&
+                     (strstr(line, "= mul ") || strstr(line, "= shl ") ||
+                      strstr(line, "= add ") || strstr(line, "= sext ") ||
+                      strstr(line, "= mul nsw ") || strstr(line, "= add nsw "));
+        CHECK(!(own && arith), "border: lane-vector address arithmetic in block %s: %s",
+              label, line);
+    }
+}
+
 int main(void)
 {
     zn_compile_keep_ir(1);
@@ -151,6 +221,11 @@ int main(void)
         CHECK(strstr(ir, "st.affine") != NULL, "no st.affine block in the IR");
     }
     free(ir);
+    ir = zn_jit_ir_text(jm, 1);
+    CHECK(ir != NULL, "optimised IR kept");
+    if (ir && !getenv("ZINC_NO_AFFINE"))
+        check_border_ir(ir);
+    free(ir);
     test_copy2d(jm, 64, 8);  /* facts hold: one vector access per warp */
     test_copy2d(jm, 32, 4);
     test_copy2d(jm, 48, 2);  /* ntid.x % 32 != 0: warp 1 spans two rows */
@@ -165,6 +240,10 @@ int main(void)
     test_swap2(jm, 1, 7);
     test_shnext(jm, 128);
     test_shnext(jm, 48);
+    test_border(jm, 64, 8);   /* lin: the fast paths */
+    test_border(jm, 32, 4);
+    test_border(jm, 48, 2);   /* the fall-backs rebuild the addresses */
+    test_border(jm, 5, 7);
     zn_jit_module_free(jm);
     zt_cleanup();
     if (zt_failures)
