@@ -222,6 +222,9 @@ LLVMValueRef zn_load_reg(zn_lfn *l, int32_t reg);
 /* The scalar of a uniform register (l->reg_uni). */
 LLVMValueRef zn_load_reg_scalar(zn_lfn *l, int32_t reg);
 LLVMValueRef zn_sreg(zn_lfn *l, ptx_sreg s);
+/* %tid.x (d = 0), .y, .z of the warp's lanes, loaded here from the warp
+ * context (the prologue's copies are zn_sreg's) */
+LLVMValueRef zn_load_tid(zn_lfn *l, unsigned d);
 /* The instruction's guard AND block mask. */
 LLVMValueRef zn_guard_mask(zn_lfn *l, const ptx_ins *ins);
 /* Per-lane i64 address of a SYM (its generic/space address + ival). */

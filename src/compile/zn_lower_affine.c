@@ -220,7 +220,13 @@ static bool opnd_aff(aff_walk *w, const ptx_opnd *o, unsigned bits, uint32_t at,
             return false;
         }
         {
-            LLVMValueRef v = zn_sreg(l, o->sreg);
+            /* vector mode: %tid loaded here, so that the lane addresses
+             * built from it stay on the fall-back path (LICM would hoist
+             * them out of a loop from the prologue's copy, and a coroutine
+             * would keep them in its frame across barriers) */
+            LLVMValueRef v = w->vec && o->sreg >= PTX_SREG_TID_X && o->sreg <= PTX_SREG_TID_Z
+                                 ? zn_load_tid(l, (unsigned)(o->sreg - PTX_SREG_TID_X))
+                                 : zn_sreg(l, o->sreg);
             LLVMTypeRef vt = LLVMTypeOf(v);
             if (LLVMGetTypeKind(vt) == LLVMVectorTypeKind)
                 vt = LLVMGetElementType(vt);

@@ -239,18 +239,16 @@ static LLVMValueRef lanemask(zn_lfn *l, LLVMIntPredicate pr)
 /* %tid.x/y/z: the executor fills them per warp once per launch
  * (zn_warp_set_tid), so the prologue loads them; before, every warp of
  * every block divided its thread indices by ntid.x and ntid.y. */
-static void tid_xyz(zn_lfn *l, LLVMValueRef *tid)
+LLVMValueRef zn_load_tid(zn_lfn *l, unsigned d)
 {
     zn_lmod *m = l->m;
-    LLVMTypeRef row = LLVMArrayType2(m->t_i32, ZN_LANES);
-    LLVMTypeRef all = LLVMArrayType2(row, 3);
+    LLVMTypeRef all = LLVMArrayType2(LLVMArrayType2(m->t_i32, ZN_LANES), 3);
     LLVMValueRef base = ll_field_ptr(l, m->t_warp, l->w, ZN_WARP_FIELD_TID);
-    for (unsigned d = 0; d < 3; d++) {
-        LLVMValueRef idx[2] = {LLVMConstInt(m->t_i32, 0, 0), LLVMConstInt(m->t_i32, d, 0)};
-        LLVMValueRef p = LLVMBuildInBoundsGEP2(l->b, all, base, idx, 2, "");
-        tid[d] = LLVMBuildLoad2(l->b, ll_vec(m->t_i32), p, "tid");
-        LLVMSetAlignment(tid[d], 4);
-    }
+    LLVMValueRef idx[2] = {LLVMConstInt(m->t_i32, 0, 0), LLVMConstInt(m->t_i32, d, 0)};
+    LLVMValueRef p = LLVMBuildInBoundsGEP2(l->b, all, base, idx, 2, "");
+    LLVMValueRef v = LLVMBuildLoad2(l->b, ll_vec(m->t_i32), p, "tid");
+    LLVMSetAlignment(v, 4);
+    return v;
 }
 
 void zn_sreg_prologue(zn_lfn *l)
@@ -271,7 +269,8 @@ void zn_sreg_prologue(zn_lfn *l)
     LLVMValueRef wid = ll_load_field(l, m->t_warp, l->w, ZN_WARP_FIELD_WARPID, m->t_i32);
     c[PTX_SREG_WARPID] = ll_splat(l, wid);
     c[PTX_SREG_LANEID] = l->lane_ids;
-    tid_xyz(l, &c[PTX_SREG_TID_X]);
+    for (unsigned d = 0; d < 3; d++)
+        c[PTX_SREG_TID_X + d] = zn_load_tid(l, d);
     LLVMValueRef nth = block_u32(l, ZN_BLOCK_FIELD_NTHREADS, -1);
     c[PTX_SREG_NWARPID] = ll_splat(l, LLVMBuildUDiv(l->b,
         LLVMBuildAdd(l->b, nth, LLVMConstInt(m->t_i32, ZN_LANES - 1, 0), ""),
