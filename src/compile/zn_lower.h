@@ -127,6 +127,7 @@ typedef struct zn_lfn {
     LLVMValueRef chk_slot;      /* memcheck: <32 x i64> addresses passed to
                                  * the runtime (zn_lower_check.c), or NULL */
     bool *aff_join;             /* labels at ins i, [nins + 1]: reads tid.y/z (zn_lower_affine.c) */
+    int32_t *aff_loop;          /* per register: induction loop facts (zn_lower_affine.c) */
     uint32_t *pair_act;         /* paired 16-bit loads (zn_lower_pairld.c), or NULL */
     struct zn_lanetab *lanetab; /* predicted lane offsets (zn_lower_lanetab.c), or NULL */
     zn_win_seen win_seen[ZN_WIN_SEEN]; /* recent window tests (zn_lower_window.c) */

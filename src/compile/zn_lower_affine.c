@@ -520,6 +520,144 @@ static bool same_at_use(zn_lfn *l, int32_t r, uint32_t at, uint32_t use)
     return true;
 }
 
+/* ---- induction registers ------------------------------------------------- */
+
+/* r's loop, if r is an induction register: written once before a loop
+ * (A) and by `add r, r, u` inside it (B, u an immediate or a register the
+ * same in every lane and in time), the loop being [head, latch] where the
+ * latch is the first branch after B, a `bra` back to head, and every other
+ * branch inside is `ret`/`exit` or goes forward, and nothing outside
+ * branches into it. Under the lowest-waiting-block-first order
+ * (zn_lower_func.c) the lanes in such a loop then leave its latch together,
+ * so every lane active at a read has run B as often as the others: r is
+ * A's affine value plus the same multiple of u in every active lane.
+ * Facts per register, computed once: [4r] state (0 unknown, 1 no, 2 yes),
+ * then A, head, latch. */
+static const int32_t *loop_facts(zn_lfn *l, int32_t r)
+{
+    const ptx_func *f = l->f;
+    if (!l->aff_loop) {
+        l->aff_loop = calloc((size_t)f->nregs * 4 + 4, sizeof *l->aff_loop);
+        if (!l->aff_loop)
+            return NULL;
+    }
+    int32_t *e = &l->aff_loop[4 * (size_t)r];
+    if (e[0])
+        return e[0] == 2 ? e : NULL;
+    e[0] = 1;
+    int32_t d[2], n = 0;
+    for (uint32_t i = 0; i < f->nins && n <= 2; i++)
+        if (writes_reg(&f->ins[i], r)) {
+            if (n < 2)
+                d[n] = (int32_t)i;
+            n++;
+        }
+    if (n != 2)
+        return NULL;
+    const ptx_ins *a = &f->ins[d[0]], *b = &f->ins[d[1]];
+    unsigned tb;
+    if (a->guard_reg >= 0 || b->guard_reg >= 0 || b->op != PTX_OP_add ||
+        (b->flags & (PTX_F(cc) | PTX_F(sat))) || !is_int_type(b->type[0], &tb) ||
+        tb != reg_bits(l, r) || b->nopnds != 3 || b->opnds[0].kind != PTX_OPND_REG ||
+        b->opnds[0].reg != r || b->opnds[0].reg2 >= 0)
+        return NULL;
+    const ptx_opnd *x = &b->opnds[1], *u = &b->opnds[2];
+    if (!(x->kind == PTX_OPND_REG && x->reg == r && !x->neg && x->reg2 < 0)) {
+        const ptx_opnd *t = x;
+        x = u;
+        u = t;
+    }
+    bool u_ok = u->kind == PTX_OPND_IMM ||
+                (u->kind == PTX_OPND_REG && !u->neg && u->reg2 < 0 && u->reg != r &&
+                 l->reg_uni && l->reg_uni[u->reg] && l->reg_inv && l->reg_inv[u->reg]);
+    if (!(x->kind == PTX_OPND_REG && x->reg == r && !x->neg && x->reg2 < 0) || !u_ok)
+        return NULL;
+    /* the latch: the first branch after B */
+    uint32_t latch = (uint32_t)d[1] + 1;
+    while (latch < f->nins && !(ptx_op_table[f->ins[latch].op].flags & PTX_OF_BRANCH))
+        latch++;
+    if (latch >= f->nins || f->ins[latch].op != PTX_OP_bra)
+        return NULL;
+    const ptx_opnd *lo = &f->ins[latch].opnds[0];
+    if (lo->kind != PTX_OPND_LABEL || lo->label < 0 || (uint32_t)lo->label >= f->nlabels)
+        return NULL;
+    uint32_t head = f->labels[lo->label].ins;
+    if (head <= (uint32_t)d[0] || head > (uint32_t)d[1])
+        return NULL;
+    for (uint32_t i = 0; i < f->nins; i++) {
+        const ptx_ins *p = &f->ins[i];
+        if (!(ptx_op_table[p->op].flags & PTX_OF_BRANCH) || i == latch)
+            continue;
+        bool inside = i >= head && i <= latch;
+        if (p->op != PTX_OP_bra) {
+            if (inside && p->op != PTX_OP_ret && p->op != PTX_OP_exit)
+                return NULL;
+            continue;
+        }
+        const ptx_opnd *o = &p->opnds[0];
+        if (o->kind != PTX_OPND_LABEL || o->label < 0 || (uint32_t)o->label >= f->nlabels)
+            return NULL;
+        uint32_t t = f->labels[o->label].ins;
+        if (inside ? t <= i : (t >= head && t <= latch))
+            return NULL;
+    }
+    e[0] = 2;
+    e[1] = d[0];
+    e[2] = (int32_t)head;
+    e[3] = (int32_t)latch;
+    return e;
+}
+
+/* r read at `at` inside its loop (and unchanged until the access): A's
+ * strides; lane 0's value taken from the first active lane's, since lane
+ * 0 may have left the loop. */
+static bool induction(aff_walk *w, int32_t r, uint32_t at, int depth, aff_val *out)
+{
+    zn_lfn *l = w->l;
+    const int32_t *e = loop_facts(l, r);
+    if (!e || at < (uint32_t)e[2] || at > (uint32_t)e[3] || !same_at_use(l, r, at, w->use))
+        return false;
+    const ptx_ins *a = &l->f->ins[e[1]];
+    if (a->nopnds < 2 || a->opnds[0].kind != PTX_OPND_REG || a->opnds[0].reg != r ||
+        a->opnds[0].reg2 >= 0)
+        return false;
+    unsigned bits = reg_bits(l, r);
+    aff_val va;
+    if (!ins_aff(w, (uint32_t)e[1], true, bits, depth + 1, &va))
+        return false;
+    out->s = va.s;
+    out->sy = va.sy;
+    if (w->vec) {
+        out->v0 = lane0(w, r);
+        return true;
+    }
+    /* v0 = r[j] - (dx_j * s + dy_j * sy), j the first active lane */
+    LLVMBuilderRef b = l->b;
+    LLVMTypeRef i32 = l->m->t_i32, it = LLVMIntTypeInContext(l->m->ctx, bits);
+    LLVMValueRef j = LLVMBuildAnd(b, ll_intrin(l, "llvm.cttz", &i32, 1,
+        (LLVMValueRef[]){ll_mask_to_i32(l, l->emask), LLVMConstInt(l->m->t_i1, 0, 0)}, 2),
+        LLVMConstInt(i32, 31, 0), "ind.lane");
+    LLVMValueRef rv = zn_load_reg(l, r);
+    if (LLVMGetElementType(LLVMTypeOf(rv)) != it)
+        rv = LLVMBuildBitCast(b, rv, ll_vec(it), "");
+    LLVMValueRef v = LLVMBuildExtractElement(b, rv, j, "ind.rj");
+    const ptx_sreg sr[2] = {PTX_SREG_TID_X, PTX_SREG_TID_Y};
+    const int64_t st[2] = {va.s, va.sy};
+    for (int k = 0; k < 2; k++) {
+        if (!st[k])
+            continue;
+        LLVMValueRef t = zn_sreg(l, sr[k]);
+        LLVMValueRef dt = LLVMBuildSub(b, LLVMBuildExtractElement(b, t, j, ""),
+                                       LLVMBuildExtractElement(b, t, LLVMConstInt(i32, 0, 0), ""),
+                                       "");
+        LLVMValueRef off = LLVMBuildMul(b, resize(l, dt, bits, true),
+                                        LLVMConstInt(it, (uint64_t)st[k], 0), "");
+        v = LLVMBuildSub(b, v, off, "");
+    }
+    out->v0 = v;
+    return true;
+}
+
 /* The value register r has when the instruction at `at` reads it. tinv: the
  * value must also be the same every time (it is then reused at a later
  * read), so only time-invariant inputs qualify. */
@@ -542,7 +680,7 @@ static bool reg_aff(aff_walk *w, int32_t r, uint32_t at, bool tinv, int depth, a
     } else if ((d = straight_def(l, r, at)) < 0) {
         d = l->reg_def[r]; /* the only write, reached from elsewhere */
         if (d < 0)
-            return false;
+            return !tinv && induction(w, r, at, depth, out);
         tinv = true;
     }
     const ptx_ins *ins = &l->f->ins[d];

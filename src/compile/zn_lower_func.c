@@ -620,6 +620,7 @@ void zn_lower_func(zn_lmod *m, const ptx_func *f, LLVMValueRef fn)
     free(l->reg_inv);
     free(l->reg_def);
     free(l->aff_join);
+    free(l->aff_loop);
     zn_lanetab_free(l->lanetab);
     free(l->reg_uni);
     free(l->reg_nan_free);

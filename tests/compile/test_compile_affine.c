@@ -7,7 +7,12 @@
  * are active, so lane 0's address is not the base). A register read only
  * by addresses across divergent code (`border`, a stencil's edge test) has
  * no per-lane definition left on the warp's path: its accesses' fall-backs
- * rebuild the lanes' addresses themselves (zn_affine_lanes). */
+ * rebuild the lanes' addresses themselves (zn_affine_lanes). Induction
+ * registers (`for (j = tid.x; j < lim; j += ntid.x)`) keep their first
+ * definition's strides in loops whose lanes leave the latch together
+ * (`stride`, where lane 0 leaves first, so the base comes from another
+ * lane); a loop that lanes re-enter from outside its latch (`skew`) is
+ * refused. */
 #include <stdlib.h>
 #include <string.h>
 #include "zn_test_harness.h"
@@ -80,6 +85,40 @@ static const char *ptx =
     "  ld.global.u32 %r6, [%rd6+-4];\n  ld.global.u32 %r7, [%rd6+4];\n"
     "  add.s32 %r8, %r6, %r7;\n  st.global.u32 [%rd7], %r8;\n  bra.uni DONE;\n"
     "EDGE:\n  ld.global.u32 %r9, [%rd6];\n  st.global.u32 [%rd7], %r9;\n"
+    "DONE:\n  ret;\n}\n"
+    /* for (j = tid.x; j < lim[tid.x]; j += ntid.x) out[j] = in[j] + 1 */
+    ".visible .entry stride(.param .u64 pin, .param .u64 pout, .param .u64 plim)\n{\n"
+    "  .reg .pred %p<2>;\n  .reg .b32 %r<10>;\n  .reg .b64 %rd<12>;\n"
+    "  ld.param.u64 %rd1, [pin];\n  ld.param.u64 %rd2, [pout];\n"
+    "  ld.param.u64 %rd3, [plim];\n"
+    "  mov.u32 %r1, %tid.x;\n  mov.u32 %r2, %ntid.x;\n"
+    "  mul.wide.u32 %rd4, %r1, 4;\n  add.s64 %rd5, %rd3, %rd4;\n"
+    "  ld.global.u32 %r3, [%rd5];\n  mov.u32 %r4, %r1;\n"
+    "HEAD:\n  setp.ge.u32 %p1, %r4, %r3;\n  @%p1 bra DONE;\n"
+    "  mul.wide.u32 %rd6, %r4, 4;\n  add.s64 %rd7, %rd1, %rd6;\n"
+    "  add.s64 %rd8, %rd2, %rd6;\n  ld.global.u32 %r5, [%rd7];\n"
+    "  add.s32 %r6, %r5, 1;\n  st.global.u32 [%rd8], %r6;\n"
+    "  add.s32 %r4, %r4, %r2;\n  bra.uni HEAD;\n"
+    /* lim[t] = the j that ended the loop: lanes that left wait here (not
+     * at a bare ret), so their registers stop moving */
+    "DONE:\n  st.global.u32 [%rd5], %r4;\n  ret;\n}\n"
+    /* the same walk with j += 32, but lanes with j >= lim[tid.x] leave
+     * through the latch and come back to HEAD by another branch: they
+     * rejoin lanes that are iterations ahead */
+    ".visible .entry skew(.param .u64 pin, .param .u64 pout, .param .u64 plim,\n"
+    "                     .param .u32 n)\n{\n"
+    "  .reg .pred %p<3>;\n  .reg .b32 %r<10>;\n  .reg .b64 %rd<12>;\n"
+    "  ld.param.u64 %rd1, [pin];\n  ld.param.u64 %rd2, [pout];\n"
+    "  ld.param.u64 %rd3, [plim];\n  ld.param.u32 %r7, [n];\n"
+    "  mov.u32 %r1, %tid.x;\n"
+    "  mul.wide.u32 %rd4, %r1, 4;\n  add.s64 %rd5, %rd3, %rd4;\n"
+    "  ld.global.u32 %r3, [%rd5];\n  mov.u32 %r4, %r1;\n  mov.u32 %r8, 0;\n"
+    "HEAD:\n  setp.ge.u32 %p1, %r4, %r7;\n  @%p1 bra DONE;\n"
+    "  mul.wide.u32 %rd6, %r4, 4;\n  add.s64 %rd7, %rd1, %rd6;\n"
+    "  add.s64 %rd8, %rd2, %rd6;\n  ld.global.u32 %r5, [%rd7];\n"
+    "  add.s32 %r6, %r5, 1;\n  st.global.u32 [%rd8], %r6;\n"
+    "  add.s32 %r4, %r4, 32;\n  setp.lt.u32 %p2, %r4, %r3;\n  @%p2 bra HEAD;\n"
+    "  add.s32 %r8, %r8, 1;\n  bra.uni HEAD;\n"
     "DONE:\n  ret;\n}\n";
 
 #define W 64
@@ -174,6 +213,57 @@ static void test_border(zn_jit_module *jm, uint32_t bx, uint32_t by)
     }
 }
 
+/* lanes leave at different iterations: lim[t] = 40 + 7 * t (lane 0
+ * first; stride stores the j it ended at back there), or descending for
+ * skew */
+static void test_loops(zn_jit_module *jm, const char *name, uint32_t bs)
+{
+    enum { N = 1024 };
+    uint32_t in[N], out[N], lim[64], *pi = in, *po = out, *pl = lim, n = 700;
+    for (uint32_t i = 0; i < N; i++) {
+        in[i] = 0x165667b1u * (i + 3);
+        out[i] = POISON;
+    }
+    bool skew = strcmp(name, "skew") == 0;
+    for (uint32_t t = 0; t < 64; t++)
+        lim[t] = skew ? 900 - 9 * t : 40 + 7 * t;
+    void *args[] = {&pi, &po, &pl, &n};
+    CHECK(zt_run(jm, name, ZT_DIM1(1), ZT_DIM1(bs), 0, args) == 0, "%s %u status", name, bs);
+    uint32_t want[N];
+    for (uint32_t i = 0; i < N; i++)
+        want[i] = POISON;
+    for (uint32_t t = 0; t < bs; t++)
+        for (uint32_t j = t; skew ? j < n : j < lim[t]; j += skew ? 32 : bs)
+            want[j] = in[j] + 1;
+    for (uint32_t i = 0; i < N; i++)
+        CHECK(out[i] == want[i], "%s %u element %u: %08x, want %08x", name, bs, i, out[i],
+              want[i]);
+    for (uint32_t t = 0; t < bs && !skew; t++) {
+        uint32_t j = t, l0 = 40 + 7 * t;
+        while (j < l0)
+            j += bs;
+        CHECK(lim[t] == j, "%s %u thread %u ended at %u, want %u", name, bs, t, lim[t], j);
+    }
+}
+
+/* the IR of kernel `name` before optimisation has `want` proven loads
+ * (blocks named ld.affine*) */
+static void check_affine_in(const char *ir, const char *name, int want)
+{
+    char key[64];
+    snprintf(key, sizeof key, "@zk_%s(", name);
+    const char *f = strstr(ir, key);
+    CHECK(f != NULL, "%s in the IR", name);
+    if (!f)
+        return;
+    const char *end = strstr(f, "\n}\n");
+    int n = 0;
+    for (const char *p = strstr(f, "\nld.affine"); p && (!end || p < end);
+         p = strstr(p + 1, "\nld.affine"))
+        n++;
+    CHECK(n == want, "%s: %d proven loads, want %d", name, n, want);
+}
+
 /* In the optimised IR of `border`, no 64-bit lane vector arithmetic in the
  * kernel's own blocks (B<n>, entry): only on the accesses' fall-back paths */
 static void check_border_ir(const char *ir)
@@ -219,12 +309,16 @@ int main(void)
     if (ir && !getenv("ZINC_NO_AFFINE")) {
         CHECK(strstr(ir, "ld.affine") != NULL, "no ld.affine block in the IR");
         CHECK(strstr(ir, "st.affine") != NULL, "no st.affine block in the IR");
+        /* lim[tid.x] in both; in[j] only where j is an induction */
+        check_affine_in(ir, "stride", 2);
+        check_affine_in(ir, "skew", 1);
     }
     free(ir);
     ir = zn_jit_ir_text(jm, 1);
     CHECK(ir != NULL, "optimised IR kept");
-    if (ir && !getenv("ZINC_NO_AFFINE"))
+    if (ir && !getenv("ZINC_NO_AFFINE")) {
         check_border_ir(ir);
+    }
     free(ir);
     test_copy2d(jm, 64, 8);  /* facts hold: one vector access per warp */
     test_copy2d(jm, 32, 4);
@@ -244,6 +338,11 @@ int main(void)
     test_border(jm, 32, 4);
     test_border(jm, 48, 2);   /* the fall-backs rebuild the addresses */
     test_border(jm, 5, 7);
+    test_loops(jm, "stride", 64);
+    test_loops(jm, "stride", 32);
+    test_loops(jm, "stride", 48);
+    test_loops(jm, "skew", 64);
+    test_loops(jm, "skew", 32);
     zn_jit_module_free(jm);
     zt_cleanup();
     if (zt_failures)
