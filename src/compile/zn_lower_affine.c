@@ -228,14 +228,10 @@ static bool opnd_aff(aff_walk *w, const ptx_opnd *o, unsigned bits, uint32_t at,
                                  ? zn_load_tid(l, (unsigned)(o->sreg - PTX_SREG_TID_X))
                                  : zn_sreg(l, o->sreg);
             LLVMTypeRef vt = LLVMTypeOf(v);
-            if (LLVMGetTypeKind(vt) == LLVMVectorTypeKind)
-                vt = LLVMGetElementType(vt);
-            if (LLVMGetTypeKind(vt) != LLVMIntegerTypeKind)
+            bool is_vec = LLVMGetTypeKind(vt) == LLVMVectorTypeKind;
+            if (LLVMGetTypeKind(is_vec ? LLVMGetElementType(vt) : vt) != LLVMIntegerTypeKind)
                 return false;
-            if (LLVMGetTypeKind(LLVMTypeOf(v)) == LLVMVectorTypeKind)
-                v = w->vec ? v : LLVMBuildExtractElement(l->b, v, LLVMConstInt(l->m->t_i32, 0, 0), "");
-            else if (w->vec)
-                v = ll_splat(l, v);
+            v = w->vec && !is_vec ? ll_splat(l, v) : first(w, v);
             out->v0 = resize(l, v, bits, false);
         }
         return true;
@@ -520,6 +516,28 @@ static bool same_at_use(zn_lfn *l, int32_t r, uint32_t at, uint32_t use)
     return true;
 }
 
+/* ins writes register r as a whole, unguarded: a definition the walk can
+ * evaluate in place of a read of r */
+static bool plain_def(const ptx_ins *ins, int32_t r)
+{
+    return ins->guard_reg < 0 && ins->nopnds >= 2 && ins->opnds[0].kind == PTX_OPND_REG &&
+           ins->opnds[0].reg == r && ins->opnds[0].reg2 < 0;
+}
+
+/* o reads register r, plainly */
+static bool reads_reg(const ptx_opnd *o, int32_t r)
+{
+    return o->kind == PTX_OPND_REG && o->reg == r && !o->neg && o->reg2 < 0;
+}
+
+/* the instruction index a label operand names; UINT32_MAX: not a label */
+static uint32_t label_ins(const ptx_func *f, const ptx_opnd *o)
+{
+    if (o->kind != PTX_OPND_LABEL || o->label < 0 || (uint32_t)o->label >= f->nlabels)
+        return UINT32_MAX;
+    return f->labels[o->label].ins;
+}
+
 /* ---- induction registers ------------------------------------------------- */
 
 /* r's loop, if r is an induction register: written once before a loop
@@ -556,21 +574,17 @@ static const int32_t *loop_facts(zn_lfn *l, int32_t r)
         return NULL;
     const ptx_ins *a = &f->ins[d[0]], *b = &f->ins[d[1]];
     unsigned tb;
-    if (a->guard_reg >= 0 || b->guard_reg >= 0 || b->op != PTX_OP_add ||
+    if (!plain_def(a, r) || !plain_def(b, r) || b->op != PTX_OP_add || b->nopnds != 3 ||
         (b->flags & (PTX_F(cc) | PTX_F(sat))) || !is_int_type(b->type[0], &tb) ||
-        tb != reg_bits(l, r) || b->nopnds != 3 || b->opnds[0].kind != PTX_OPND_REG ||
-        b->opnds[0].reg != r || b->opnds[0].reg2 >= 0)
+        tb != reg_bits(l, r))
         return NULL;
-    const ptx_opnd *x = &b->opnds[1], *u = &b->opnds[2];
-    if (!(x->kind == PTX_OPND_REG && x->reg == r && !x->neg && x->reg2 < 0)) {
-        const ptx_opnd *t = x;
-        x = u;
-        u = t;
-    }
-    bool u_ok = u->kind == PTX_OPND_IMM ||
-                (u->kind == PTX_OPND_REG && !u->neg && u->reg2 < 0 && u->reg != r &&
-                 l->reg_uni && l->reg_uni[u->reg] && l->reg_inv && l->reg_inv[u->reg]);
-    if (!(x->kind == PTX_OPND_REG && x->reg == r && !x->neg && x->reg2 < 0) || !u_ok)
+    /* r + u or u + r */
+    const ptx_opnd *u = reads_reg(&b->opnds[1], r) ? &b->opnds[2]
+                        : reads_reg(&b->opnds[2], r) ? &b->opnds[1] : NULL;
+    bool u_ok = u && (u->kind == PTX_OPND_IMM ||
+                      (u->kind == PTX_OPND_REG && !u->neg && u->reg2 < 0 && u->reg != r &&
+                       l->reg_uni && l->reg_uni[u->reg] && l->reg_inv && l->reg_inv[u->reg]));
+    if (!u_ok)
         return NULL;
     /* the latch: the first branch after B */
     uint32_t latch = (uint32_t)d[1] + 1;
@@ -578,11 +592,8 @@ static const int32_t *loop_facts(zn_lfn *l, int32_t r)
         latch++;
     if (latch >= f->nins || f->ins[latch].op != PTX_OP_bra)
         return NULL;
-    const ptx_opnd *lo = &f->ins[latch].opnds[0];
-    if (lo->kind != PTX_OPND_LABEL || lo->label < 0 || (uint32_t)lo->label >= f->nlabels)
-        return NULL;
-    uint32_t head = f->labels[lo->label].ins;
-    if (head <= (uint32_t)d[0] || head > (uint32_t)d[1])
+    uint32_t head = label_ins(f, &f->ins[latch].opnds[0]);
+    if (head == UINT32_MAX || head <= (uint32_t)d[0] || head > (uint32_t)d[1])
         return NULL;
     for (uint32_t i = 0; i < f->nins; i++) {
         const ptx_ins *p = &f->ins[i];
@@ -594,11 +605,8 @@ static const int32_t *loop_facts(zn_lfn *l, int32_t r)
                 return NULL;
             continue;
         }
-        const ptx_opnd *o = &p->opnds[0];
-        if (o->kind != PTX_OPND_LABEL || o->label < 0 || (uint32_t)o->label >= f->nlabels)
-            return NULL;
-        uint32_t t = f->labels[o->label].ins;
-        if (inside ? t <= i : (t >= head && t <= latch))
+        uint32_t t = label_ins(f, &p->opnds[0]);
+        if (t == UINT32_MAX || (inside ? t <= i : (t >= head && t <= latch)))
             return NULL;
     }
     e[0] = 2;
@@ -616,10 +624,6 @@ static bool induction(aff_walk *w, int32_t r, uint32_t at, int depth, aff_val *o
     zn_lfn *l = w->l;
     const int32_t *e = loop_facts(l, r);
     if (!e || at < (uint32_t)e[2] || at > (uint32_t)e[3] || !same_at_use(l, r, at, w->use))
-        return false;
-    const ptx_ins *a = &l->f->ins[e[1]];
-    if (a->nopnds < 2 || a->opnds[0].kind != PTX_OPND_REG || a->opnds[0].reg != r ||
-        a->opnds[0].reg2 >= 0)
         return false;
     unsigned bits = reg_bits(l, r);
     aff_val va;
@@ -684,8 +688,7 @@ static bool reg_aff(aff_walk *w, int32_t r, uint32_t at, bool tinv, int depth, a
         tinv = true;
     }
     const ptx_ins *ins = &l->f->ins[d];
-    if (ins->guard_reg >= 0 || ins->nopnds < 2 || ins->opnds[0].kind != PTX_OPND_REG ||
-        ins->opnds[0].reg != r || ins->opnds[0].reg2 >= 0)
+    if (!plain_def(ins, r))
         return false;
     return ins_aff(w, (uint32_t)d, tinv, reg_bits(l, r), depth + 1, out);
 }
