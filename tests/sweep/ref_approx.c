@@ -121,3 +121,56 @@ CHK(chk_div_full) { return near(G32, W, 1, ftz_of(f), 2, 0, 0); }
 /* the f64 approximations: relative 2^-22 (judgement: see docs/sweep.md) */
 CHK(chk_rcp_approx_f64) { return near(sw_d(got[0]), W, 0, 1, 1, 0x1p-22, 0); }
 CHK(chk_rsqrt_approx_f64) { return near(sw_d(got[0]), W, 0, 0, 1, 0x1p-22, 0); }
+
+/* ex2 and tanh on f16/bf16 (and pairs): the reference is the exact value
+ * rounded to the 16-bit format (.ftz bf16: subnormal inputs are zeros); the
+ * checker accepts 2 ulps of the format (judgement: the ISA's relative
+ * bounds, 2^-9.9 for ex2.approx.f16 and 2^-7 for bf16, are about that) and
+ * any NaN for a NaN. */
+static uint16_t half_of(uint64_t v, int k) { return (uint16_t)(v >> (16 * k)); }
+static uint16_t ref16(int tanh_, uint16_t h, int bf)
+{
+    double x = bf ? sw_bf2f(h) : sw_h2f(h);
+    int ftz = bf && !tanh_;     /* ex2.approx.ftz.bf16: inputs and results */
+    if (ftz && (h & 0x7f80) == 0)
+        x = copysign(0.0, x);
+    double r = tanh_ ? tanh(x) : exp2(x);
+    uint16_t o = bf ? sw_f2bf(r, 0) : sw_f2h(r, 0);
+    return ftz && (o & 0x7f80) == 0 ? o & 0x8000 : o;
+}
+#define UN16(name, t, bf, pair)                                                        \
+    REF(name)                                                                          \
+    {                                                                                  \
+        out[0] = ref16(t, half_of(in[0], 0), bf);                                      \
+        if (pair)                                                                      \
+            out[0] |= (uint64_t)ref16(t, half_of(in[0], 1), bf) << 16;                 \
+    }
+UN16(ex2_approx_f16, 0, 0, 0)
+UN16(ex2_approx_f16x2, 0, 0, 1)
+UN16(ex2_approx_ftz_bf16, 0, 1, 0)
+UN16(ex2_approx_ftz_bf16x2, 0, 1, 1)
+UN16(tanh_approx_f16, 1, 0, 0)
+UN16(tanh_approx_f16x2, 1, 0, 1)
+UN16(tanh_approx_bf16, 1, 1, 0)
+UN16(tanh_approx_bf16x2, 1, 1, 1)
+
+static int ord16(uint16_t h) { return h & 0x8000 ? -(int)(h & 0x7fff) : (int)(h & 0x7fff); }
+CHK(chk_half_approx)
+{
+    int bf = strchr(f->dst, 'B') || strchr(f->dst, 'Y');
+    int pair = strchr(f->dst, 'X') || strchr(f->dst, 'Y');
+    uint16_t top = bf ? 0x7f80 : 0x7c00;
+    for (int k = 0; k <= pair; k++) {
+        uint16_t g = half_of(got[0], k), w = half_of(want[0], k);
+        int gn = (g & 0x7fff) > top, wn = (w & 0x7fff) > top;
+        if (gn || wn) {
+            if (gn != wn)
+                return 0;
+            continue;
+        }
+        int d = ord16(g) - ord16(w);
+        if (d < -2 || d > 2)
+            return 0;
+    }
+    return 1;
+}

@@ -4,7 +4,7 @@
  *
  *   sweep [--lib libcuda.so.1] [--ptxas path|none] [--known file] [--n N]
  *         [--seed S] [--only substr[,substr...]] [--batch K] [--selftest] [--verbose]
- *         [--full | --full-count N]
+ *         [--full | --full-count N] [--record FILE | --replay FILE]
  * --full runs every 32-bit value of the first operand of the selected
  * one- and two-operand 32-bit forms (2^32 lanes each; the nightly
  * sweep.full), --full-count N only the first N.
@@ -16,6 +16,7 @@
 #include <unistd.h>
 #include <fnmatch.h>
 #include "sweep.h"
+#include "sweep_replay.h"
 
 const sw_form sw_forms[] = {
 #define S(id, ptx, dst, src, ref, chk) {#id, ptx, dst, src, SW_SCALAR, ref, NULL, NULL, chk},
@@ -42,6 +43,7 @@ static struct {
     uint64_t full;               /* --full: lanes per form (2^32: all) */
     uint64_t seed;
     int selftest, verbose;
+    FILE *record;                /* --record: every lane's inputs and outputs */
 } opt;
 
 static char *known_text;
@@ -70,6 +72,20 @@ static int known_class(const char *name)
         best |= !strcmp(cls, "all") ? 4 : !strcmp(cls, "zero") ? 2 : !strcmp(cls, "nan") ? 1 : 0;
     }
     return best;
+}
+
+/* ok, known (excused by known_failures.txt), FAIL, or fixed (listed as
+ * failing but passing) */
+static const char *verdict(const result *r, int known)
+{
+    /* a harness error (ptxas rejects our PTX) is never excused */
+    size_t other = r->bad - r->bad_nan - r->bad_zero;
+    int excused = r->fatal != 2 &&
+                  ((known & 4) || (!r->fatal && !other && (!r->bad_nan || (known & 1)) &&
+                                   (!r->bad_zero || (known & 2))));
+    if (r->bad)
+        return excused ? "known" : "FAIL";
+    return known & 4 ? "fixed" : "ok";
 }
 
 static char *read_file(const char *path)
@@ -134,6 +150,20 @@ static void hexs(char *out, size_t n, const uint64_t *v, const char *letters)
     }
 }
 
+/* --record: one line per lane, "form<TAB>inputs<TAB>outputs" in hex as the
+ * summary prints them; a warp form's lanes in order, whole warps. Run on a
+ * real GPU (--lib naming NVIDIA's driver), this is the ground truth that
+ * --replay later holds Zinc and the references to. */
+static void record_lanes(const sw_form *f, const uint64_t *in, const uint64_t *got, size_t n)
+{
+    char a[200], b[64];
+    for (size_t i = 0; i < n; i++) {
+        hexs(a, sizeof a, in + i * SW_NIN, f->src);
+        hexs(b, sizeof b, got + i * SW_NOUT, f->dst);
+        fprintf(opt.record, "%s\t%s\t%s\n", f->name, a, b);
+    }
+}
+
 /* the deliberately wrong reference of --selftest: add.s32 off by one
  * whenever bit 4 of a^b is set */
 static void wrong_add_s32(const uint64_t *in, uint64_t *out)
@@ -194,23 +224,11 @@ static void run_atom(const sw_form *f, void *mod, result *res, sw_rng *rng)
     free(out);
 }
 
-/* runs n lanes of inputs on Zinc and on the reference and compares them;
- * adds to res */
-static void check_lanes(const sw_form *f, void *mod, const uint64_t *in, size_t n, result *res)
+/* the reference's outputs for n lanes (want: n*SW_NOUT slots) */
+static void reference(const sw_form *f, const uint64_t *in, uint64_t *want, size_t n)
 {
-    uint64_t *got = malloc(n * SW_NOUT * 8), *want = malloc(n * SW_NOUT * 8);
-    if (!got || !want)
-        abort();
     for (size_t i = 0; i < n * SW_NOUT; i++)
-        got[i] = want[i] = SW_UNTOUCHED;
-    char name[128], err[512];
-    snprintf(name, sizeof name, "sw_%s", f->name);
-    if (!sw_cuda_run(mod, name, in, got, n, 0, err, sizeof err)) {
-        snprintf(res->note, sizeof res->note, "%s", err);
-        res->bad = 1;
-        res->fatal = 1;
-        goto out;
-    }
+        want[i] = SW_UNTOUCHED;
     sw_ref_fn ref = f->ref;
     if (opt.selftest && strcmp(f->name, "add_s32") == 0)
         ref = wrong_add_s32;
@@ -224,19 +242,28 @@ static void check_lanes(const sw_form *f, void *mod, const uint64_t *in, size_t 
         for (size_t i = 0; i < n; i++)
             ref(in + i * SW_NIN, want + i * SW_NOUT);
     }
+}
+
+/* compares n lanes of outputs with what they should be, by the form's
+ * checker (chk: f->chk, or exact); a warp form's outputs that the
+ * reference leaves undefined (undef: the reference's outputs) are not
+ * compared; adds to res */
+static void compare(const sw_form *f, sw_chk_fn chk, const uint64_t *in, const uint64_t *got,
+                    const uint64_t *want, const uint64_t *undef, size_t n, result *res)
+{
     for (size_t i = 0; i < n; i++) {
         const uint64_t *iv = in + i * SW_NIN, *g = got + i * SW_NOUT, *wv = want + i * SW_NOUT;
+        const uint64_t *uv = undef + i * SW_NOUT;
         int ok;
         if (f->kind == SW_WARP) {
-            /* outputs the ISA leaves undefined are not compared */
             uint64_t g2[SW_NOUT], w2[SW_NOUT];
             for (size_t k = 0; k < SW_NOUT; k++) {
-                g2[k] = wv[k] == SW_UNDEF ? 0 : g[k];
-                w2[k] = wv[k] == SW_UNDEF ? 0 : wv[k];
+                g2[k] = uv[k] == SW_UNDEF ? 0 : g[k];
+                w2[k] = uv[k] == SW_UNDEF ? 0 : wv[k];
             }
-            ok = f->chk(f, iv, g2, w2);
+            ok = chk(f, iv, g2, w2);
         } else {
-            ok = f->chk(f, iv, g, wv);
+            ok = chk(f, iv, g, wv);
         }
         if (ok)
             continue;
@@ -260,8 +287,40 @@ static void check_lanes(const sw_form *f, void *mod, const uint64_t *in, size_t 
                 printf("  %s: %s\n", f->name, res->note);
         }
     }
-out:
     res->tested += n;
+}
+
+/* runs n lanes of inputs on the device (got: n*SW_NOUT slots, filled);
+ * 0 with res's note on failure */
+static int run_lanes(const sw_form *f, void *mod, const uint64_t *in, uint64_t *got, size_t n,
+                     result *res)
+{
+    for (size_t i = 0; i < n * SW_NOUT; i++)
+        got[i] = SW_UNTOUCHED;
+    char name[128], err[512];
+    snprintf(name, sizeof name, "sw_%s", f->name);
+    if (sw_cuda_run(mod, name, in, got, n, 0, err, sizeof err))
+        return 1;
+    snprintf(res->note, sizeof res->note, "%s", err);
+    res->bad = 1;
+    res->fatal = 1;
+    res->tested += n;
+    return 0;
+}
+
+/* runs n lanes of inputs on the device and on the reference and compares
+ * them; adds to res */
+static void check_lanes(const sw_form *f, void *mod, const uint64_t *in, size_t n, result *res)
+{
+    uint64_t *got = malloc(n * SW_NOUT * 8), *want = malloc(n * SW_NOUT * 8);
+    if (!got || !want)
+        abort();
+    if (run_lanes(f, mod, in, got, n, res)) {
+        if (opt.record && !opt.full)
+            record_lanes(f, in, got, n);
+        reference(f, in, want, n);
+        compare(f, f->chk, in, got, want, want, n, res);
+    }
     free(got);
     free(want);
 }
@@ -373,10 +432,135 @@ static int only_match(const char *name, const char *only)
     return 0;
 }
 
+/* ---- --replay: lanes recorded on a real GPU (sweep_replay.c) ---- */
+typedef struct replay_set {
+    const sw_form *f;
+    uint64_t *in, *gpu;
+    size_t n;
+    result ref, zinc;            /* the reference and Zinc, each against the GPU */
+    size_t same;                 /* approximate forms: lanes with the GPU's bits */
+    long long far;               /*   and the largest distance from them (ulps) */
+} replay_set;
+static struct { replay_set *v; size_t n, cap; } rp;
+
+static void replay_keep(void *ctx, const sw_form *f, const uint64_t *in, const uint64_t *gpu,
+                        size_t n)
+{
+    (void)ctx;
+    if (opt.only && !only_match(f->name, opt.only))
+        return;
+    if (rp.n == rp.cap && !(rp.v = realloc(rp.v, (rp.cap = rp.cap ? 2 * rp.cap : 256) * sizeof *rp.v)))
+        abort();
+    replay_set *r = &rp.v[rp.n++];
+    memset(r, 0, sizeof *r);
+    r->f = f;
+    r->n = n;
+    r->in = malloc(n * SW_NIN * 8);
+    r->gpu = malloc(n * SW_NOUT * 8);
+    memcpy(r->in, in, n * SW_NIN * 8);
+    memcpy(r->gpu, gpu, n * SW_NOUT * 8);
+}
+
+static int is_approx(const sw_form *f) { return f->chk != exact && f->chk != nan_any && f->chk != div_int; }
+
+/* distance in representable values between two floats of letter c */
+static long long ulps_apart(char c, uint64_t a, uint64_t b)
+{
+    if (c == 'X' || c == 'Y') {
+        long long d0 = ulps_apart(c == 'X' ? 'H' : 'B', a & 0xffff, b & 0xffff);
+        long long d1 = ulps_apart(c == 'X' ? 'H' : 'B', a >> 16 & 0xffff, b >> 16 & 0xffff);
+        return d0 > d1 ? d0 : d1;
+    }
+    size_t w = sw_width(c);
+    uint64_t sign = 1ull << (w - 1), m = w >= 64 ? ~0ull : (1ull << w) - 1;
+    a &= m;
+    b &= m;
+    long long oa = a & sign ? -(long long)(a & ~sign) : (long long)a;
+    long long ob = b & sign ? -(long long)(b & ~sign) : (long long)b;
+    return oa > ob ? oa - ob : ob - oa;
+}
+
+static void replay_one(replay_set *r, void *mod)
+{
+    const sw_form *f = r->f;
+    size_t n = r->n;
+    uint64_t *want = malloc(n * SW_NOUT * 8), *got = malloc(n * SW_NOUT * 8);
+    if (!want || !got)
+        abort();
+    reference(f, r->in, want, n);
+    compare(f, f->chk, r->in, r->gpu, want, want, n, &r->ref);
+    if (run_lanes(f, mod, r->in, got, n, &r->zinc)) {
+        if (is_approx(f)) {
+            /* Zinc's own approximation: held to the ISA's bound, and
+             * measured against the GPU's */
+            compare(f, f->chk, r->in, got, want, want, n, &r->zinc);
+            for (size_t i = 0; i < n; i++) {
+                long long d = ulps_apart(f->dst[0], got[i * SW_NOUT], r->gpu[i * SW_NOUT]);
+                r->same += d == 0;
+                if (d > r->far)
+                    r->far = d;
+            }
+        } else {
+            compare(f, f->chk, r->in, got, r->gpu, want, n, &r->zinc);
+        }
+    }
+    free(want);
+    free(got);
+}
+
+static int run_replay(const char *path)
+{
+    if (sw_replay_load(path, replay_keep, NULL) != 0)
+        return 2;
+    const sw_form **fs = malloc((rp.n ? rp.n : 1) * sizeof *fs);
+    for (size_t i = 0; i < rp.n; i += opt.batch) {
+        size_t k = rp.n - i < opt.batch ? rp.n - i : opt.batch;
+        for (size_t j = 0; j < k; j++)
+            fs[j] = rp.v[i + j].f;
+        char err[4096];
+        char *text = module_text(fs, k);
+        void *mod = sw_cuda_load(text, err, sizeof err);
+        free(text);
+        for (size_t j = 0; j < k; j++) {
+            if (mod) {
+                replay_one(&rp.v[i + j], mod);
+            } else {
+                snprintf(rp.v[i + j].zinc.note, sizeof rp.v[i + j].zinc.note, "load failed: %.400s", err);
+                rp.v[i + j].zinc.bad = rp.v[i + j].zinc.fatal = 1;
+            }
+        }
+        sw_cuda_unload(mod);
+    }
+    free(fs);
+    size_t nfail = 0, lanes = 0;
+    printf("%-24s %7s %7s %7s  %s\n", "form", "lanes", "ref", "zinc",
+           "vs the GPU: reference, Zinc (approximate: lanes equal, most ulps apart)");
+    for (size_t i = 0; i < rp.n; i++) {
+        replay_set *r = &rp.v[i];
+        int known = known_text ? known_class(r->f->name) : 0;
+        const char *tr = verdict(&r->ref, known), *tz = verdict(&r->zinc, known);
+        int fail = !strcmp(tr, "FAIL") || !strcmp(tz, "FAIL");
+        nfail += fail;
+        lanes += r->n;
+        char extra[64] = "";
+        if (is_approx(r->f))
+            snprintf(extra, sizeof extra, "same %zu/%zu, %lld ulp", r->same, r->n, r->far);
+        printf("%-24s %7zu %7zu %7zu  %-5s %s%s%s%s%s\n", r->f->name, r->n, r->ref.bad, r->zinc.bad,
+               fail ? "FAIL" : r->ref.bad || r->zinc.bad ? "known" : "ok", extra,
+               r->ref.bad ? " | reference: " : "", r->ref.note,
+               r->zinc.bad ? " | zinc: " : "", r->zinc.note);
+        free(r->in);
+        free(r->gpu);
+    }
+    printf("replay: %zu forms, %zu lanes recorded on the GPU, %zu failing\n", rp.n, lanes, nfail);
+    free(rp.v);
+    return nfail ? 1 : 0;
+}
+
 static void usage(void)
 {
     fprintf(stderr, "usage: sweep [--lib libcuda.so.1] [--ptxas path|none] [--known file] "
-            "[--n N] [--seed S] [--only a,b,..] [--batch K] [--full | --full-count N] [--selftest] [--verbose]\n");
+            "[--n N] [--seed S] [--only a,b,..] [--batch K] [--full | --full-count N] [--record FILE | --replay FILE] [--selftest] [--verbose]\n");
     exit(2);
 }
 
@@ -393,6 +577,7 @@ int main(int argc, char **argv)
     opt.nrand = strtoull(env_or("ZINC_SWEEP_N", "256"), NULL, 0);
     opt.seed = strtoull(env_or("ZINC_SWEEP_SEED", "1"), NULL, 0);
     opt.batch = 64;
+    const char *replay = NULL;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
         if (!strcmp(a, "--selftest")) { opt.selftest = 1; continue; }
@@ -409,7 +594,13 @@ int main(int argc, char **argv)
         else if (!strcmp(a, "--only")) opt.only = v;
         else if (!strcmp(a, "--batch")) opt.batch = strtoull(v, NULL, 0);
         else if (!strcmp(a, "--full-count")) opt.full = strtoull(v, NULL, 0);
-        else usage();
+        else if (!strcmp(a, "--replay")) replay = v;
+        else if (!strcmp(a, "--record")) {
+            if (!(opt.record = fopen(v, "w"))) {
+                fprintf(stderr, "sweep: cannot write %s\n", v);
+                return 2;
+            }
+        } else usage();
     }
     if (opt.batch == 0)
         opt.batch = 1;
@@ -421,6 +612,11 @@ int main(int argc, char **argv)
     if (!sw_cuda_open(opt.lib, err, sizeof err)) {
         fprintf(stderr, "sweep: %s\n", err);
         return 2;
+    }
+    if (replay) {
+        int rc = run_replay(replay);
+        free(known_text);
+        return rc;
     }
     const sw_form **sel = malloc(sw_nforms * sizeof *sel);
     size_t nsel = 0;
@@ -442,18 +638,10 @@ int main(int argc, char **argv)
         result *r = &res[i];
         int known = known_text ? known_class(sel[i]->name) : 0;
         lanes += r->tested;
-        /* a harness error (ptxas rejects our PTX) is never excused */
-        size_t other = r->bad - r->bad_nan - r->bad_zero;
-        int excused = r->fatal != 2 &&
-                      ((known & 4) || (!r->fatal && !other && (!r->bad_nan || (known & 1)) &&
-                                       (!r->bad_zero || (known & 2))));
-        const char *tag = "ok";
-        if (r->bad && excused)
-            tag = "known", nknown++;
-        else if (r->bad)
-            tag = "FAIL", nfail++;
-        else if (known & 4)
-            tag = "fixed", nfixed++;
+        const char *tag = verdict(r, known);
+        nknown += !strcmp(tag, "known");
+        nfail += !strcmp(tag, "FAIL");
+        nfixed += !strcmp(tag, "fixed");
         printf("%-24s %7zu %7zu %6zu %6zu  %-5s %s\n", sel[i]->name, r->tested, r->bad, r->bad_nan,
                r->bad_zero, tag, r->note);
     }
@@ -478,5 +666,9 @@ int main(int argc, char **argv)
     free(sel);
     free(res);
     free(known_text);
+    if (opt.record && fclose(opt.record) != 0) {
+        fprintf(stderr, "sweep: writing the record failed\n");
+        return 2;
+    }
     return nfail ? 1 : 0;
 }
