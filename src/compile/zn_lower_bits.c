@@ -23,6 +23,17 @@ static LLVMValueRef shift_amt(zn_lfn *l, LLVMValueRef n32, unsigned w,
     return ll_coerce(l, n, vt, false);
 }
 
+/* bfe/bfi's pos or len (i32 lanes): the low byte for 32-bit operands, as
+ * the ISA says; 64-bit ones take the whole value (what an H200 does: pos
+ * 0x80000000 is past the msb, len 0x101 is every bit left), here clamped
+ * to 64 so that pos + len cannot wrap */
+static LLVMValueRef field_arg(zn_lfn *l, LLVMValueRef v, unsigned w)
+{
+    if (w == 64)
+        return ll_intrin2(l, "llvm.umin", v, ll_const_vec(l->m->t_i32, 64));
+    return LLVMBuildAnd(l->b, v, ll_const_vec(l->m->t_i32, 0xff), "");
+}
+
 static LLVMValueRef bfe(zn_lfn *l, LLVMValueRef a, LLVMValueRef pos,
                         LLVMValueRef len, bool sign)
 {
@@ -31,9 +42,9 @@ static LLVMValueRef bfe(zn_lfn *l, LLVMValueRef a, LLVMValueRef pos,
     zn_lmod *m = l->m;
     LLVMTypeRef vt = LLVMTypeOf(a);
     unsigned w = ll_bits(vt);
-    LLVMValueRef ff = ll_const_vec(m->t_i32, 0xff), W = ll_const_vec(m->t_i32, w);
-    pos = LLVMBuildAnd(b, pos, ff, "");
-    len = LLVMBuildAnd(b, len, ff, "");
+    LLVMValueRef W = ll_const_vec(m->t_i32, w);
+    pos = field_arg(l, pos, w);
+    len = field_arg(l, len, w);
     LLVMValueRef top = ll_intrin2(l, "llvm.umin", LLVMBuildAdd(b, pos, len, ""), W);
     LLVMValueRef pos_ok = LLVMBuildICmp(b, LLVMIntULT, pos, W, "");
     LLVMValueRef len0 = LLVMBuildICmp(b, LLVMIntEQ, len, LLVMConstNull(LLVMTypeOf(len)), "");
@@ -61,9 +72,8 @@ static LLVMValueRef bfi(zn_lfn *l, LLVMValueRef a, LLVMValueRef base,
     LLVMTypeRef vt = LLVMTypeOf(a);
     unsigned w = ll_bits(vt);
     LLVMTypeRef wt = ll_vec(LLVMIntTypeInContext(m->ctx, 2 * w));
-    LLVMValueRef ff = ll_const_vec(m->t_i32, 0xff);
-    pos = ll_intrin2(l, "llvm.umin", LLVMBuildAnd(b, pos, ff, ""), ll_const_vec(m->t_i32, w));
-    len = ll_intrin2(l, "llvm.umin", LLVMBuildAnd(b, len, ff, ""), ll_const_vec(m->t_i32, w));
+    pos = ll_intrin2(l, "llvm.umin", field_arg(l, pos, w), ll_const_vec(m->t_i32, w));
+    len = ll_intrin2(l, "llvm.umin", field_arg(l, len, w), ll_const_vec(m->t_i32, w));
     LLVMValueRef one = ll_const_vec(ll_elem(wt), 1);
     LLVMValueRef mk = LLVMBuildSub(b, LLVMBuildShl(b, one, ll_coerce(l, len, wt, false), ""),
                                    one, "");

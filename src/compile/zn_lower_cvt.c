@@ -1,6 +1,7 @@
 /* zn_lower_cvt.c: cvt between every integer and float type (saturation,
- * rounding to integral values, NaN -> 0 and range saturation for
- * float -> int as PTX defines) and mov (registers, immediates, special
+ * rounding to integral values, NaN -> 0 (or the integer indefinite, as
+ * NVIDIA GPUs give it) and range saturation for float -> int, NaNs
+ * narrowed from f64 as the GPUs do) and mov (registers, immediates, special
  * registers, symbol addresses, {a, b} packing and unpacking). */
 #include "zn_lower.h"
 
@@ -37,6 +38,36 @@ static LLVMValueRef fp_src(zn_lfn *l, const ptx_opnd *o, ptx_type t)
 static LLVMValueRef fp_store_form(zn_lfn *l, LLVMValueRef v, ptx_type t)
 {
     return halfish(t) ? zn_from_half(l, v) : v;
+}
+
+/* A NaN narrowed from f64 as NVIDIA GPUs narrow it (measured on an H200):
+ * quiet, with the sign and the top bits of the payload (frac: the
+ * destination's fraction bits), as bits of integer type it */
+static LLVMValueRef nan_narrow(zn_lfn *l, LLVMValueRef a64, unsigned frac, unsigned expbits,
+                               LLVMTypeRef it)
+{
+    LLVMBuilderRef b = l->b;
+    LLVMTypeRef t64 = l->m->t_i64;
+    LLVMValueRef u = LLVMBuildBitCast(b, a64, ll_vec(t64), "");
+    LLVMValueRef sign = LLVMBuildShl(b, LLVMBuildLShr(b, u, ll_const_vec(t64, 63), ""),
+                                     ll_const_vec(t64, frac + expbits), "");
+    LLVMValueRef pay = LLVMBuildLShr(b, LLVMBuildAnd(b, u, ll_const_vec(t64, (1ull << 52) - 1), ""),
+                                     ll_const_vec(t64, 52 - frac), "");
+    uint64_t top = ((1ull << expbits) - 1) << frac | 1ull << (frac - 1);
+    LLVMValueRef bits = LLVMBuildOr(b, LLVMBuildOr(b, sign, pay, ""), ll_const_vec(t64, top), "");
+    return LLVMBuildTrunc(b, bits, ll_vec(it), "");
+}
+
+/* r, or where a64 is a NaN its narrowing (bits of r's width) */
+static LLVMValueRef with_nan_narrow(zn_lfn *l, LLVMValueRef a64, LLVMValueRef r, unsigned frac,
+                                    unsigned expbits)
+{
+    LLVMBuilderRef b = l->b;
+    LLVMTypeRef rt = LLVMTypeOf(r), it = LLVMIntTypeInContext(l->m->ctx, ll_bits(rt));
+    LLVMValueRef nan = LLVMBuildFCmp(b, LLVMRealUNO, a64, a64, "");
+    LLVMValueRef bits = LLVMBuildBitCast(b, r, ll_vec(it), "");
+    bits = LLVMBuildSelect(b, nan, nan_narrow(l, a64, frac, expbits, it), bits, "");
+    return LLVMBuildBitCast(b, bits, rt, "");
 }
 
 static LLVMValueRef round_int(zn_lfn *l, LLVMValueRef v, ptx_rnd r)
@@ -180,6 +211,13 @@ void zn_lower_cvt(zn_lfn *l, const ptx_ins *ins)
         LLVMTypeRef over[2] = {it, LLVMTypeOf(a)};
         r = ll_intrin(l, ptx_type_is_signed(dt) ? "llvm.fptosi.sat" : "llvm.fptoui.sat",
                       over, 2, &a, 1);
+        unsigned w = ll_bits(zn_scalar_type(m, dt));
+        if (w == 64 || (w == 32 && at == PTX_T_F64)) {
+            /* NaN: the "integer indefinite" (only the top bit set), as an
+             * H200 gives it from f64 and into 64 bits (0 otherwise) */
+            LLVMValueRef nan = LLVMBuildFCmp(b, LLVMRealUNO, a, a, "");
+            r = LLVMBuildSelect(b, nan, ll_const_vec(zn_scalar_type(m, dt), 1ull << (w - 1)), r, "");
+        }
         zn_dst(l, &o[0], dt, r);
         return;
     }
@@ -191,6 +229,7 @@ void zn_lower_cvt(zn_lfn *l, const ptx_ins *ins)
          * flushed them under .rm/.rp); f64 and f16 sources go through f32
          * (f64: rounded to odd, so the result rounds once) */
         bool rz = ins->rnd == PTX_RND_RZ, dir = ins->rnd == PTX_RND_RM || ins->rnd == PTX_RND_RP;
+        LLVMValueRef a64 = a;
         if (at == PTX_T_F64)
             a = rz ? zn_fptrunc_directed(l, a, ll_vec(m->t_f32), PTX_RND_RZ)
                    : zn_round_odd_f32(l, a, NULL);
@@ -211,6 +250,8 @@ void zn_lower_cvt(zn_lfn *l, const ptx_ins *ins)
                                              LLVMBuildNot(b, nan, ""), "");
             h = LLVMBuildAdd(b, h, LLVMBuildZExt(b, step, ll_vec(m->t_i16), ""), "");
         }
+        if (at == PTX_T_F64)
+            h = with_nan_narrow(l, a64, h, 7, 8);
         if (ins->flags & PTX_F(relu))
             h = relu16(l, h, true);
         zn_dst(l, &o[0], dt, h);
@@ -235,14 +276,29 @@ void zn_lower_cvt(zn_lfn *l, const ptx_ins *ins)
     }
     if (dt == PTX_T_F32)
         r = zn_canon_nan(l, r);
+    if (dt == PTX_T_F32 && at == PTX_T_F64)
+        r = with_nan_narrow(l, a, r, 23, 8);
     if (sat)
         r = zn_fsat(l, r);
-    if (ftz && dt == PTX_T_F32)
+    if (ftz && dt == PTX_T_F32 && at == PTX_T_F64) {
+        /* tiny after rounding to 24 bits with an unbounded exponent is a
+         * zero (NVIDIA's .ftz rule, see ftz_result in zn_lower_float.c):
+         * a scaled by 2^64 rounds as a normal f32 where it matters */
+        LLVMValueRef s = LLVMBuildFMul(b, a, ll_const_fvec(m->t_f64, 0x1p64), "");
+        s = directed(ins->rnd) ? zn_fptrunc_directed(l, s, ft, ins->rnd)
+                               : LLVMBuildFPTrunc(b, s, ft, "");
+        LLVMValueRef tiny = LLVMBuildFCmp(b, LLVMRealOLT, ll_intrin1(l, "llvm.fabs", s),
+                                          ll_const_fvec(m->t_f32, 0x1p-62), "");
+        r = LLVMBuildSelect(b, tiny, ll_intrin2(l, "llvm.copysign", LLVMConstNull(ft), r), r, "");
+    } else if (ftz && dt == PTX_T_F32) {
         r = zn_ftz(l, r);
+    }
     LLVMValueRef st = fp_store_form(l, r, dt);
-    if (halfish(dt)) { /* NaN -> 0x7fff */
+    if (halfish(dt)) { /* NaN -> 0x7fff; from f64 the GPU's narrowing */
         LLVMValueRef nan = LLVMBuildFCmp(b, LLVMRealUNO, r, r, "");
         st = LLVMBuildSelect(b, nan, ll_const_vec(m->t_i16, 0x7fff), st, "");
+        if (at == PTX_T_F64 && dt == PTX_T_F16)
+            st = with_nan_narrow(l, a, st, 10, 5);
         if (ins->flags & PTX_F(relu))
             st = relu16(l, st, dt == PTX_T_BF16);
     }

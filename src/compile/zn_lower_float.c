@@ -88,6 +88,74 @@ static unsigned nsrc(ptx_op op)
     }
 }
 
+/* .ftz on the result of an f32 mul, fma, div or rcp: NVIDIA GPUs flush a
+ * result that is tiny after rounding to 24 bits with an unbounded exponent
+ * (IEEE's "after rounding"; measured on an H200), which is not the same as
+ * a subnormal result: 0x3f7fffff * 0x00800000 rounds to 0x00800000 in f32
+ * but is a zero on the GPU. The operation again with one operand scaled by
+ * 2^24 has that rounding (its result is normal where it matters; a lane
+ * whose scaled operand overflows has no tiny result) and tells. */
+static bool directed(ptx_rnd r);
+
+static bool tiny_rounds_differ(ptx_op op)
+{
+    return op == PTX_OP_mul || op == PTX_OP_fma || op == PTX_OP_mad || op == PTX_OP_div ||
+           op == PTX_OP_rcp;
+}
+
+static LLVMValueRef ftz_result(zn_lfn *l, const ptx_ins *ins, LLVMValueRef *s, LLVMValueRef r)
+{
+    if (!tiny_rounds_differ(ins->op))
+        return zn_ftz(l, r);
+    LLVMBuilderRef b = l->b;
+    LLVMTypeRef vt = LLVMTypeOf(r);
+    LLVMValueRef k = ll_const_fvec(ll_elem(vt), 0x1p24);
+    LLVMValueRef t[3] = {LLVMBuildFMul(b, s[0], k, ""), s[1], s[2]};
+    ptx_op op = ins->op;
+    if (op == PTX_OP_rcp) { /* 2^24 / x */
+        t[0] = k;
+        t[1] = s[0];
+        op = PTX_OP_div;
+    } else if (op != PTX_OP_mul && op != PTX_OP_div) {
+        t[2] = LLVMBuildFMul(b, s[2], k, "");
+        op = PTX_OP_fma;
+    }
+    LLVMValueRef h;
+    if (directed(ins->rnd))
+        h = zn_fop_directed(l, op, t, ins->rnd);
+    else if (op == PTX_OP_mul)
+        h = LLVMBuildFMul(b, t[0], t[1], "");
+    else if (op == PTX_OP_div)
+        h = LLVMBuildFDiv(b, t[0], t[1], "");
+    else
+        h = ll_intrin3(l, "llvm.fma", t[0], t[1], t[2]);
+    if (!h)
+        return zn_ftz(l, r);
+    LLVMValueRef tiny = LLVMBuildFCmp(b, LLVMRealOLT, ll_intrin1(l, "llvm.fabs", h),
+                                      ll_const_fvec(ll_elem(vt), 0x1p-102), "");
+    return LLVMBuildSelect(b, tiny, ll_intrin2(l, "llvm.copysign", LLVMConstNull(vt), r), r, "");
+}
+
+/* rcp.approx.ftz.f64 as NVIDIA GPUs compute it (fitted to an H200): from
+ * the upper 32 bits of x alone (a NaN whose payload is in the low word is
+ * an infinity), the reciprocal truncated to its upper 32 bits (the GPU's
+ * own approximation is that or one unit above, in 8% of lanes); a NaN
+ * gives 0x7fffffff00000000, a result below the smallest normal a zero */
+static LLVMValueRef rcp64_hi(zn_lfn *l, LLVMValueRef x)
+{
+    LLVMBuilderRef b = l->b;
+    LLVMTypeRef vt = LLVMTypeOf(x), vi = ll_vec(l->m->t_i64);
+    LLVMValueRef hi_mask = ll_const_vec(l->m->t_i64, 0xffffffff00000000ull);
+    LLVMValueRef xh = LLVMBuildBitCast(b, LLVMBuildAnd(b, LLVMBuildBitCast(b, x, vi, ""),
+                                                       hi_mask, ""), vt, "");
+    xh = zn_ftz64(l, xh);
+    LLVMValueRef r = zn_ftz64(l, LLVMBuildFDiv(b, ll_const_fvec(ll_elem(vt), 1.0), xh, ""));
+    LLVMValueRef bits = LLVMBuildAnd(b, LLVMBuildBitCast(b, r, vi, ""), hi_mask, "");
+    LLVMValueRef nan = LLVMBuildFCmp(b, LLVMRealUNO, xh, xh, "");
+    bits = LLVMBuildSelect(b, nan, ll_const_vec(l->m->t_i64, 0x7fffffff00000000ull), bits, "");
+    return LLVMBuildBitCast(b, bits, vt, "");
+}
+
 static LLVMValueRef testp(zn_lfn *l, const ptx_ins *ins, LLVMValueRef x)
 {
     LLVMBuilderRef b = l->b;
@@ -100,9 +168,10 @@ static LLVMValueRef testp(zn_lfn *l, const ptx_ins *ins, LLVMValueRef x)
     if (f & PTX_F(infinite)) return LLVMBuildFCmp(b, LLVMRealOEQ, a, inf, "");
     if (f & PTX_F(number)) return LLVMBuildFCmp(b, LLVMRealORD, x, x, "");
     if (f & PTX_F(notanumber)) return LLVMBuildFCmp(b, LLVMRealUNO, x, x, "");
-    if (f & PTX_F(normal))
-        return LLVMBuildAnd(b, LLVMBuildFCmp(b, LLVMRealOGE, a, mn, ""),
-                            LLVMBuildFCmp(b, LLVMRealOLT, a, inf, ""), "");
+    if (f & PTX_F(normal)) /* zeros count as normal on NVIDIA GPUs (an H200) */
+        return LLVMBuildOr(b, LLVMBuildAnd(b, LLVMBuildFCmp(b, LLVMRealOGE, a, mn, ""),
+                                           LLVMBuildFCmp(b, LLVMRealOLT, a, inf, ""), ""),
+                           LLVMBuildFCmp(b, LLVMRealOEQ, a, LLVMConstNull(LLVMTypeOf(a)), ""), "");
     if (f & PTX_F(subnormal))
         return LLVMBuildAnd(b, LLVMBuildFCmp(b, LLVMRealOLT, a, mn, ""),
                             LLVMBuildFCmp(b, LLVMRealONE, a, LLVMConstNull(LLVMTypeOf(a)), ""), "");
@@ -150,6 +219,10 @@ void zn_lower_float(zn_lfn *l, const ptx_ins *ins)
             zn_dst(l, &ins->opnds[0], PTX_T_PRED, p);
         return;
     }
+    if (ins->op == PTX_OP_rcp && t == PTX_T_F64 && (ins->flags & PTX_F(approx))) {
+        zn_dst(l, &ins->opnds[0], t, rcp64_hi(l, s[0]));
+        return;
+    }
     LLVMValueRef r = directed(ins->rnd) ? zn_fop_directed(l, ins->op, s, ins->rnd)
                                         : fop(l, ins, s);
     if (!r) {
@@ -162,7 +235,7 @@ void zn_lower_float(zn_lfn *l, const ptx_ins *ins)
     if (ins->flags & PTX_F(sat))
         r = zn_fsat(l, r);
     if (ftz)
-        r = zn_ftz(l, r);
+        r = ftz_result(l, ins, s, r);
     if ((ins->flags & PTX_F(ftz)) && t == PTX_T_F64)
         r = zn_ftz64(l, r); /* rcp.approx.ftz.f64 */
     zn_dst(l, &ins->opnds[0], t, r);

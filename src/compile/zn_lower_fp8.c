@@ -122,8 +122,17 @@ static LLVMValueRef f32_to_tf32(zn_lfn *l, LLVMValueRef x, ptx_rnd rnd, bool sat
     }
     if (relu)
         r = LLVMBuildSelect(b, LLVMBuildICmp(b, LLVMIntNE, sign, k32(l, 0), ""), k32(l, 0), r, "");
+    /* NaN, as an H200 gives it: .rn/.rz the canonical NaN with the low
+     * bits clear; .rna the input truncated (low payload bits lost: maybe
+     * an infinity), .rna.satfinite that less one tf32 ulp */
     LLVMValueRef nan = LLVMBuildICmp(b, LLVMIntUGT, ab, k32(l, 0x7f800000), "");
-    return LLVMBuildSelect(b, nan, k32(l, 0x7fffffff), r, "");
+    LLVMValueRef nv = k32(l, 0x7fffe000);
+    if (rnd == PTX_RND_RNA) {
+        nv = LLVMBuildAnd(b, x, k32(l, 0xffffe000), "");
+        if (sat)
+            nv = LLVMBuildSub(b, nv, k32(l, 0x2000), "");
+    }
+    return LLVMBuildSelect(b, nan, nv, r, "");
 }
 
 static bool is_fp8(ptx_type t)

@@ -287,6 +287,8 @@ static void test_convs(void)
                                 9223372036854775807.0);
         if (isinf(a * 1000.0f) || fabsf(a * 1000.0f) >= 9.2e18f)
             ll = a * 1000.0f > 0 ? 9223372036854775807.0f : -9223372036854775808.0f;
+        if (isnan(a)) /* the integer indefinite, as NVIDIA GPUs give it */
+            ll = -9223372036854775808.0f;
         CHECK(of[i * 3] == a || (isnan(a) && isnan(of[i * 3])), "f64 round trip %g", a);
         CHECK(of[i * 3 + 1] == h || (isnan(h) && isnan(of[i * 3 + 1])),
               "f16 round trip %g: %g, want %g", a, of[i * 3 + 1], h);

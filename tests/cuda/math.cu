@@ -138,8 +138,10 @@ static double gen_d(int i, int which)
     }
 }
 
-// PTX float->integer conversions saturate and turn NaN into 0; r is the
-// input already rounded to an integral value.
+// PTX float->integer conversions saturate; NaN gives 0 from f32 into 32
+// bits and the "integer indefinite" (only the top bit set) from f64 and
+// into 64 bits, as an H200 gives them. r is the input already rounded to
+// an integral value.
 static long long sat(double r, double lo, double hi_excl, long long lo_v, long long hi_v)
 {
     if (isnan(r)) return 0;
@@ -148,9 +150,10 @@ static long long sat(double r, double lo, double hi_excl, long long lo_v, long l
     return (long long)r;
 }
 static int sat_i32(double r) { return (int)sat(r, -2147483648.0, 2147483648.0, INT_MIN, INT_MAX); }
+static int sat_i32_of_f64(double r) { return isnan(r) ? INT_MIN : sat_i32(r); }
 static long long sat_i64(long double r)
 {
-    if (isnan(r)) return 0;
+    if (isnan(r)) return LLONG_MIN;
     if (r < -9223372036854775808.0L) return LLONG_MIN;
     if (r >= 9223372036854775808.0L) return LLONG_MAX;
     return (long long)r;
@@ -302,7 +305,7 @@ int main()
         chk_i("float2ll_rz", i, r->f2ll_rz, sat_i64(truncf(v->a)));
         chk_i("double2ll_rn", i, r->d2ll_rn, sat_i64(rint(v->da)));
         chk_i("double2ll_rz", i, r->d2ll_rz, sat_i64(trunc(v->da)));
-        chk_i("double2int_rz", i, r->d2i_rz, sat_i32(trunc(v->da)));
+        chk_i("double2int_rz", i, r->d2i_rz, sat_i32_of_f64(trunc(v->da)));
         chk_f("int2float_rn", i, r->i2f_rn, (float)v->ia);
         chk_f("int2float_rz", i, r->i2f_rz, to_f_dir(v->ia, 0));
         chk_f("int2float_ru", i, r->i2f_ru, to_f_dir(v->ia, 1));

@@ -64,14 +64,16 @@ static uint32_t lop3(uint32_t a, uint32_t b, uint32_t c, unsigned imm)
 LOP3(96) LOP3(e8) LOP3(ca) LOP3(3c) LOP3(f0) LOP3(01) LOP3(fe) LOP3(80)
 LOP3(6a) LOP3(1e) LOP3(00) LOP3(ff)
 
-/* bfe: pos = b[7:0], len = c[7:0]; bits past the msb are the sign bit of
- * the field (signed) or 0; len 0 gives 0 */
+/* bfe: pos = b[7:0], len = c[7:0] (the ISA); bits past the msb are the
+ * sign bit of the field (signed) or 0; len 0 gives 0. The 64-bit forms take
+ * pos and len whole, as an H200 does (pos 0x80000000 is past the msb,
+ * len 0x101 is all the bits left). */
 static uint64_t bfe(uint64_t a, uint32_t b, uint32_t c, unsigned msb, int sign)
 {
-    unsigned pos = b & 0xff, len = c & 0xff;
+    uint64_t pos = msb == 63 ? b : b & 0xff, len = msb == 63 ? c : c & 0xff;
     if (len == 0)
         return 0;
-    unsigned top = pos + len - 1 > msb ? msb : pos + len - 1;
+    uint64_t top = pos + len - 1 > msb ? msb : pos + len - 1;
     uint64_t sbit = sign ? (a >> top) & 1 : 0, d = 0;
     for (unsigned i = 0; i <= msb; i++) {
         uint64_t bit = (i < len && pos + i <= msb) ? (a >> (pos + i)) & 1 : sbit;
@@ -84,11 +86,12 @@ REF(bfe_s32) { out[0] = bfe(U32(A), U32(B), U32(C), 31, 1); }
 REF(bfe_u64) { out[0] = bfe(A, U32(B), U32(C), 63, 0); }
 REF(bfe_s64) { out[0] = bfe(A, U32(B), U32(C), 63, 1); }
 
-/* bfi: insert len = d[7:0] low bits of a into b at pos = c[7:0] */
+/* bfi: insert len = d[7:0] low bits of a into b at pos = c[7:0]; the
+ * 64-bit form takes pos and len whole (as bfe) */
 static uint64_t bfi(uint64_t a, uint64_t b, uint32_t c, uint32_t d, unsigned msb)
 {
-    unsigned pos = c & 0xff, len = d & 0xff;
-    for (unsigned i = 0; i < len && pos + i <= msb; i++)
+    uint64_t pos = msb == 63 ? c : c & 0xff, len = msb == 63 ? d : d & 0xff;
+    for (uint64_t i = 0; i < len && pos + i <= msb; i++)
         b = (b & ~(1ull << (pos + i))) | ((a >> i) & 1) << (pos + i);
     return b;
 }

@@ -2,9 +2,10 @@
  * the source's signedness, truncation, .sat clamps to the destination
  * range; a sub-word destination is extended to its register by the
  * destination's signedness. Float -> integer: round (.rni even, .rzi,
- * .rmi, .rpi), NaN -> 0, out of range saturates. Integer -> float and
- * f64 -> f32: host conversion under fesetround. f16/bf16: ref_util.c's
- * encoder. NaN results: canonical for f32/f16/bf16 destinations. */
+ * .rmi, .rpi), NaN -> 0 or the integer indefinite (f2i), out of range
+ * saturates. Integer -> float and f64 -> f32: host conversion under
+ * fesetround. f16/bf16: ref_util.c's encoder. NaN results: canonical for
+ * f32/f16/bf16 destinations, except from f64 (nan_narrow). */
 #include <fenv.h>
 #include <math.h>
 #include "sweep.h"
@@ -50,10 +51,13 @@ static long double rnd_int(long double x, int r)
     default: return ceill(x);
     }
 }
-static uint64_t f2i(long double x, int r, int sign, int bits)
+/* NaN (measured on an H200): 0 from f32 into 32 bits or fewer; the
+ * "integer indefinite" (only the top bit set) from f64 into 32 bits and
+ * from either into 64 bits */
+static uint64_t f2i(long double x, int r, int sign, int bits, int from64)
 {
     if (isnan(x))
-        return 0;
+        return bits == 64 ? 1ull << 63 : from64 && bits == 32 ? 0x80000000u : 0;
     long double v = rnd_int(x, r);
     long double lo = sign ? -ldexpl(1, bits - 1) : 0;
     long double hi = sign ? ldexpl(1, bits - 1) - 1 : ldexpl(1, bits) - 1;
@@ -65,19 +69,19 @@ static uint64_t f2i(long double x, int r, int sign, int bits)
     return bits == 64 ? u : u & ((1ull << bits) - 1);
 }
 #define F2I(r, R, it, S, W)                                                          \
-    REF(cvt_##r##_##it##_f32) { out[0] = f2i(sw_f(A), R, S, W); }               \
-    REF(cvt_##r##_##it##_f64) { out[0] = f2i(sw_d(A), R, S, W); }
+    REF(cvt_##r##_##it##_f32) { out[0] = f2i(sw_f(A), R, S, W, 0); }            \
+    REF(cvt_##r##_##it##_f64) { out[0] = f2i(sw_d(A), R, S, W, 1); }
 #define F2I_ALL(r, R) F2I(r, R, s32, 1, 32) F2I(r, R, u32, 0, 32) F2I(r, R, s64, 1, 64) F2I(r, R, u64, 0, 64)
 F2I_ALL(rni, 0)
 F2I_ALL(rzi, 1)
 F2I_ALL(rmi, 2)
 F2I_ALL(rpi, 3)
-REF(cvt_rzi_s16_f32) { out[0] = f2i(sw_f(A), 1, 1, 16); }
-REF(cvt_rni_u16_f32) { out[0] = f2i(sw_f(A), 0, 0, 16); }
-REF(cvt_rpi_ftz_s32_f32) { out[0] = f2i(sw_ftz_f(sw_f(A)), 3, 1, 32); }
-REF(cvt_rmi_ftz_s32_f32) { out[0] = f2i(sw_ftz_f(sw_f(A)), 2, 1, 32); }
-REF(cvt_rni_s32_f16) { out[0] = f2i(sw_h2f((uint16_t)A), 0, 1, 32); }
-REF(cvt_rzi_u32_f16) { out[0] = f2i(sw_h2f((uint16_t)A), 1, 0, 32); }
+REF(cvt_rzi_s16_f32) { out[0] = f2i(sw_f(A), 1, 1, 16, 0); }
+REF(cvt_rni_u16_f32) { out[0] = f2i(sw_f(A), 0, 0, 16, 0); }
+REF(cvt_rpi_ftz_s32_f32) { out[0] = f2i(sw_ftz_f(sw_f(A)), 3, 1, 32, 0); }
+REF(cvt_rmi_ftz_s32_f32) { out[0] = f2i(sw_ftz_f(sw_f(A)), 2, 1, 32, 0); }
+REF(cvt_rni_s32_f16) { out[0] = f2i(sw_h2f((uint16_t)A), 0, 1, 32, 0); }
+REF(cvt_rzi_u32_f16) { out[0] = f2i(sw_h2f((uint16_t)A), 1, 0, 32, 0); }
 
 /* ---- integer -> float ----
  * conversions in functions of their own (see ref_float.c: GCC may move
@@ -124,9 +128,27 @@ REF(cvt_rz_f16_u32) { out[0] = sw_f2h((double)(uint32_t)A, 1); }
 static uint64_t canon32(float f) { return isnan(f) ? SW_NAN_F32 : sw_fb(f); }
 REF(cvt_f64_f32) { out[0] = sw_db((double)sw_f(A)); }
 REF(cvt_ftz_f64_f32) { out[0] = sw_db((double)sw_ftz_f(sw_f(A))); }
+/* a NaN narrowed from f64 (measured on an H200): quiet, with the sign and
+ * the top bits of the payload (frac: the destination's fraction bits) */
+static uint64_t nan_narrow(uint64_t a, int frac, int expbits)
+{
+    uint64_t top = (a >> 63) << (frac + expbits), quiet = 1ull << (frac - 1);
+    return top | ((1ull << expbits) - 1) << frac | quiet | ((a & ((1ull << 52) - 1)) >> (52 - frac));
+}
 static uint64_t d2f(uint64_t a, int r, int ftz, int sat)
 {
     volatile double d = sw_d(a);
+    if (isnan(d) && !sat)
+        return nan_narrow(a, 23, 8);
+    /* .ftz: a result tiny after rounding with an unbounded exponent is a
+     * zero (NVIDIA's rule, measured on an H200) */
+    if (ftz) {
+        fesetround(modes[r]);
+        volatile float s = (float)(d * 0x1p64);
+        fesetround(FE_TONEAREST);
+        if (fabsf(s) < 0x1p-62f)
+            return sw_fb(copysignf(0.0f, (float)d));
+    }
     fesetround(modes[r]);
     volatile float f = d2f_(d);
     fesetround(FE_TONEAREST);
@@ -165,7 +187,7 @@ REF(cvt_rn_ftz_f16_f32) { out[0] = sw_f2h(sw_ftz_f(sw_f(A)), 0); }
 REF(cvt_rn_sat_f16_f32) { out[0] = sw_f2h(sat(sw_f(A)), 0); }
 REF(cvt_f32_f16) { out[0] = sw_fb(sw_h2f((uint16_t)A)); }
 REF(cvt_ftz_f32_f16) { out[0] = sw_fb(sw_h2f((uint16_t)A)); }
-REF(cvt_rn_f16_f64) { out[0] = sw_f2h(sw_d(A), 0); }
+REF(cvt_rn_f16_f64) { out[0] = isnan(sw_d(A)) ? nan_narrow(A, 10, 5) : sw_f2h(sw_d(A), 0); }
 REF(cvt_f64_f16) { out[0] = sw_db(sw_h2f((uint16_t)A)); }
 REF(cvt_rn_bf16_f32) { out[0] = sw_f2bf(sw_f(A), 0); }
 REF(cvt_rz_bf16_f32) { out[0] = sw_f2bf(sw_f(A), 1); }
@@ -182,7 +204,7 @@ REF(cvt_rn_relu_f16x2_f32)
 }
 
 /* bf16 from f64 (one rounding), and .relu (NaN -> 0x7fff, negative -> +0) */
-REF(cvt_rn_bf16_f64) { out[0] = sw_f2bf(sw_d(A), 0); }
+REF(cvt_rn_bf16_f64) { out[0] = isnan(sw_d(A)) ? nan_narrow(A, 7, 8) : sw_f2bf(sw_d(A), 0); }
 static uint16_t relubf(uint16_t h) { return (h & 0x7fff) > 0x7f80 ? 0x7fff : (h & 0x8000) ? 0 : h; }
 REF(cvt_rn_relu_bf16_f32) { out[0] = relubf(sw_f2bf(sw_f(A), 0)); }
 REF(cvt_rn_relu_bf16x2_f32)

@@ -1,7 +1,7 @@
 /* ref_float.c: f32 and f64 arithmetic in each rounding mode (the host FPU
  * under fesetround; this file is built with -frounding-math), with PTX's
- * .ftz (subnormal inputs and results become zeros of the same sign, the
- * result flushed after rounding), .sat (clamp to [+0, 1], NaN -> +0) and
+ * .ftz (subnormal inputs become zeros of the same sign, and so do results
+ * that are tiny after rounding with an unbounded exponent: NVIDIA's rule), .sat (clamp to [+0, 1], NaN -> +0) and
  * NaN results (f32: the canonical 0x7fffffff; f64: any NaN, see nan_any). */
 #include <fenv.h>
 #include <math.h>
@@ -43,6 +43,26 @@ __attribute__((noinline)) static double op64(int op, double a_, double b_, doubl
     }
 }
 
+/* .ftz's tininess (NVIDIA's rule, measured on an H200): the exact result
+ * rounded to 24 bits with an unbounded exponent, in the instruction's
+ * rounding mode, below the smallest normal. Computed as the double result
+ * rounded to odd (so one more rounding is exact), scaled by 2^64 and
+ * rounded to f32 where no f32 is subnormal. */
+static int tiny_after_rounding(int op, float a, float b, float c, int rnd)
+{
+    feclearexcept(FE_INEXACT);
+    fesetround(FE_TOWARDZERO);
+    volatile double r = op64(op, a, b, c);
+    int inexact = fetestexcept(FE_INEXACT) != 0;
+    double d = r;
+    if (inexact && isfinite(d))
+        d = sw_d(sw_db(d) | 1);
+    fesetround(modes[rnd]);
+    volatile float s = (float)(d * 0x1p64);
+    fesetround(FE_TONEAREST);
+    return fabsf(s) < 0x1p-62f;
+}
+
 static uint64_t f32_op(int op, const uint64_t *in, int rnd, int flags)
 {
     float a = sw_f(in[0]), b = sw_f(in[1]), c = sw_f(in[2]);
@@ -52,8 +72,8 @@ static uint64_t f32_op(int op, const uint64_t *in, int rnd, int flags)
     volatile float r = op32(op, a, b, c);
     fesetround(FE_TONEAREST);
     float g = r;
-    if (flags & F_FTZ)
-        g = sw_ftz_f(g);
+    if ((flags & F_FTZ) && !isnan(g) && tiny_after_rounding(op, a, b, c, rnd))
+        g = copysignf(0.0f, r);
     if (flags & F_SAT)
         g = isnan(g) ? 0.0f : g <= 0.0f ? 0.0f : g > 1.0f ? 1.0f : g;
     return isnan(g) ? SW_NAN_F32 : sw_fb(g);

@@ -8,7 +8,8 @@
  * (infinities too) -> the largest finite with the sign; NaN -> 0x7f.
  * .relu: negative results (and -0) -> +0, NaN stays NaN. fp8 -> f16 is
  * exact; a NaN gives 0x7fff. tf32: the f32 value rounded to 10 fraction
- * bits by scaling with the tf32 ulp and rounding to an integer. */
+ * bits by scaling with the tf32 ulp and rounding to an integer; NaNs as an
+ * H200 gives them (tf32()). */
 #include <fenv.h>
 #include <math.h>
 #include "sweep.h"
@@ -114,8 +115,14 @@ static double round_to_int(double y, int rnd)
 static uint64_t tf32(uint64_t x, int rnd, int sat, int relu)
 {
     float f = sw_f(x);
-    if (isnan(f))
-        return SW_NAN_F32;
+    /* NaN (measured on an H200): .rn/.rz/.relu give the canonical NaN with
+     * the tf32 low bits clear; .rna keeps the input's bits, truncated (a NaN
+     * with only low payload bits becomes an infinity); .rna.satfinite
+     * subtracts one tf32 ulp from that, as it does to an infinity */
+    if (isnan(f)) {
+        uint32_t t = (uint32_t)x & ~0x1fffu;
+        return rnd != 4 ? 0x7fffe000u : sat ? t - 0x2000u : t;
+    }
     double v = f, r = v;
     if (isfinite(v) && v != 0) {
         int e = ilogb(v) < -126 ? -126 : ilogb(v);

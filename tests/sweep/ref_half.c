@@ -43,6 +43,19 @@ static double odd(int op, double a, double b, double c)
     return d;
 }
 
+/* .ftz's tininess (NVIDIA's rule, measured on an H200): r (the exact
+ * result rounded to odd) rounded to the format's significand with an
+ * unbounded exponent, below the smallest normal */
+static int tiny16(double r, int bf)
+{
+    int e;
+    double m = frexp(r, &e), p = bf ? 8 : 11;
+    if (!isfinite(r) || r == 0)
+        return 0;
+    double q = ldexp(nearbyint(ldexp(m, (int)p)), e - (int)p);
+    return fabs(q) < (bf ? 0x1p-126 : 0x1p-14);
+}
+
 static uint16_t one(int op, uint16_t a, uint16_t b, uint16_t c, int bf, int flags)
 {
     if (flags & F_FTZ) {
@@ -72,7 +85,7 @@ static uint16_t one(int op, uint16_t a, uint16_t b, uint16_t c, int bf, int flag
     }
     double r = odd(op, dec(a, bf), dec(b, bf), dec(c, bf));
     uint16_t h = bf ? sw_f2bf(r, 0) : sw_f2h(r, 0);
-    if ((flags & F_FTZ) && is_sub(h, bf))
+    if ((flags & F_FTZ) && (is_sub(h, bf) || tiny16(r, bf)))
         h &= 0x8000;
     if (is_nan(h, bf))
         return (flags & F_SAT) ? 0 : 0x7fff;
