@@ -308,6 +308,8 @@ LLVMValueRef zn_from_half(zn_lfn *l, LLVMValueRef h);
 void zn_lower_half(zn_lfn *l, const ptx_ins *ins);
 LLVMValueRef zn_half_to_f32(zn_lfn *l, LLVMValueRef bits, bool bf);
 LLVMValueRef zn_f32_to_half(zn_lfn *l, LLVMValueRef f, bool bf, bool rz);
+/* ex2/tanh.approx for f16/bf16: the f64 value rounded to f32 */
+LLVMValueRef zn_approx_f32_precise(zn_lfn *l, ptx_op op, LLVMValueRef x);
 /* zn_lower_fpfix.c: f32 NaN -> 0x7fffffff; PTX min/max; f64 .ftz;
  * f64 (+ residue e, may be NULL) -> f32 rounded to odd */
 LLVMValueRef zn_canon_nan(zn_lfn *l, LLVMValueRef v);

@@ -223,6 +223,32 @@ static LLVMValueRef gpu_revolutions(zn_lfn *l, LLVMValueRef d)
     return LLVMBuildFMul(b, frac, dconst(l, 2 * M_PI), "");
 }
 
+/* ex2/tanh for 16-bit results (zn_lower_half.c), which NVIDIA GPUs give as
+ * the truncation of an f32 value: here computed in f64 and rounded to f32
+ * (the f64 value's own error, ~1e-13, is below that rounding: 2^1 stays
+ * 2). Fitted to every 16-bit input of an H200: ex2 takes |x| < 2^-23 as 0
+ * (its input is fixed point: 2^-2^-24 is 1.0), and tanh x is x itself for
+ * |x| below 0.0039349 (between 2^-8 (1 + 2^-7.2) and the next f16) and
+ * +-1 from |x| = 8 on. */
+LLVMValueRef zn_approx_f32_precise(zn_lfn *l, ptx_op op, LLVMValueRef x)
+{
+    zn_lmod *m = l->m;
+    LLVMBuilderRef b = l->b;
+    LLVMValueRef d = LLVMBuildFPExt(b, x, ll_vec(m->t_f64), "");
+    LLVMValueRef r, tiny;
+    if (op == PTX_OP_ex2) { /* f16/bf16 inputs: 2^x stays inside (2^-200, 2^200) */
+        tiny = LLVMBuildFCmp(b, LLVMRealOLT, ll_intrin1(l, "llvm.fabs", d), dconst(l, 0x1p-23), "");
+        d = LLVMBuildSelect(b, tiny, dconst(l, 0.0), d, "");
+        r = keep_nan(l, d, exp2_core(l, clamp(l, d, -200.0, 200.0)));
+    } else {
+        tiny = LLVMBuildFCmp(b, LLVMRealOLT, ll_intrin1(l, "llvm.fabs", d), dconst(l, 0.0039349), "");
+        LLVMValueRef one = LLVMBuildFCmp(b, LLVMRealOGE, ll_intrin1(l, "llvm.fabs", d), dconst(l, 8.0), "");
+        r = LLVMBuildSelect(b, tiny, d, approx_tanh(l, d), "");
+        r = LLVMBuildSelect(b, one, ll_intrin2(l, "llvm.copysign", dconst(l, 1.0), d), r, "");
+    }
+    return LLVMBuildFPTrunc(b, r, ll_vec(m->t_f32), "");
+}
+
 LLVMValueRef zn_approx_f32(zn_lfn *l, ptx_op op, LLVMValueRef x)
 {
     zn_lmod *m = l->m;

@@ -4,7 +4,7 @@
  *
  *   sweep [--lib libcuda.so.1] [--ptxas path|none] [--known file] [--n N]
  *         [--seed S] [--only substr[,substr...]] [--batch K] [--selftest] [--verbose]
- *         [--full | --full-count N] [--record FILE | --replay FILE]
+ *         [--full | --full-count N] [--record FILE | --replay FILE [--gpu-exact a,b]]
  * --full runs every 32-bit value of the first operand of the selected
  * one- and two-operand 32-bit forms (2^32 lanes each; the nightly
  * sweep.full), --full-count N only the first N.
@@ -44,6 +44,8 @@ static struct {
     uint64_t seed;
     int selftest, verbose;
     FILE *record;                /* --record: every lane's inputs and outputs */
+    const char *gpu_exact;       /* --gpu-exact: approximate forms that must
+                                  * give the recorded GPU's bits (--only syntax) */
 } opt;
 
 static char *known_text;
@@ -542,7 +544,9 @@ static int run_replay(const char *path)
         replay_set *r = &rp.v[i];
         int known = known_text ? known_class(r->f->name) : 0;
         const char *tr = verdict(&r->ref, known), *tz = verdict(&r->zinc, known);
-        int fail = !strcmp(tr, "FAIL") || !strcmp(tz, "FAIL");
+        int fail = !strcmp(tr, "FAIL") || !strcmp(tz, "FAIL") ||
+                   (is_approx(r->f) && opt.gpu_exact && only_match(r->f->name, opt.gpu_exact) &&
+                    r->same != r->n);
         nfail += fail;
         lanes += r->n;
         char extra[64] = "";
@@ -563,7 +567,7 @@ static int run_replay(const char *path)
 static void usage(void)
 {
     fprintf(stderr, "usage: sweep [--lib libcuda.so.1] [--ptxas path|none] [--known file] "
-            "[--n N] [--seed S] [--only a,b,..] [--batch K] [--full | --full-count N] [--record FILE | --replay FILE] [--selftest] [--verbose]\n");
+            "[--n N] [--seed S] [--only a,b,..] [--batch K] [--full | --full-count N] [--record FILE | --replay FILE [--gpu-exact a,b,..]] [--selftest] [--verbose]\n");
     exit(2);
 }
 
@@ -598,6 +602,7 @@ int main(int argc, char **argv)
         else if (!strcmp(a, "--batch")) opt.batch = strtoull(v, NULL, 0);
         else if (!strcmp(a, "--full-count")) opt.full = strtoull(v, NULL, 0);
         else if (!strcmp(a, "--replay")) replay = v;
+        else if (!strcmp(a, "--gpu-exact")) opt.gpu_exact = v;
         else if (!strcmp(a, "--record")) {
             if (!(opt.record = fopen(v, "w"))) {
                 fprintf(stderr, "sweep: cannot write %s\n", v);
