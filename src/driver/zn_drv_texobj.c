@@ -311,12 +311,12 @@ static CUresult tex_create(CUtexObject *out, const CUDA_RESOURCE_DESC *r,
         TRY_CU(apply_view(&d, r, view));
     if ((td->flags & CU_TRSF_SEAMLESS_CUBEMAP) && !d.cube)
         return CUDA_ERROR_INVALID_VALUE; /* only for cubemap (mipmapped) arrays */
-    bool is_int = d.format != CU_AD_FORMAT_HALF && d.format != CU_AD_FORMAT_FLOAT &&
-                  !zn_texbc_is(d.format);
-    /* 32-bit integers always read as integers (cudart passes no flag for
-     * them), and integers read as integers cannot be filtered */
-    if (is_int && ((td->flags & CU_TRSF_READ_AS_INTEGER) || d.csize == 4) &&
-        td->filterMode == CU_TR_FILTER_MODE_LINEAR)
+    /* NVIDIA's driver refuses the sRGB block-compressed formats (BC1-BC3,
+     * BC7 _SRGB) without CU_TRSF_SRGB (measured on an H200: cudart's
+     * cudaTextureDesc::sRGB = 0 gives cudaErrorInvalidValue). Linear
+     * filtering of integers read as integers is accepted (and blends
+     * them: zn_exec_tex.c). */
+    if (zn_texbc_srgb(d.format) && !(td->flags & CU_TRSF_SRGB))
         return CUDA_ERROR_INVALID_VALUE;
     zn_texobj *t = zn_handle_new(ZN_HANDLE_TEXOBJ, sizeof *t);
     if (!t)

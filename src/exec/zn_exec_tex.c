@@ -7,11 +7,15 @@
  * mirror (both only with normalized coordinates; otherwise clamp);
  * nearest-point sampling reads T[floor(x)]; linear filtering reads the
  * texels around x - 0.5 and blends them with weights kept, as NVIDIA's
- * hardware does, in 9-bit fixed point with 8 fractional bits; texel
+ * hardware does, in 9-bit fixed point with 8 fractional bits, the 2D and
+ * 3D corner weights rounded to 1/256 too (corner_weights; measured on an
+ * H200); texel
  * indices outside the texture are clamped, wrapped, mirrored or replaced
  * by the border colour. 8- and 16-bit integer formats read without
  * CU_TRSF_READ_AS_INTEGER become floats in [0, 1] (unsigned) or [-1, 1]
- * (signed); 32-bit integers are always read as integers. Surfaces address
+ * (signed); 32-bit integers are always read as integers (linear filtering
+ * of integers blends them and rounds to the nearest integer). Channels
+ * the format lacks read 0, alpha included (as on an H200). Surfaces address
  * x in bytes (sust.p: in elements); out-of-range accesses trap, clamp to
  * the nearest element or read zero / drop the store. sust.p converts its
  * .b32 values to the array's format: floats for HALF/FLOAT arrays (half
@@ -21,8 +25,9 @@
  * tex.grad log2 of the longer gradient scaled to level-0 texels; then the
  * descriptor's bias and min/max clamps apply and the point mip filter
  * samples the nearest level, the linear one blends the two around the LOD
- * with a weight in the same 9-bit fixed point as the in-level filter (an
- * assumption: the guides do not give that precision). Cubemaps: tex.cube
+ * with the LOD's fraction truncated to 8 bits (measured on an H200; tex.grad's
+ * LOD is the exact log2, the H200's is approximate: up to 2/256 off for
+ * axis-aligned gradients, more for skewed ones, rule unknown). Cubemaps: tex.cube
  * picks the face of the major axis and samples it as a normalized 2D layer
  * clamped to its edges, or with CU_TRSF_SEAMLESS_CUBEMAP and linear
  * filtering, with the texels past an edge taken from the neighbouring face
@@ -105,13 +110,60 @@ static bool reads_normalized(const zn_tex_desc *d)
     return is_int_format(d->format) && d->csize < 4 && !(d->flags & TRSF_READ_AS_INTEGER);
 }
 
-/* sRGB -> linear (the sRGB standard's curve, in float; the hardware's
- * precision is unmeasured): CU_TRSF_SRGB on 8-bit unsigned textures read
- * as normalized floats converts R, G and B, never alpha, before any
- * filtering, as graphics APIs do. */
-static float srgb_to_linear(float c)
+/* sRGB -> linear of an 8-bit value: NVIDIA's hardware uses a table, not
+ * the sRGB standard's curve (off by up to 0.004 from it; the linear
+ * segment is c * 5 / 16384). These are the H200's values of texels 0..255
+ * (CU_TRSF_SRGB, point sampling, read as normalized floats). R, G and B
+ * convert, never alpha, before any filtering. */
+static const float srgb_lut[256] = {
+    0x0p+0, 0x1.4p-12, 0x1.4p-11, 0x1.ep-11, 0x1.4p-10, 0x1.9p-10,
+    0x1.ep-10, 0x1.18p-9, 0x1.4p-9, 0x1.68p-9, 0x1.9p-9, 0x1.b8p-9,
+    0x1.ep-9, 0x1.08p-8, 0x1.2p-8, 0x1.38p-8, 0x1.54p-8, 0x1.7p-8,
+    0x1.8cp-8, 0x1.acp-8, 0x1.ccp-8, 0x1.ecp-8, 0x1.06p-7, 0x1.18p-7,
+    0x1.2cp-7, 0x1.3ep-7, 0x1.52p-7, 0x1.68p-7, 0x1.7cp-7, 0x1.92p-7,
+    0x1.aap-7, 0x1.cp-7, 0x1.d8p-7, 0x1.f4p-7, 0x1.06p-6, 0x1.14p-6,
+    0x1.22p-6, 0x1.3p-6, 0x1.3ep-6, 0x1.4cp-6, 0x1.5cp-6, 0x1.6cp-6,
+    0x1.7cp-6, 0x1.8cp-6, 0x1.9cp-6, 0x1.aep-6, 0x1.cp-6, 0x1.d2p-6,
+    0x1.e4p-6, 0x1.f8p-6, 0x1.06p-5, 0x1.1p-5, 0x1.1ap-5, 0x1.24p-5,
+    0x1.2ep-5, 0x1.38p-5, 0x1.44p-5, 0x1.5p-5, 0x1.5ap-5, 0x1.66p-5,
+    0x1.72p-5, 0x1.7ep-5, 0x1.8ap-5, 0x1.98p-5, 0x1.a4p-5, 0x1.bp-5,
+    0x1.cp-5, 0x1.ccp-5, 0x1.d8p-5, 0x1.e8p-5, 0x1.f4p-5, 0x1.02p-4,
+    0x1.0ap-4, 0x1.1p-4, 0x1.18p-4, 0x1.2p-4, 0x1.28p-4, 0x1.3p-4,
+    0x1.38p-4, 0x1.4p-4, 0x1.48p-4, 0x1.52p-4, 0x1.5ap-4, 0x1.62p-4,
+    0x1.6cp-4, 0x1.74p-4, 0x1.7ep-4, 0x1.86p-4, 0x1.9p-4, 0x1.9ap-4,
+    0x1.a2p-4, 0x1.acp-4, 0x1.b6p-4, 0x1.cp-4, 0x1.cap-4, 0x1.d4p-4,
+    0x1.ep-4, 0x1.e8p-4, 0x1.f4p-4, 0x1p-3, 0x1.04p-3, 0x1.0ap-3,
+    0x1.1p-3, 0x1.16p-3, 0x1.1cp-3, 0x1.22p-3, 0x1.28p-3, 0x1.2ep-3,
+    0x1.34p-3, 0x1.3ap-3, 0x1.4p-3, 0x1.46p-3, 0x1.4cp-3, 0x1.52p-3,
+    0x1.58p-3, 0x1.6p-3, 0x1.66p-3, 0x1.6cp-3, 0x1.74p-3, 0x1.7ap-3,
+    0x1.8p-3, 0x1.88p-3, 0x1.8ep-3, 0x1.96p-3, 0x1.9cp-3, 0x1.a4p-3,
+    0x1.acp-3, 0x1.b2p-3, 0x1.bap-3, 0x1.c2p-3, 0x1.cap-3, 0x1.dp-3,
+    0x1.d8p-3, 0x1.ep-3, 0x1.e8p-3, 0x1.fp-3, 0x1.f8p-3, 0x1p-2,
+    0x1.04p-2, 0x1.08p-2, 0x1.0cp-2, 0x1.1p-2, 0x1.14p-2, 0x1.1ap-2,
+    0x1.1ep-2, 0x1.22p-2, 0x1.26p-2, 0x1.2ap-2, 0x1.3p-2, 0x1.34p-2,
+    0x1.38p-2, 0x1.3cp-2, 0x1.42p-2, 0x1.46p-2, 0x1.4ap-2, 0x1.5p-2,
+    0x1.54p-2, 0x1.5ap-2, 0x1.5ep-2, 0x1.64p-2, 0x1.68p-2, 0x1.6cp-2,
+    0x1.72p-2, 0x1.78p-2, 0x1.7cp-2, 0x1.82p-2, 0x1.86p-2, 0x1.8cp-2,
+    0x1.9p-2, 0x1.96p-2, 0x1.9cp-2, 0x1.a2p-2, 0x1.a6p-2, 0x1.acp-2,
+    0x1.b2p-2, 0x1.b6p-2, 0x1.bcp-2, 0x1.c2p-2, 0x1.c8p-2, 0x1.cep-2,
+    0x1.d4p-2, 0x1.dap-2, 0x1.ep-2, 0x1.e4p-2, 0x1.ecp-2, 0x1.fp-2,
+    0x1.f8p-2, 0x1.fcp-2, 0x1.02p-1, 0x1.04p-1, 0x1.08p-1, 0x1.0ap-1,
+    0x1.0ep-1, 0x1.12p-1, 0x1.14p-1, 0x1.18p-1, 0x1.1ap-1, 0x1.1ep-1,
+    0x1.22p-1, 0x1.24p-1, 0x1.28p-1, 0x1.2cp-1, 0x1.2ep-1, 0x1.32p-1,
+    0x1.36p-1, 0x1.38p-1, 0x1.3cp-1, 0x1.4p-1, 0x1.42p-1, 0x1.46p-1,
+    0x1.4ap-1, 0x1.4ep-1, 0x1.52p-1, 0x1.54p-1, 0x1.58p-1, 0x1.5cp-1,
+    0x1.6p-1, 0x1.64p-1, 0x1.66p-1, 0x1.6ap-1, 0x1.6ep-1, 0x1.72p-1,
+    0x1.76p-1, 0x1.7ap-1, 0x1.7ep-1, 0x1.82p-1, 0x1.86p-1, 0x1.8ap-1,
+    0x1.8ep-1, 0x1.92p-1, 0x1.96p-1, 0x1.9ap-1, 0x1.9ep-1, 0x1.a2p-1,
+    0x1.a6p-1, 0x1.aap-1, 0x1.aep-1, 0x1.b2p-1, 0x1.b6p-1, 0x1.bap-1,
+    0x1.bep-1, 0x1.c2p-1, 0x1.c6p-1, 0x1.cap-1, 0x1.dp-1, 0x1.d4p-1,
+    0x1.d8p-1, 0x1.dcp-1, 0x1.ep-1, 0x1.e4p-1, 0x1.e8p-1, 0x1.ecp-1,
+    0x1.f4p-1, 0x1.f8p-1, 0x1.fcp-1, 0x1p+0
+};
+
+static float srgb_to_linear(uint32_t v)
 {
-    return c <= 0.04045f ? c / 12.92f : powf((c + 0.055f) / 1.055f, 2.4f);
+    return srgb_lut[v & 255];
 }
 
 /* A block-compressed texel: its 4 x 4 block is at block (x / 4, y / 4) of
@@ -127,9 +179,9 @@ static void read_bc_texel(const zn_tex_desc *d, uint32_t x, uint32_t y, uint32_t
     /* each UNORM colour format is one below its _SRGB variant */
     bool srgb = zn_texbc_srgb(d->format) ||
                 ((d->flags & TRSF_SRGB) && zn_texbc_srgb(d->format + 1));
-    if (srgb)
+    if (srgb) /* the decoders give n / 255.0f: the table of n */
         for (unsigned c = 0; c < 3; c++)
-            t->f[c] = srgb_to_linear(t->f[c]);
+            t->f[c] = srgb_to_linear((uint32_t)lrintf(t->f[c] * 255.0f));
 }
 
 /* Set when a lookup read a texel of a tile that is not resident (the
@@ -158,11 +210,8 @@ static void read_texel(const zn_tex_desc *d, uint32_t x, uint32_t y, uint32_t z,
     }
     bool norm = reads_normalized(d);
     for (uint32_t c = 0; c < 4; c++) {
-        if (c >= d->nch) { /* missing channels read (0, 0, 1) */
-            if (is_int_format(d->format) && !norm)
-                t->u[c] = c == 3 ? 1u : 0u;
-            else
-                t->f[c] = c == 3 ? 1.0f : 0.0f;
+        if (c >= d->nch) { /* missing channels, alpha too, read 0 (H200) */
+            t->u[c] = 0;
             continue;
         }
         const uint8_t *q = p + c * d->csize;
@@ -174,7 +223,7 @@ static void read_texel(const zn_tex_desc *d, uint32_t x, uint32_t y, uint32_t z,
             if (!norm)
                 t->u[c] = u8;
             else if ((d->flags & TRSF_SRGB) && c < 3)
-                t->f[c] = srgb_to_linear(u8 / 255.0f);
+                t->f[c] = srgb_to_linear(u8);
             else
                 t->f[c] = u8 / 255.0f;
             break;
@@ -321,45 +370,121 @@ static void fetch(const zn_tex_desc *d, const tex_pos *p, const int32_t *idx, te
         t->f[0] = p->dref <= depth_of(d, t) ? 1.0f : 0.0f;
 }
 
-/* 9-bit fixed-point weight: 8 fractional bits */
-static float weight(float frac)
+/* A fraction as a 9-bit fixed-point weight in 1/256ths (0..256), rounded
+ * half up: frac(x - 0.5) for the in-level filter. */
+static int32_t weight256(float frac)
 {
-    return roundf(frac * 256.0f) / 256.0f;
+    if (!(frac == frac))
+        return 0;
+    return (int32_t)floorf(frac * 256.0f + 0.5f);
+}
+
+/* The bilinear weights of fractions a and b (1/256ths): the (hi, hi)
+ * corner is a * b / 256 rounded half up, the others what makes each row
+ * and column sum to its 1D weight, so that the four sum to 256. w[i + 2j]:
+ * corner i along the first dimension, j along the second. */
+static void weights2(int32_t a, int32_t b, int32_t *w)
+{
+    int32_t w11 = (a * b + 128) >> 8;
+    w[0] = 256 - a - b + w11;
+    w[1] = a - w11;
+    w[2] = b - w11;
+    w[3] = w11;
+}
+
+/* Corner weights (1/256ths) of linear filtering, as an H200 computes them
+ * (measured: every weight of a 256 x 256 grid of 2D fractions and 2^16
+ * random coordinates): per dimension frac(x - 0.5) in 9-bit fixed point
+ * (8 fractional bits, rounded half up), in 2D the products rounded as
+ * weights2 does. 3D: the x/z pair by weights2, then each of those split
+ * along y, hi = w * b / 256 rounded half up: this reproduces 98.9% of the
+ * H200's 3D weights; the others are 1/256 off (the exact rule is not
+ * known). Corner k: bit d is the upper texel along dimension d. */
+static void corner_weights(unsigned ndim, const int32_t *a, int32_t *w)
+{
+    if (ndim == 1) {
+        w[0] = 256 - a[0];
+        w[1] = a[0];
+        return;
+    }
+    if (ndim == 2) {
+        weights2(a[0], a[1], w);
+        return;
+    }
+    int32_t xz[4];
+    weights2(a[0], a[2], xz);
+    for (unsigned k = 0; k < 8; k++) {
+        int32_t v = xz[(k & 1) + ((k >> 2) & 1) * 2];
+        int32_t hi = (v * a[1] + 128) >> 8;
+        w[k] = (k >> 1) & 1 ? hi : v - hi;
+    }
+}
+
+/* Raw integer texel channel c as a number (linear filtering of integers
+ * read as integers: the driver accepts it, the H200 blends and rounds). */
+static double int_value(const zn_tex_desc *d, const texel *t, unsigned c)
+{
+    return d->format == F_S8 || d->format == F_S16 || d->format == F_S32 ? (double)(int32_t)t->u[c]
+                                                                         : (double)t->u[c];
+}
+
+/* UNORM textures the H200 filters in 16-bit fixed point: 8-bit unsigned
+ * read as normalized floats (without sRGB) and the block-compressed UNORM
+ * formats; each texel is a multiple of 1/65535 (n / 255 = 257 n / 65535),
+ * the blend sum(w v) / 256 is rounded half up to a multiple of 1/65535
+ * (measured: 2^16 random lookups of 8-bit texels, exact). */
+static bool filters_unorm16(const zn_tex_desc *d)
+{
+    if (zn_texbc_is(d->format))
+        return !zn_texbc_srgb(d->format) && !(d->flags & TRSF_SRGB) &&
+               d->format != ZN_BC4_SNORM && d->format != ZN_BC5_SNORM &&
+               d->format != ZN_BC6H_UF16 && d->format != ZN_BC6H_SF16;
+    return d->format == F_U8 && reads_normalized(d) && !(d->flags & TRSF_SRGB);
 }
 
 static void sample(const zn_tex_desc *d, const tex_pos *p, texel *out)
 {
     int32_t idx[3];
-    if (p->int_coords || d->filter == 0 || raw_ints(d)) {
+    if (p->int_coords || d->filter == 0 || (raw_ints(d) && p->cmp)) {
         for (unsigned k = 0; k < p->ndim; k++)
             idx[k] = p->int_coords ? p->ix[k] : ifloor(p->x[k]);
         fetch(d, p, idx, out);
         return;
     }
     /* linear: blend the 2^ndim texels around x - 0.5 */
-    int32_t base[3];
-    float a[3];
+    int32_t base[3], a[3], w[8];
     for (unsigned k = 0; k < p->ndim; k++) {
         float xb = p->x[k] - 0.5f;
         base[k] = ifloor(xb);
-        a[k] = weight(xb - floorf(xb));
-        if (!(a[k] == a[k]))
-            a[k] = 0.0f;
+        a[k] = weight256(xb - floorf(xb));
     }
+    corner_weights(p->ndim, a, w);
+    bool ints = raw_ints(d), u16 = !ints && !p->cmp && filters_unorm16(d);
     float acc[4] = {0, 0, 0, 0};
+    double iacc[4] = {0, 0, 0, 0};
     for (unsigned corner = 0; corner < (1u << p->ndim); corner++) {
-        float wgt = 1.0f;
-        for (unsigned k = 0; k < p->ndim; k++) {
-            unsigned hi = (corner >> k) & 1;
-            idx[k] = base[k] + (int32_t)hi;
-            wgt *= hi ? a[k] : 1.0f - a[k];
-        }
+        for (unsigned k = 0; k < p->ndim; k++)
+            idx[k] = base[k] + (int32_t)((corner >> k) & 1);
         texel t;
         fetch(d, p, idx, &t);
-        for (unsigned c = 0; c < 4; c++)
-            acc[c] += wgt * t.f[c];
+        float wgt = (float)w[corner] * (1.0f / 256.0f);
+        for (unsigned c = 0; c < 4; c++) {
+            if (ints)
+                iacc[c] += w[corner] * int_value(d, &t, c);
+            else if (u16)
+                iacc[c] += w[corner] * (double)lrintf(t.f[c] * 65535.0f);
+            else
+                acc[c] += wgt * t.f[c];
+        }
     }
-    memcpy(out->f, acc, sizeof acc);
+    if (ints) /* rounded to the nearest integer */
+        for (unsigned c = 0; c < 4; c++)
+            out->u[c] = (uint32_t)(int32_t)llround(iacc[c] / 256.0);
+    else if (u16)
+        for (unsigned c = 0; c < 4; c++)
+            out->f[c] = (float)floor(iacc[c] / 256.0 + 0.5) / 65535.0f;
+    else
+        memcpy(out->f, acc, sizeof acc);
 }
 
 /* The descriptor of mip level i, in *tmp when it differs from d. A
@@ -417,8 +542,9 @@ static float grad_lod(const zn_tex_desc *d, unsigned nd, const uint64_t *io, uns
 }
 
 /* The LOD after the bias and the descriptor's clamps, then picks one level
- * (point mip filter: the nearest) or blends two (linear: weight in the
- * same 9-bit fixed point as the in-level filter). Plain tex uses LOD 0. */
+ * (point mip filter: the nearest) or blends two (linear: the weight is the
+ * LOD's fraction truncated to a multiple of 1/256, as measured on an
+ * H200). Plain tex uses LOD 0. */
 static void sample_mip(const zn_tex_desc *d, const tex_pos *p, float lod, texel *out)
 {
     if (d->nlevels <= 1) {
@@ -435,7 +561,8 @@ static void sample_mip(const zn_tex_desc *d, const tex_pos *p, float lod, texel 
         return;
     }
     unsigned l0 = (unsigned)floorf(lod);
-    float w = weight(lod - (float)l0);
+    /* the level weight: the LOD's fraction truncated to 8 bits (H200) */
+    float w = floorf((lod - (float)l0) * 256.0f) * (1.0f / 256.0f);
     sample_level(d, l0, p, out);
     if (w == 0.0f || l0 + 1 >= d->nlevels)
         return;

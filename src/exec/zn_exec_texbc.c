@@ -14,11 +14,17 @@
  *   r1 and (6 r0 + r1) / 7 .. (r0 + 6 r1) / 7, else r0, r1, (4 r0 + r1) /
  *   5 .. (r0 + 4 r1) / 5, then 0 (-1 for SNORM) and 1.
  * BC5: two BC4 blocks, red then green.
- * Endpoints are normalized (c / 31, c / 63, r / 255, r / 127) and the
- * palette is computed in float, the exact values of the definitions;
- * hardware interpolates at its own precision (Direct3D allows a small
- * tolerance): unverified on NVIDIA hardware. BC6H and BC7 (BPTC) are
- * decoded by zn_exec_texbptc.c.
+ * Decoded as an H200 decodes them (measured on every texel of 256 random
+ * blocks of each format): BC1-BC3 colours in 8-bit integers, 5/6-bit
+ * endpoints widened by bit replication, the interpolated colours by
+ * NVIDIA's integer formulas (bc1_texel), then n / 255.0f; BC2 alpha
+ * a * 17 / 255; BC4/BC5 UNORM in 16 bits, endpoints r * 257 and the
+ * interpolants r0 * (257 - w) + r1 * w with w from fixed tables
+ * (bc4_unorm16), then / 65535. BC3's alpha is 8-bit on the H200 and
+ * differs from bc4_unorm16 / 257 rounded in about 13% of texels (by one
+ * step); the SNORM BC4/BC5 values are 16-bit (/ 32767) and differ from
+ * the float palette here by up to 1e-3: neither rule is known yet.
+ * BC6H and BC7 (BPTC) are decoded by zn_exec_texbptc.c.
  */
 #include "zn_exec_texbc.h"
 #include "zn_exec_texbptc.h"
@@ -32,12 +38,39 @@ static uint64_t load64(const uint8_t *p)
     return v;
 }
 
-/* channel values of one RGB565 colour, normalized */
-static void rgb565(uint32_t c, float *out)
+static uint32_t widen5(uint32_t v)
 {
-    out[0] = (float)(c >> 11) / 31.0f;
-    out[1] = (float)((c >> 5) & 63) / 63.0f;
-    out[2] = (float)(c & 31) / 31.0f;
+    return v << 3 | v >> 2;
+}
+
+static uint32_t widen6(uint32_t v)
+{
+    return v << 2 | v >> 4;
+}
+
+/* NVIDIA's BC1 interpolants (8-bit results): (2 p + q) / 3 of 5-bit
+ * channels p, q; of 6-bit green, from the widened values P, Q; and the
+ * three-colour mode's (p + q) / 2. C division truncates toward zero. */
+static uint32_t third5(int32_t p, int32_t q)
+{
+    return (uint32_t)(((2 * p + q) * 22) / 8);
+}
+
+static uint32_t third6(int32_t P, int32_t Q)
+{
+    int32_t g = Q - P;
+    return (uint32_t)((256 * P + g / 4 + 128 + g * 80) / 256);
+}
+
+static uint32_t half5(int32_t p, int32_t q)
+{
+    return (uint32_t)(((p + q) * 33) / 8);
+}
+
+static uint32_t half6(int32_t P, int32_t Q)
+{
+    int32_t g = Q - P;
+    return (uint32_t)((256 * P + g / 4 + 128 + g * 128) / 256);
 }
 
 /* The BC1 colour block at p; four_colour: BC2/BC3 (no transparent entry). */
@@ -46,21 +79,45 @@ static void bc1_texel(const uint8_t *p, unsigned k, bool four_colour, float *rgb
     uint64_t v = load64(p);
     uint32_t c0 = (uint32_t)(v & 0xffff), c1 = (uint32_t)((v >> 16) & 0xffff);
     unsigned idx = (unsigned)(v >> (32 + 2 * k)) & 3;
-    float e0[3], e1[3];
-    rgb565(c0, e0);
-    rgb565(c1, e1);
+    const int32_t e[2][3] = {{(int32_t)(c0 >> 11), (int32_t)((c0 >> 5) & 63), (int32_t)(c0 & 31)},
+                             {(int32_t)(c1 >> 11), (int32_t)((c1 >> 5) & 63), (int32_t)(c1 & 31)}};
+    bool four = four_colour || c0 > c1;
     rgba[3] = 1.0f;
     for (unsigned c = 0; c < 3; c++) {
-        float a = e0[c], b = e1[c];
-        if (four_colour || c0 > c1) {
-            rgba[c] = idx == 0 ? a : idx == 1 ? b
-                    : idx == 2 ? (2.0f * a + b) / 3.0f : (a + 2.0f * b) / 3.0f;
-        } else {
-            rgba[c] = idx == 0 ? a : idx == 1 ? b : idx == 2 ? (a + b) / 2.0f : 0.0f;
-        }
+        bool g = c == 1;
+        int32_t A = (int32_t)(g ? widen6((uint32_t)e[0][c]) : widen5((uint32_t)e[0][c]));
+        int32_t B = (int32_t)(g ? widen6((uint32_t)e[1][c]) : widen5((uint32_t)e[1][c]));
+        uint32_t n;
+        if (idx < 2)
+            n = (uint32_t)(idx ? B : A);
+        else if (four) /* idx 2: nearer c0, idx 3: nearer c1 */
+            n = idx == 2 ? (g ? third6(A, B) : third5(e[0][c], e[1][c]))
+                         : (g ? third6(B, A) : third5(e[1][c], e[0][c]));
+        else
+            n = idx == 2 ? (g ? half6(A, B) : half5(e[0][c], e[1][c])) : 0;
+        rgba[c] = (float)n / 255.0f;
     }
-    if (!four_colour && c0 <= c1 && idx == 3)
+    if (!four && idx == 3)
         rgba[3] = 0.0f;
+}
+
+/* An unsigned BC4 block's texel k in 16 bits: endpoints r * 257, the
+ * interpolants r0 * (257 - w) + r1 * w with the H200's weights w (in
+ * 1/257ths, close to 257 j / 7 and 257 j / 5). */
+static uint32_t bc4_unorm16(const uint8_t *p, unsigned k)
+{
+    static const uint32_t w8[8] = {0, 0, 36, 72, 113, 144, 185, 221};
+    static const uint32_t w6[8] = {0, 0, 48, 96, 161, 209, 0, 0};
+    uint64_t v = load64(p);
+    unsigned idx = (unsigned)(v >> (16 + 3 * k)) & 7;
+    uint32_t r0 = p[0], r1 = p[1];
+    if (idx < 2)
+        return (idx ? r1 : r0) * 257u;
+    if (r0 > r1)
+        return r0 * (257u - w8[idx]) + r1 * w8[idx];
+    if (idx >= 6)
+        return idx == 6 ? 0u : 65535u;
+    return r0 * (257u - w6[idx]) + r1 * w6[idx];
 }
 
 /* One BC4 channel block at p (BC3's alpha, BC5's red and green). */
@@ -104,18 +161,25 @@ void zn_texbc_texel(uint32_t fmt, const uint8_t *block, unsigned i, unsigned j, 
         break;
     case ZN_BC2_UNORM: case ZN_BC2_UNORM_SRGB:
         bc1_texel(block + 8, k, true, rgba);
-        rgba[3] = (float)((load64(block) >> (4 * k)) & 15) / 15.0f;
+        rgba[3] = (float)(((load64(block) >> (4 * k)) & 15) * 17) / 255.0f;
         break;
     case ZN_BC3_UNORM: case ZN_BC3_UNORM_SRGB:
         bc1_texel(block + 8, k, true, rgba);
-        rgba[3] = bc4_value(block, k, false);
+        rgba[3] = (float)((bc4_unorm16(block, k) + 128) / 257) / 255.0f;
         break;
-    case ZN_BC4_UNORM: case ZN_BC4_SNORM:
-        rgba[0] = bc4_value(block, k, fmt == ZN_BC4_SNORM);
+    case ZN_BC4_UNORM:
+        rgba[0] = (float)bc4_unorm16(block, k) / 65535.0f;
         break;
-    case ZN_BC5_UNORM: case ZN_BC5_SNORM:
-        rgba[0] = bc4_value(block, k, fmt == ZN_BC5_SNORM);
-        rgba[1] = bc4_value(block + 8, k, fmt == ZN_BC5_SNORM);
+    case ZN_BC4_SNORM:
+        rgba[0] = bc4_value(block, k, true);
+        break;
+    case ZN_BC5_UNORM:
+        rgba[0] = (float)bc4_unorm16(block, k) / 65535.0f;
+        rgba[1] = (float)bc4_unorm16(block + 8, k) / 65535.0f;
+        break;
+    case ZN_BC5_SNORM:
+        rgba[0] = bc4_value(block, k, true);
+        rgba[1] = bc4_value(block + 8, k, true);
         break;
     default: /* BC6H, BC7 */
         zn_texbptc_texel(fmt, block, k, rgba);

@@ -128,11 +128,6 @@ static float tap(int c, int f, int i, int j)
     return v;
 }
 
-static float w9(float f)
-{
-    return (float)(int)(f * 256.0f + 0.5f) / 256.0f; /* 1.8 fixed point */
-}
-
 static float ref_sample(const float4 &dir, int cube, bool linear)
 {
     float u, v;
@@ -146,9 +141,10 @@ static float ref_sample(const float4 &dir, int cube, bool linear)
     }
     float xb = x - 0.5f, yb = y - 0.5f;
     int i = (int)floorf(xb), j = (int)floorf(yb);
-    float a = w9(xb - floorf(xb)), b = w9(yb - floorf(yb));
-    return (1 - a) * (1 - b) * tap(cube, f, i, j) + a * (1 - b) * tap(cube, f, i + 1, j) +
-           (1 - a) * b * tap(cube, f, i, j + 1) + a * b * tap(cube, f, i + 1, j + 1);
+    int w[4];
+    zt_w2(zt_w256(xb - floorf(xb)), zt_w256(yb - floorf(yb)), w); /* as an H200 */
+    return (w[0] * tap(cube, f, i, j) + w[1] * tap(cube, f, i + 1, j) +
+            w[2] * tap(cube, f, i, j + 1) + w[3] * tap(cube, f, i + 1, j + 1)) / 256.0f;
 }
 
 static bool close_to(float got, float want, float tol)

@@ -1,12 +1,13 @@
 /* texture_srgb.cu: sRGB textures (cudaTextureDesc::sRGB, CU_TRSF_SRGB) on
  * 8-bit unsigned arrays read as normalized floats: R, G and B go through
- * the sRGB -> linear curve of the sRGB standard (c / 12.92 up to 0.04045,
- * else ((c + 0.055) / 1.055)^2.4), alpha stays c / 255; linear filtering
- * blends the converted values (conversion before filtering, as graphics
- * APIs specify; unverified on CUDA hardware, as is the curve's precision,
- * hence the 1e-5 tolerance). Point and linear filtering on uchar4 and
- * uchar2, and the same array without sRGB as a control. The reference is
- * computed here in double precision; outputs are poisoned first.
+ * the H200's sRGB -> linear table (zt_srgb_lut, measured; close to the
+ * sRGB standard's curve, not equal), alpha stays c / 255; missing
+ * channels read 0. Linear filtering weighs texels as zt_w2 (H200) and
+ * blends the converted values; with sRGB the H200's filtered values are
+ * within 8e-3 of that (their exact rule is not known), plain ones within
+ * 1e-5. Point and linear filtering on uchar4 and uchar2, and the same
+ * array without sRGB as a control. The reference is computed here in
+ * double precision; outputs are poisoned first.
  */
 #include "zn_test.h"
 #include "zn_tex_test.h"
@@ -23,8 +24,7 @@ __global__ void k_fetch(cudaTextureObject_t t, const float2 *c, float4 *out, int
 
 static double to_linear(unsigned char v)
 {
-    double c = v / 255.0;
-    return c <= 0.04045 ? c / 12.92 : pow((c + 0.055) / 1.055, 2.4);
+    return zt_srgb_lut[v];
 }
 
 static unsigned char img[H][W][4];
@@ -35,14 +35,9 @@ static double texel(int x, int y, int ch, int nch, bool srgb)
     x = x < 0 ? 0 : x >= W ? W - 1 : x;
     y = y < 0 ? 0 : y >= H ? H - 1 : y;
     if (ch >= nch)
-        return ch == 3 ? 1.0 : 0.0; /* missing channels read (0, 0, 1) */
+        return 0.0; /* missing channels, alpha too, read 0 (H200) */
     unsigned char v = img[y][x][ch];
     return srgb && ch < 3 ? to_linear(v) : v / 255.0;
-}
-
-static float w9(float f)
-{
-    return (float)(int)(f * 256.0f + 0.5f) / 256.0f; /* 1.8 fixed point */
 }
 
 static double ref(float2 c, int ch, int nch, bool srgb, bool linear)
@@ -51,10 +46,11 @@ static double ref(float2 c, int ch, int nch, bool srgb, bool linear)
         return texel((int)floorf(c.x), (int)floorf(c.y), ch, nch, srgb);
     float xb = c.x - 0.5f, yb = c.y - 0.5f;
     int i = (int)floorf(xb), j = (int)floorf(yb);
-    double a = w9(xb - floorf(xb)), b = w9(yb - floorf(yb));
-    return (1 - a) * (1 - b) * texel(i, j, ch, nch, srgb) +
-           a * (1 - b) * texel(i + 1, j, ch, nch, srgb) +
-           (1 - a) * b * texel(i, j + 1, ch, nch, srgb) + a * b * texel(i + 1, j + 1, ch, nch, srgb);
+    int w[4];
+    zt_w2(zt_w256(xb - floorf(xb)), zt_w256(yb - floorf(yb)), w);
+    return (w[0] * texel(i, j, ch, nch, srgb) + w[1] * texel(i + 1, j, ch, nch, srgb) +
+            w[2] * texel(i, j + 1, ch, nch, srgb) + w[3] * texel(i + 1, j + 1, ch, nch, srgb)) /
+           256.0;
 }
 
 static void run(int nch)
@@ -100,7 +96,8 @@ static void run(int nch)
                 const float got[4] = {hout[i].x, hout[i].y, hout[i].z, hout[i].w};
                 for (int ch = 0; ch < 4; ch++) {
                     double want = ref(hc[i], ch, nch, srgb, lin);
-                    if (!(fabs(got[ch] - want) <= 1e-5 * (1.0 + fabs(want))))
+                    double tol = srgb && lin && ch < 3 ? 8e-3 : 1e-5;
+                    if (!(fabs(got[ch] - want) <= tol * (1.0 + fabs(want))))
                         zt_fail("%s uchar%d (%s) at (%g, %g) channel %d: got %.8g want %.8g",
                                 srgb ? "sRGB" : "plain", nch, lin ? "linear" : "point",
                                 hc[i].x, hc[i].y, ch, got[ch], want);

@@ -211,7 +211,7 @@ static void test_sampling(CUmodule mod)
     drv_put(a, bc1_block, 8, 8, 1);
     CUDA_RESOURCE_DESC rd = drv_res_array(a);
     CUDA_TEXTURE_DESC td = drv_tex_point(0);
-    td.filterMode = CU_TR_FILTER_MODE_LINEAR; /* decoded texels filter as floats */
+    td.filterMode = CU_TR_FILTER_MODE_LINEAR;
     CUDA_RESOURCE_VIEW_DESC v;
     memset(&v, 0, sizeof v);
     v.format = CU_RES_VIEW_FORMAT_UNSIGNED_BC1;
@@ -223,8 +223,12 @@ static void test_sampling(CUmodule mod)
      * half green), between 2 and 3, and a row and column clamp */
     const float xy[16] = {0.5f, 2.5f, 1.5f, 2.5f, 2.5f, 2.5f, 3.5f, 2.5f,
                           1.0f, 0.5f, 3.0f, 3.5f, -3.0f, 0.5f, 9.0f, 9.0f};
-    const float want[16] = {1, 0, 0, 1, 2 / 3.0f, 1 / 3.0f, 1 / 3.0f, 2 / 3.0f,
-                            0.5f, 0.5f, 0.5f, 0.5f, 1, 0, 1 / 3.0f, 2 / 3.0f};
+    /* as an H200 decodes BC1 (8-bit, NVIDIA's interpolants: (2 c0 + c1) / 3
+     * of 0 and 255 is 170 in 5-bit red, 80 in 6-bit green) and filters
+     * UNORM texels (16-bit fixed point: the half of 65535 rounds up) */
+    const float h = 32768 / 65535.0f;
+    const float want[16] = {1, 0, 0, 1, 170 / 255.0f, 80 / 255.0f, 85 / 255.0f, 175 / 255.0f,
+                            h, h, h, h, 1, 0, 85 / 255.0f, 175 / 255.0f};
     float got[16];
     run_look(f, t, xy, got);
     for (int i = 0; i < 16; i++)
@@ -245,7 +249,10 @@ static void test_sampling(CUmodule mod)
     t = drv_tex_point_obj(a, 0);
     const float xy4[16] = {0.5f, 0.5f, 1.5f, 0.5f, 2.5f, 0.5f, 3.5f, 0.5f,
                            0.5f, 1.5f, 1.5f, 1.5f, 2.5f, 1.5f, 3.5f, 1.5f};
-    const float want4[8] = {0, 1, 0.2f, 0.4f, 0.6f, 0.8f, 0, 1};
+    /* an H200 decodes BC4 UNORM in 16 bits: r0 (257 - w) + r1 w, w 48, 96,
+     * 161, 209 for the six-value ramp's interpolants */
+    const float want4[8] = {0, 1, 12240 / 65535.0f, 24480 / 65535.0f, 41055 / 65535.0f,
+                            53295 / 65535.0f, 0, 1};
     run_look(f, t, xy4, got);
     for (int i = 0; i < 8; i++)
         if (!near(got[2 * i], want4[i]) || got[2 * i + 1] != 0.0f) {
