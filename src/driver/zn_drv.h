@@ -200,6 +200,12 @@ CUresult zn_stream_enter(CUstream h, bool pt, zn_stream **out);
  * streams; per-thread streams are unlinked and left to their threads. */
 void zn_stream_ctx_destroy(zn_ctx *c);
 bool zn_event_valid(CUevent e);
+/* The error for a handle that is not a live stream (event): NVIDIA's driver
+ * answers CONTEXT_IS_DESTROYED for a live event passed as a stream and a live
+ * stream passed as an event (measured on an H200, driver 580), INVALID_HANDLE
+ * for anything else. */
+CUresult zn_stream_bad(CUstream h);
+CUresult zn_event_bad(CUevent e);
 uint64_t zn_event_new_gen(void);
 uint64_t zn_now_ns(void);
 

@@ -221,7 +221,7 @@ static CUresult begin(CUstream h, bool pt, zn_graph *into, const CUgraphNode *de
         return r;
     zn_stream *s = zn_stream_get(h, pt);
     if (!s)
-        return CUDA_ERROR_INVALID_HANDLE;
+        return zn_stream_bad(h);
     if (mode < ZN_CU_STREAM_CAPTURE_MODE_GLOBAL || mode > ZN_CU_STREAM_CAPTURE_MODE_RELAXED)
         return CUDA_ERROR_INVALID_VALUE;
     if (s->kind == ZN_STREAM_LEGACY)

@@ -116,7 +116,8 @@ static CUresult copy_dtod(CUdeviceptr dst, CUdeviceptr src, size_t n, CUstream h
 static CUresult copy_peer(CUdeviceptr dst, CUcontext dctx, CUdeviceptr src,
                           CUcontext sctx, size_t n, CUstream h, bool pt, bool sync)
 {
-    if (!zn_ctx_valid(dctx) || !zn_ctx_valid(sctx))
+    /* NULL names the current context (NVIDIA's driver copies) */
+    if ((dctx && !zn_ctx_valid(dctx)) || (sctx && !zn_ctx_valid(sctx)))
         return CUDA_ERROR_INVALID_CONTEXT;
     return copy_dtod(dst, src, n, h, pt, sync);
 }

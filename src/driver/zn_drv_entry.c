@@ -78,6 +78,13 @@ static void *proc_lookup(const char *name, int version, int per_thread, int *sta
     if (per_thread && pt && (!plain || pt->version >= plain->version))
         best = pt;
     if (!best) {
+        /* older than the oldest ABI version: NVIDIA's driver hands out the
+         * oldest one, with CU_GET_PROC_ADDRESS_SUCCESS (measured on an H200) */
+        const zn_api_entry *first = rows_find(name);
+        if (first && !first->per_thread) {
+            *status = ZN_CU_PROC_SUCCESS;
+            return first->fn;
+        }
         *status = ZN_CU_PROC_VERSION_NOT_SUFFICIENT;
         return NULL;
     }
@@ -100,7 +107,9 @@ static CUresult get_proc(const char *symbol, void **pfn, int version, uint64_t f
     if (zn_log_level() >= ZN_LOG_DEBUG)
         zn_log(ZN_LOG_DEBUG, "cuGetProcAddress(%s, %d, %llu) -> %s", symbol, version,
                (unsigned long long)flags, fn ? "found" : "not found");
-    return fn ? CUDA_SUCCESS : CUDA_ERROR_NOT_FOUND;
+    /* NVIDIA's driver succeeds with a NULL pointer for a name it does not
+     * know; *symbol_status says why */
+    return CUDA_SUCCESS;
 }
 
 CUresult cuGetProcAddress_v2(const char *symbol, void **pfn, int cudaVersion,

@@ -64,7 +64,7 @@ CUresult cuEventDestroy_v2(CUevent e)
 {
     ZN_CHECK_INIT();
     if (!zn_event_valid(e))
-        ZN_RET(CUDA_ERROR_INVALID_HANDLE);
+        ZN_RET(zn_event_bad(e));
     zn_nodeset_free(&e->deps);
     zn_ipc_event_release(e);
     zn_handle_retire(ZN_HANDLE_EVENT, e, sizeof *e);
@@ -83,8 +83,10 @@ static CUresult event_record(CUevent e, CUstream h, unsigned flags, bool pt)
     if (r != CUDA_SUCCESS)
         return r;
     zn_stream *s = zn_stream_get(h, pt);
-    if (!s || !zn_event_valid(e))
-        return CUDA_ERROR_INVALID_HANDLE;
+    if (!zn_event_valid(e))
+        return zn_event_bad(e);
+    if (!s)
+        return zn_stream_bad(h);
     if (flags & ~1u)
         return CUDA_ERROR_INVALID_VALUE;
     zn_op *op = zn_op_new(ZN_OP_EVENT_RECORD, 0);
@@ -99,7 +101,7 @@ CUresult cuEventQuery(CUevent e)
     ZN_ENTER(c);
     (void)c;
     if (!zn_event_valid(e))
-        ZN_RET(CUDA_ERROR_INVALID_HANDLE);
+        ZN_RET(zn_event_bad(e));
     if (e->ipc)
         ZN_RET(zn_ipc_event_done(e) ? CUDA_SUCCESS : CUDA_ERROR_NOT_READY);
     ZN_RET(event_done(e) ? CUDA_SUCCESS : CUDA_ERROR_NOT_READY);
@@ -111,7 +113,7 @@ CUresult cuEventSynchronize(CUevent e)
 {
     ZN_ENTER(c);
     if (!zn_event_valid(e))
-        ZN_RET(CUDA_ERROR_INVALID_HANDLE);
+        ZN_RET(zn_event_bad(e));
     if (e->ipc)
         zn_ipc_event_sync(e, !(e->flags & ZN_CU_EVENT_BLOCKING_SYNC));
     else if (e->recorded && e->q)
@@ -123,10 +125,11 @@ CUresult cuEventElapsedTime_v2(float *ms, CUevent start, CUevent end)
 {
     ZN_ENTER(c);
     (void)c;
-    if (!ms)
-        ZN_RET(CUDA_ERROR_INVALID_VALUE);
-    if (!zn_event_valid(start) || !zn_event_valid(end))
+    if (!ms)                    /* NVIDIA's driver: INVALID_HANDLE, not _VALUE */
         ZN_RET(CUDA_ERROR_INVALID_HANDLE);
+    if (!zn_event_valid(start) || !zn_event_valid(end))
+        ZN_RET(zn_event_bad(start) != CUDA_ERROR_INVALID_HANDLE ? zn_event_bad(start)
+                                                                : zn_event_bad(end));
     if ((start->flags | end->flags) & ZN_CU_EVENT_DISABLE_TIMING)
         ZN_RET(CUDA_ERROR_INVALID_HANDLE);
     if (!start->recorded || !end->recorded)

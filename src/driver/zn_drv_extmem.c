@@ -49,14 +49,19 @@ CUresult cuImportExternalMemory(CUexternalMemory *out, const CUDA_EXTERNAL_MEMOR
     if (!out || !d || d->type <= 0 || d->type > ZN_EXT_TYPE_MAX || !d->size ||
         (d->flags & ~(unsigned)ZN_CUDA_EXTERNAL_MEMORY_DEDICATED))
         ZN_RET(CUDA_ERROR_INVALID_VALUE);
+    /* Windows handle types (OPAQUE_WIN32 .. D3D11_RESOURCE_KMT, 2..7) on
+     * Linux: INVALID_VALUE, as NVIDIA's driver answers */
+    if (d->type >= 2 && d->type <= 7)
+        ZN_RET(CUDA_ERROR_INVALID_VALUE);
     if (d->type != ZN_CU_EXTERNAL_MEMORY_HANDLE_TYPE_OPAQUE_FD) {
         zn_log(ZN_LOG_WARN, "cuImportExternalMemory: handle type %d (Win32, D3D or NvSci) has no "
                "meaning on a CPU; only OPAQUE_FD, returning CUDA_ERROR_NOT_SUPPORTED", d->type);
         ZN_RET(CUDA_ERROR_NOT_SUPPORTED);
     }
     struct stat st;
+    /* not an open file (-1, say): NVIDIA's driver answers CUDA_ERROR_UNKNOWN */
     if (d->handle.fd < 0 || fstat(d->handle.fd, &st) != 0)
-        ZN_RET(CUDA_ERROR_INVALID_VALUE);
+        ZN_RET(CUDA_ERROR_UNKNOWN);
     /* a regular or shared-memory file must hold the size asked for */
     if (S_ISREG(st.st_mode) && (unsigned long long)st.st_size < d->size)
         ZN_RET(CUDA_ERROR_INVALID_VALUE);

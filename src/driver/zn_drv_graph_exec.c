@@ -389,7 +389,7 @@ static CUresult graph_launch(CUgraphExec x, CUstream h, bool pt)
         return CUDA_ERROR_INVALID_VALUE;
     zn_stream *s = zn_stream_get(h, pt);
     if (!s)
-        return CUDA_ERROR_INVALID_HANDLE;
+        return zn_stream_bad(h);
     TRY(zn_gmem_launch(x));
     if (zn_gconc_usable(x, s)) {
         TRY(zn_gconc_launch(x, s));     /* independent branches at once */
@@ -413,7 +413,7 @@ static CUresult graph_upload(CUgraphExec x, CUstream h, bool pt)
     TRY(zn_ctx_enter(&c));
     if (!gexec_valid(x))
         return CUDA_ERROR_INVALID_VALUE;
-    return zn_stream_get(h, pt) ? CUDA_SUCCESS : CUDA_ERROR_INVALID_HANDLE;
+    return zn_stream_get(h, pt) ? CUDA_SUCCESS : zn_stream_bad(h);
 }
 
 CUresult cuGraphLaunch(CUgraphExec x, CUstream s) { ZN_RET(graph_launch(x, s, false)); }
@@ -638,7 +638,8 @@ static CUresult exec_update(CUgraphExec x, CUgraph g, CUgraphExecUpdateResultInf
 
 CUresult cuGraphExecUpdate_v2(CUgraphExec x, CUgraph g, CUgraphExecUpdateResultInfo *info)
 {
-    ZN_RET(exec_update(x, g, info));
+    CUgraphExecUpdateResultInfo unused;     /* NULL info: NVIDIA's driver updates */
+    ZN_RET(exec_update(x, g, info ? info : &unused));
 }
 
 CUresult cuGraphExecUpdate(CUgraphExec x, CUgraph g, CUgraphNode *err, int *result)

@@ -146,8 +146,8 @@ static CUresult check_params(const CUDA_MEM_ALLOC_NODE_PARAMS *p)
     if (pp->allocType != ZN_CU_MEM_ALLOCATION_TYPE_PINNED || pp->handleTypes != 0 ||
         pp->location.type != ZN_CU_MEM_LOCATION_TYPE_DEVICE)
         return CUDA_ERROR_INVALID_VALUE;
-    if (pp->location.id != 0)
-        return CUDA_ERROR_INVALID_DEVICE;
+    if (pp->location.id != 0)   /* no such device: INVALID_VALUE, as NVIDIA's driver */
+        return CUDA_ERROR_INVALID_VALUE;
     /* one device: at most one access descriptor, for device 0 */
     if (p->accessDescCount > 1 || (p->accessDescCount && !p->accessDescs))
         return CUDA_ERROR_INVALID_VALUE;

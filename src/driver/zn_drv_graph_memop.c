@@ -46,8 +46,10 @@ struct zn_gmemop *zn_gmemop_dup(const struct zn_gmemop *m)
 
 static CUresult check(const CUDA_BATCH_MEM_OP_NODE_PARAMS *p)
 {
-    if (!p || !zn_ctx_valid(p->ctx) || p->count == 0 || p->count > MAX_OPS ||
-        !p->paramArray || p->flags != 0)
+    /* no operations at all is a node that does nothing (NVIDIA's driver
+     * accepts it, a NULL array too) */
+    if (!p || !zn_ctx_valid(p->ctx) || p->count > MAX_OPS ||
+        (p->count && !p->paramArray) || p->flags != 0)
         return CUDA_ERROR_INVALID_VALUE;
     for (unsigned i = 0; i < p->count; i++) {
         CUresult r = zn_memop_check(&p->paramArray[i]);
@@ -95,7 +97,8 @@ static CUresult build(const CUDA_BATCH_MEM_OP_NODE_PARAMS *p, zn_graph **chain,
     m->ctx = p->ctx;
     m->count = p->count;
     m->flags = p->flags;
-    memcpy(m->ops, p->paramArray, p->count * sizeof m->ops[0]);
+    if (p->count)
+        memcpy(m->ops, p->paramArray, p->count * sizeof m->ops[0]);
     zn_gnode *prev = NULL;
     for (unsigned i = 0; i < p->count && r == CUDA_SUCCESS; i++) {
         zn_op *op = op_of(&p->paramArray[i]);

@@ -158,8 +158,8 @@ CUresult cuIpcOpenMemHandle_v2(CUdeviceptr *pdptr, CUipcMemHandle h, unsigned in
         w.magic != ZN_IPC_MEM_MAGIC || w.version != ZN_IPC_VERSION || !w.span ||
         w.size > w.span)
         ZN_RET(CUDA_ERROR_INVALID_VALUE);
-    if (w.pid == getpid())
-        ZN_RET(CUDA_ERROR_INVALID_CONTEXT);
+    if (w.pid == getpid())      /* our own: INVALID_VALUE, as NVIDIA's driver */
+        ZN_RET(CUDA_ERROR_INVALID_VALUE);
     pthread_mutex_lock(&imports_lock);
     for (ipc_import *m = imports; m; m = m->next) {
         if (m->pid == w.pid && m->tag == w.tag) {

@@ -309,11 +309,11 @@ CUresult cuIpcGetEventHandle(CUipcEventHandle *h, CUevent e)
     if (!h)
         ZN_RET(CUDA_ERROR_INVALID_VALUE);
     if (!zn_event_valid(e))
-        ZN_RET(CUDA_ERROR_INVALID_HANDLE);
+        ZN_RET(zn_event_bad(e));
     /* only events created with CU_EVENT_INTERPROCESS; an imported one has
-     * no memfd of its own to name */
+     * no memfd of its own to name. NVIDIA's driver: INVALID_HANDLE */
     if (!e->ipc || e->ipc->fd < 0)
-        ZN_RET(CUDA_ERROR_INVALID_VALUE);
+        ZN_RET(CUDA_ERROR_INVALID_HANDLE);
     ipc_event_wire w = {.magic = ZN_IPC_EVENT_MAGIC, .version = 1, .pid = (int32_t)getpid(),
                         .fd = e->ipc->fd, .tag = e->ipc->tag};
     memcpy(h, &w, sizeof w);
@@ -325,8 +325,12 @@ CUresult cuIpcOpenEventHandle(CUevent *pe, CUipcEventHandle h)
     ZN_ENTER(c);
     ipc_event_wire w;
     memcpy(&w, &h, sizeof w);
-    if (!pe || w.magic != ZN_IPC_EVENT_MAGIC || w.version != 1)
+    if (!pe)
         ZN_RET(CUDA_ERROR_INVALID_VALUE);
+    /* bytes that name no event (all zero, say): NVIDIA's driver fails to map
+     * them, CUDA_ERROR_MAP_FAILED */
+    if (w.magic != ZN_IPC_EVENT_MAGIC || w.version != 1)
+        ZN_RET(CUDA_ERROR_MAP_FAILED);
     int fd;
     CUresult r = zn_ipc_open_peer(w.pid, w.fd, w.tag, sizeof(ipc_shm), &fd);
     if (r != CUDA_SUCCESS)

@@ -143,8 +143,10 @@ static CUresult launch(CUfunction f, const unsigned g[3], const unsigned b[3], u
     if (r != CUDA_SUCCESS)
         return r;
     zn_stream *s = zn_stream_get(h, pt);
-    if (!zn_func_valid(f) || !s)
+    if (!zn_func_valid(f))
         return CUDA_ERROR_INVALID_HANDLE;
+    if (!s)
+        return zn_stream_bad(h);
     if (!f->ki)
         return CUDA_ERROR_INVALID_VALUE;
     zn_op *op;

@@ -113,12 +113,13 @@ CUresult cuMemGetInfo_v2(size_t *free_bytes, size_t *total)
 {
     ZN_ENTER(c);
     (void)c;
-    if (!free_bytes || !total)
-        ZN_RET(CUDA_ERROR_INVALID_VALUE);
+    /* NVIDIA's driver fills whichever output is given: NULL is no error */
     size_t used, tot;
     zn_mem_info(&used, &tot);
-    *total = tot;
-    *free_bytes = used < tot ? tot - used : 0;
+    if (total)
+        *total = tot;
+    if (free_bytes)
+        *free_bytes = used < tot ? tot - used : 0;
     ZN_RET(CUDA_SUCCESS);
 }
 
@@ -267,8 +268,11 @@ CUresult cuMemHostRegister_v2(void *p, size_t bytes, unsigned int flags)
     host_range h;
     if (!p || bytes == 0 || (flags & ~0xfu))
         ZN_RET(CUDA_ERROR_INVALID_VALUE);
+    /* a range of cuMemHostRegister is ALREADY_REGISTERED; memory of
+     * cuMemAllocHost/cuMemHostAlloc is INVALID_VALUE, as NVIDIA's driver has it */
     if (host_find(p, &h))
-        ZN_RET(CUDA_ERROR_HOST_MEMORY_ALREADY_REGISTERED);
+        ZN_RET(h.registered ? CUDA_ERROR_HOST_MEMORY_ALREADY_REGISTERED
+                            : CUDA_ERROR_INVALID_VALUE);
     ZN_RET(host_add(p, bytes, flags, true) == 0 ? CUDA_SUCCESS : CUDA_ERROR_OUT_OF_MEMORY);
 }
 
@@ -308,9 +312,13 @@ CUresult cuMemAdvise(CUdeviceptr p, size_t n, int advice, CUdevice dev)
     ZN_RET(advise(p, n, advice, dev_loc(dev)));
 }
 
+/* NVIDIA's driver: a location naming a device that does not exist is
+ * INVALID_VALUE here (the legacy ordinal form and cuMemPrefetchAsync answer
+ * INVALID_DEVICE) */
 CUresult cuMemAdvise_v2(CUdeviceptr p, size_t n, int advice, CUmemLocation loc)
 {
-    ZN_RET(advise(p, n, advice, loc));
+    CUresult r = advise(p, n, advice, loc);
+    ZN_RET(r == CUDA_ERROR_INVALID_DEVICE && loc.type == 1 ? CUDA_ERROR_INVALID_VALUE : r);
 }
 
 /* Nothing moves; managed ranges remember the location asked for. Other

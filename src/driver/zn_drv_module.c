@@ -450,6 +450,8 @@ CUresult cuModuleGetGlobal_v2(CUdeviceptr *dptr, size_t *bytes, CUmodule mod,
     ZN_CHECK_INIT();
     if (!module_valid(mod))
         ZN_RET(CUDA_ERROR_INVALID_HANDLE);
+    if (!dptr && !bytes)        /* either output may be NULL, not both (NVIDIA) */
+        ZN_RET(CUDA_ERROR_INVALID_VALUE);
     ZN_RET(global_get(dptr, bytes, mod, name));
 }
 

@@ -29,10 +29,10 @@ CUresult cuDeviceRegisterAsyncNotification(CUdevice dev, CUasyncCallback fn, voi
                                            CUasyncCallbackHandle *out)
 {
     ZN_CHECK_INIT();
+    if (!fn || !out)            /* checked before the device, as NVIDIA does */
+        ZN_RET(CUDA_ERROR_INVALID_VALUE);
     if (dev < 0 || dev >= ZN_NDEVICES)
         ZN_RET(CUDA_ERROR_INVALID_DEVICE);
-    if (!fn || !out)
-        ZN_RET(CUDA_ERROR_INVALID_VALUE);
     struct CUasyncCallbackEntry *e = malloc(sizeof *e);
     if (!e)
         ZN_RET(CUDA_ERROR_OUT_OF_MEMORY);

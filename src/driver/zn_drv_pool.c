@@ -47,7 +47,7 @@ enum {
     ATTR_RESERVED_MEM_HIGH = 6,
     ATTR_USED_MEM_CURRENT = 7,
     ATTR_USED_MEM_HIGH = 8,
-    LOC_NONE = 0, LOC_DEVICE = 1, LOC_HOST = 2, LOC_HOST_NUMA = 3,
+    LOC_NONE = 0, LOC_DEVICE = 1, LOC_HOST = 2, LOC_HOST_NUMA = 3, LOC_HOST_NUMA_CURRENT = 4,
     ALLOCATION_TYPE_PINNED = 1, ALLOCATION_TYPE_MANAGED = 2,
     ACCESS_NONE = 0, ACCESS_READ = 1, ACCESS_RW = 3,
     NBUCKETS = 1024
@@ -166,7 +166,7 @@ static CUresult alloc_async(CUdeviceptr *dptr, size_t bytes, CUmemoryPool h, boo
     if (r != CUDA_SUCCESS)
         return r;
     if (!zn_stream_valid(s))
-        return CUDA_ERROR_INVALID_HANDLE;
+        return zn_stream_bad(s);
     zn_stream *cs = zn_stream_get(s, false);    /* captured: a graph alloc node */
     if (cs && cs->cap && dptr && bytes)
         return zn_gmem_capture_alloc(cs, bytes, dptr);
@@ -490,8 +490,10 @@ CUresult cuMemPoolImportFromShareableHandle(CUmemoryPool *pool, void *handle, in
         ZN_RET(CUDA_ERROR_INVALID_VALUE);
     pool_share_page pg;
     int fd = (int)(intptr_t)handle;
-    if (fd < 0 || pread(fd, &pg, sizeof pg, 0) != (ssize_t)sizeof pg ||
-        pg.magic != POOL_SHARE_MAGIC)
+    struct stat st;
+    if (fd < 0 || fstat(fd, &st) != 0)    /* no open file: NVIDIA answers UNKNOWN */
+        ZN_RET(CUDA_ERROR_UNKNOWN);
+    if (pread(fd, &pg, sizeof pg, 0) != (ssize_t)sizeof pg || pg.magic != POOL_SHARE_MAGIC)
         ZN_RET(CUDA_ERROR_INVALID_VALUE);
     if (pg.pid == getpid())     /* as with cuIpcOpenMemHandle */
         ZN_RET(CUDA_ERROR_INVALID_CONTEXT);
@@ -759,15 +761,19 @@ CUresult cuDeviceGetMemPool(CUmemoryPool *pool, CUdevice dev)
     ZN_RET(CUDA_SUCCESS);
 }
 
-/* The pool must live on that device: a host pool cannot be its pool. */
+/* The pool must live on that device: a host pool cannot be its pool. A
+ * managed pool of the device becomes its current managed pool (NVIDIA's
+ * driver accepts it so; the pinned current pool stays). */
 static CUresult set_device_pool(CUmemoryPool pool)
 {
     pthread_mutex_lock(&pool_lock);
     zn_pool *p = pool_find(pool);
     CUresult r = !p ? CUDA_ERROR_INVALID_HANDLE
-               : p->loc.type != LOC_DEVICE || p->managed ? CUDA_ERROR_INVALID_VALUE
+               : p->loc.type != LOC_DEVICE ? CUDA_ERROR_INVALID_VALUE
                : CUDA_SUCCESS;
-    if (r == CUDA_SUCCESS)
+    if (r == CUDA_SUCCESS && p->managed)
+        current_managed[1] = p;
+    else if (r == CUDA_SUCCESS)
         current_pool = p;
     pthread_mutex_unlock(&pool_lock);
     return r;
@@ -796,10 +802,16 @@ static CUresult location_pool(const CUmemLocation *loc, int type, int *slot)
                                                 : CUDA_ERROR_INVALID_VALUE;
     if (loc_is_host(loc))
         return *slot = 2, CUDA_SUCCESS;
+    /* NVIDIA's driver (measured): the current host NUMA node has no managed
+     * pool to name, NOT_SUPPORTED; a device that does not exist is
+     * INVALID_VALUE for managed pools, not INVALID_DEVICE */
+    if (loc->type == LOC_HOST_NUMA_CURRENT && type == ALLOCATION_TYPE_MANAGED)
+        return CUDA_ERROR_NOT_SUPPORTED;
     if (loc->type != LOC_DEVICE)
         return CUDA_ERROR_INVALID_VALUE;
     *slot = 1;
-    return loc->id == 0 ? CUDA_SUCCESS : CUDA_ERROR_INVALID_DEVICE;
+    return loc->id == 0 ? CUDA_SUCCESS
+         : type == ALLOCATION_TYPE_MANAGED ? CUDA_ERROR_INVALID_VALUE : CUDA_ERROR_INVALID_DEVICE;
 }
 
 /* The slot of a pool's own location (location_pool's numbering). */

@@ -22,6 +22,21 @@ bool zn_stream_valid(CUstream s)
            s->magic == ZN_MAGIC_STREAM;
 }
 
+CUresult zn_stream_bad(CUstream h)
+{
+    if (h && h != ZN_CU_STREAM_LEGACY && h != ZN_CU_STREAM_PER_THREAD &&
+        ((const zn_event *)(const void *)h)->magic == ZN_MAGIC_EVENT)
+        return CUDA_ERROR_CONTEXT_IS_DESTROYED;
+    return CUDA_ERROR_INVALID_HANDLE;
+}
+
+CUresult zn_event_bad(CUevent e)
+{
+    if (e && ((const zn_stream *)(const void *)e)->magic == ZN_MAGIC_STREAM)
+        return CUDA_ERROR_CONTEXT_IS_DESTROYED;
+    return CUDA_ERROR_INVALID_HANDLE;
+}
+
 static bool stream_builtin(CUstream s)
 {
     return !s || s == ZN_CU_STREAM_LEGACY || s == ZN_CU_STREAM_PER_THREAD;
@@ -139,7 +154,7 @@ CUresult zn_stream_enter(CUstream h, bool pt, zn_stream **out)
     if (r != CUDA_SUCCESS)
         return r;
     *out = zn_stream_get(h, pt);
-    return *out ? CUDA_SUCCESS : CUDA_ERROR_INVALID_HANDLE;
+    return *out ? CUDA_SUCCESS : zn_stream_bad(h);
 }
 
 /* NVIDIA's driver destroys a context's streams with it. A per-thread
@@ -190,7 +205,7 @@ CUresult cuStreamDestroy_v2(CUstream s)
 {
     ZN_CHECK_INIT();
     if (!s || stream_builtin(s) || s->magic != ZN_MAGIC_STREAM || s->kind != ZN_STREAM_USER)
-        ZN_RET(CUDA_ERROR_INVALID_HANDLE);
+        ZN_RET(zn_stream_bad(s));
     stream_free(s);
     ZN_RET(CUDA_SUCCESS);
 }
@@ -229,7 +244,7 @@ static CUresult stream_wait_event(CUstream h, CUevent e, unsigned flags, bool pt
     if (r != CUDA_SUCCESS)
         return r;
     if (!zn_event_valid(e))
-        return CUDA_ERROR_INVALID_HANDLE;
+        return zn_event_bad(e);
     if (flags & ~1u)
         return CUDA_ERROR_INVALID_VALUE;
     zn_op *op = zn_op_new(ZN_OP_EVENT_WAIT, 0);
@@ -306,7 +321,7 @@ static CUresult stream_add_callback(CUstream h, CUstreamCallback cb, void *user,
     if (!zn_ctx_current())
         return CUDA_ERROR_INVALID_CONTEXT;
     if (!(s = zn_stream_get(h, pt)))
-        return CUDA_ERROR_INVALID_HANDLE;
+        return zn_stream_bad(h);
     if (!cb || flags != 0)
         return CUDA_ERROR_INVALID_VALUE;
     if (s->cap)

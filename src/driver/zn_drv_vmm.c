@@ -149,7 +149,9 @@ CUresult cuMemMap(CUdeviceptr ptr, size_t size, size_t offset, CUmemGenericAlloc
     atomic_fetch_add(&p->refs, 1);
     if (zn_vmm_map(a, size, p->fd, offset, p) != 0) {
         phys_unref(p);
-        ZN_RET(zn_vmm_any_in(a, size) ? CUDA_ERROR_ALREADY_MAPPED : CUDA_ERROR_INVALID_VALUE);
+        /* a range already mapped too: NVIDIA's driver answers INVALID_VALUE
+         * there, not the documented ALREADY_MAPPED */
+        ZN_RET(CUDA_ERROR_INVALID_VALUE);
     }
     ZN_RET(CUDA_SUCCESS);
 }
@@ -250,14 +252,15 @@ CUresult cuMemExportToShareableHandle(void *out, CUmemGenericAllocationHandle h,
     zn_phys *p = phys_of(h);
     if (!out || !p || flags)
         ZN_RET(CUDA_ERROR_INVALID_VALUE);
+    /* CUDA: the allocation must have asked for the type; NVIDIA's driver
+     * checks that first (a type not asked for is INVALID_VALUE, fabric too) */
+    if (!(p->prop.requestedHandleTypes & type))
+        ZN_RET(CUDA_ERROR_INVALID_VALUE);
     if (type != ZN_CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR) {
         zn_log(ZN_LOG_WARN, "cuMemExportToShareableHandle: handle type %d: only POSIX file "
                "descriptors, returning CUDA_ERROR_NOT_SUPPORTED", type);
         ZN_RET(CUDA_ERROR_NOT_SUPPORTED);
     }
-    /* CUDA: the allocation must have asked for the type */
-    if (!(p->prop.requestedHandleTypes & type))
-        ZN_RET(CUDA_ERROR_INVALID_VALUE);
     int fd = fcntl(p->fd, F_DUPFD_CLOEXEC, 0);
     if (fd < 0)
         ZN_RET(CUDA_ERROR_OUT_OF_MEMORY);
@@ -279,7 +282,9 @@ CUresult cuMemImportFromShareableHandle(CUmemGenericAllocationHandle *h, void *h
     }
     int src = (int)(intptr_t)handle;
     struct stat st;
-    if (src < 0 || fstat(src, &st) != 0 || st.st_size <= 0 ||
+    if (src < 0 || fstat(src, &st) != 0)    /* no open file: NVIDIA answers UNKNOWN */
+        ZN_RET(CUDA_ERROR_UNKNOWN);
+    if (st.st_size <= 0 ||
         (size_t)st.st_size % ZN_VMM_GRANULARITY)
         ZN_RET(CUDA_ERROR_INVALID_VALUE);
     zn_phys *p = zn_handle_new(ZN_HANDLE_PHYS, sizeof *p);

@@ -80,7 +80,7 @@ static void check_explicit(gt_fixture *f)
     EXPECT_RC(cuGraphAddMemAllocNode(&bad, g, NULL, 0, &zero), CUDA_ERROR_INVALID_VALUE);
     CUDA_MEM_ALLOC_NODE_PARAMS dev1 = alloc_params(64);
     dev1.poolProps.location.id = 1;
-    EXPECT_RC(cuGraphAddMemAllocNode(&bad, g, NULL, 0, &dev1), CUDA_ERROR_INVALID_DEVICE);
+    EXPECT_RC(cuGraphAddMemAllocNode(&bad, g, NULL, 0, &dev1), CUDA_ERROR_INVALID_VALUE);
     EXPECT_RC(cuGraphAddMemAllocNode(&bad, g, NULL, 0, NULL), CUDA_ERROR_INVALID_VALUE);
     /* CUDA's restrictions on graphs with memory nodes */
     CUgraph clone, parent;

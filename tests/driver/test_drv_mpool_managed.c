@@ -40,10 +40,10 @@ static void defaults(void)
     EXPECT(host && host != dev && host != none);
     l = loc(CU_MEM_LOCATION_TYPE_DEVICE, 1);
     EXPECT_RC(cuMemGetDefaultMemPool(&cur, &l, CU_MEM_ALLOCATION_TYPE_MANAGED),
-              CUDA_ERROR_INVALID_DEVICE);
+              CUDA_ERROR_INVALID_VALUE);   /* NVIDIA's driver: not INVALID_DEVICE */
     l = loc(CU_MEM_LOCATION_TYPE_HOST_NUMA_CURRENT, 0);
     EXPECT_RC(cuMemGetMemPool(&cur, &l, CU_MEM_ALLOCATION_TYPE_MANAGED),
-              CUDA_ERROR_INVALID_VALUE);
+              CUDA_ERROR_NOT_SUPPORTED);
     l = loc(CU_MEM_LOCATION_TYPE_NONE, 0);
     EXPECT_RC(cuMemGetMemPool(&cur, &l, CU_MEM_ALLOCATION_TYPE_INVALID),
               CUDA_ERROR_INVALID_VALUE);
@@ -97,7 +97,14 @@ int main(void)
               CUDA_ERROR_INVALID_VALUE);
     EXPECT_RC(cuMemSetMemPool(&dev, CU_MEM_ALLOCATION_TYPE_PINNED, mdev),
               CUDA_ERROR_INVALID_VALUE);
-    EXPECT_RC(cuDeviceSetMemPool(0, mdev), CUDA_ERROR_INVALID_VALUE);
+    /* NVIDIA's driver takes a managed pool here: the device's current
+     * managed pool, the pinned one untouched (checked below) */
+    CUmemoryPool mcur = NULL;
+    OK(cuMemGetMemPool(&mcur, &dev, CU_MEM_ALLOCATION_TYPE_MANAGED));
+    EXPECT(mcur != mdev);
+    OK(cuDeviceSetMemPool(0, mdev));
+    OK(cuMemGetMemPool(&mcur, &dev, CU_MEM_ALLOCATION_TYPE_MANAGED));
+    EXPECT(mcur == mdev);
     OK(cuMemSetMemPool(&dev, CU_MEM_ALLOCATION_TYPE_MANAGED, mdev));
     OK(cuMemGetMemPool(&cur, &dev, CU_MEM_ALLOCATION_TYPE_MANAGED));
     EXPECT(cur == mdev);

@@ -175,7 +175,7 @@ int main(void)
     EXPECT_RC(cuMemAdvise(d, PG, CU_MEM_ADVISE_SET_READ_MOSTLY, dev0()), CUDA_ERROR_INVALID_VALUE);
     CUmemLocation bad = { CU_MEM_LOCATION_TYPE_DEVICE, 4 };
     EXPECT_RC(cuMemAdvise(m, PG, CU_MEM_ADVISE_SET_PREFERRED_LOCATION, bad),
-              CUDA_ERROR_INVALID_DEVICE);
+              CUDA_ERROR_INVALID_VALUE);   /* NVIDIA's driver: not INVALID_DEVICE */
     EXPECT_RC(cuMemAdvise(m, PG, (CUmem_advise)0, dev0()), CUDA_ERROR_INVALID_VALUE);
     EXPECT_RC(cuMemPrefetchAsync(m, PG, bad, 0, s), CUDA_ERROR_INVALID_DEVICE);
     OK(cuMemFree(d));

@@ -120,6 +120,29 @@ static CUresult pool_set_attr_null(void)
          : cuMemPoolSetAttribute(pool, CU_MEMPOOL_ATTR_RELEASE_THRESHOLD, NULL);
 }
 
+/* NVIDIA's driver: an unknown name succeeds with a NULL pointer and
+ * CU_GET_PROC_ADDRESS_SYMBOL_NOT_FOUND; anything else reads as UNKNOWN */
+static CUresult proc_unknown(void)
+{
+    CUdriverProcAddressQueryResult st = CU_GET_PROC_ADDRESS_SUCCESS;
+    s_ptr = (void *)1;
+    CUresult r = cuGetProcAddress("cuNoSuchFunction", &s_ptr, 12000, 0, &st);
+    if (r == CUDA_SUCCESS && (s_ptr || st != CU_GET_PROC_ADDRESS_SYMBOL_NOT_FOUND))
+        return CUDA_ERROR_UNKNOWN;
+    return r;
+}
+
+/* the same range registered twice */
+static CUresult host_register_twice(void)
+{
+    CUresult r = cuMemHostRegister(fx.plain, FX_BYTES, 0);
+    if (r != CUDA_SUCCESS)
+        return r;
+    r = cuMemHostRegister(fx.plain, FX_BYTES, 0);
+    CUresult u = cuMemHostUnregister(fx.plain);
+    return u != CUDA_SUCCESS ? u : r;
+}
+
 #define ROW(name, want, alt, ...) static CUresult row_##name(void) { return __VA_ARGS__; }
 #include "misuse_rows.def"
 #undef ROW
