@@ -7,8 +7,10 @@
 #   - test_misuse, every row named (NVIDIA's result for each misuse);
 #   - the driver tests (test_drv_*) and the CUDA test programs (*_default).
 # BIN holds those binaries as built here (bin/zn_sweep, bin/test_misuse,
-# bin/test_drv_*, bin/cuda/*); run from the repository root. Writes OUT/
-# summary.txt, OUT/logs.tgz and the sweep records (xz).
+# bin/test_drv_*, bin/cuda/*, bin/faults/*); run from the repository root.
+# Writes OUT/summary.txt, OUT/logs.tgz and the sweep records (xz).
+# GPU_TRUTH_RECORD=0 skips the two recorded sweeps (a re-check after
+# changes: the nightly sweep and the programs only).
 set -u
 bin=$(realpath "$1")
 out=$(realpath -m "$2")
@@ -30,8 +32,10 @@ sweep() {  # sweep NAME N [ARGS...]: one sweep run, recorded
     xzf "$logs/$name.tsv" "$out/$name.tsv.xz" && rm "$logs/$name.tsv"
 }
 sample_forms=$(sed -n 's/^  \(=sqrt_rn_f32,.*\))$/\1/p' tests/sweep/CMakeLists.txt)
-( sweep sweep_quick 256
-  sweep sweep_sample ${GPU_TRUTH_SAMPLE_N:-100000} --only "$sample_forms"
+( if [ "${GPU_TRUTH_RECORD:-1}" != 0 ]; then
+      sweep sweep_quick 256
+      sweep sweep_sample ${GPU_TRUTH_SAMPLE_N:-100000} --only "$sample_forms"
+  fi
   ZINC_SWEEP_N=${GPU_TRUTH_NIGHTLY_N:-25600} timeout 150 "$bin/zn_sweep" --lib libcuda.so.1 --ptxas none \
       --known tests/sweep/known_failures.txt >"$logs/sweep_nightly.txt" 2>&1
   echo "rc $?" >>"$logs/sweep_nightly.txt" ) &
@@ -50,13 +54,14 @@ run_one() {  # run_one LOGDIR EXE
     echo "rc $?" >>"$log"
 }
 export -f run_one
-ls "$bin"/test_drv_* "$bin"/cuda/* 2>/dev/null | while read -r exe; do
+ls "$bin"/test_drv_* "$bin"/cuda/* "$bin"/faults/* 2>/dev/null | while read -r exe; do
     case $exe in */cuda/*) echo "$logs/cuda $exe" ;; *) echo "$logs/drv $exe" ;; esac
 done | xargs -P "$par" -n 2 bash -c 'run_one "$0" "$1"' &
 wait
 
 { echo "== machine"; cat "$logs/info.txt"
   for s in sweep_quick sweep_sample sweep_nightly; do
+      [ -f "$logs/$s.txt" ] || continue
       echo "== $s"; grep -E "FAIL|^sweep:|^rc " "$logs/$s.txt"; done
   echo "== misuse (rows whose result differs from the table)"
   cat "$logs"/misuse/*.txt | grep -Ev '^ok ' | grep -v '^test_misuse:'

@@ -70,8 +70,10 @@ static LLVMValueRef get_cc(zn_lfn *l)
     return LLVMBuildLoad2(l->b, ll_vec(l->m->t_i32), l->cc_slot, "");
 }
 
-/* Division and remainder without traps: x/0 = all ones (u) or -1 / +1 by
- * sign (s), x%0 = x, INT_MIN/-1 = INT_MIN, INT_MIN%-1 = 0. */
+/* Division and remainder without traps: x/0 = all ones; x%0 = all ones
+ * for 64 bits and x for 32 (an H200 gives all ones for rem.u32 on its own
+ * but x where ptxas computes it as x - q * y next to the division, as nvcc's
+ * code for a / b and a % b does); INT_MIN/-1 = INT_MIN, INT_MIN%-1 = 0. */
 static LLVMValueRef safe_divrem(zn_lfn *l, LLVMValueRef a, LLVMValueRef b,
                                 bool sign, bool rem)
 {
@@ -91,13 +93,13 @@ static LLVMValueRef safe_divrem(zn_lfn *l, LLVMValueRef a, LLVMValueRef b,
         LLVMValueRef q = rem ? LLVMBuildSRem(l->b, a, sb, "") : LLVMBuildSDiv(l->b, a, sb, "");
         /* overflow: INT_MIN / -1 = INT_MIN (= a), INT_MIN % -1 = 0 */
         LLVMValueRef ovr = rem ? zero : a;
-        LLVMValueRef zr = rem ? a : ones;
+        LLVMValueRef zr = rem && w < 64 ? a : ones;
         q = LLVMBuildSelect(l->b, ovf, ovr, q, "");
         return LLVMBuildSelect(l->b, bz, zr, q, "");
     }
     LLVMValueRef sb = LLVMBuildSelect(l->b, bz, one, b, "");
     LLVMValueRef q = rem ? LLVMBuildURem(l->b, a, sb, "") : LLVMBuildUDiv(l->b, a, sb, "");
-    return LLVMBuildSelect(l->b, bz, rem ? a : ones, q, "");
+    return LLVMBuildSelect(l->b, bz, rem && w < 64 ? a : ones, q, "");
 }
 
 /* the low 24 bits, sign- or zero-extended to 32 */

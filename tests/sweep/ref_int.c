@@ -98,16 +98,19 @@ REF(mad_hi_u64) { out[0] = (uint64_t)(((u128)A * B) >> 64) + C; }
 REF(sad_s32) { out[0] = U32(C + (S32(A) < S32(B) ? U32(B) - U32(A) : U32(A) - U32(B))); }
 REF(sad_u32) { out[0] = U32(C + (U32(A) < U32(B) ? U32(B) - U32(A) : U32(A) - U32(B))); }
 
-/* a zero divisor is not compared (div_int); the most negative value over
- * -1 wraps (two's complement), remainder 0 */
-REF(div_s32) { out[0] = U32(B) == 0 ? 0 : (S32(A) == INT32_MIN && S32(B) == -1) ? U32(A) : U32(S32(A) / S32(B)); }
+/* A zero divisor (unspecified by the ISA): an H200 gives all ones for each
+ * of these eight instructions on its own. The 32-bit remainders are not
+ * compared (div_int): next to a division of the same operands ptxas makes
+ * them a - q * b = a, which is what Zinc gives. The most negative value
+ * over -1 wraps (two's complement), remainder 0. */
+REF(div_s32) { out[0] = U32(B) == 0 ? 0xffffffffu : (S32(A) == INT32_MIN && S32(B) == -1) ? U32(A) : U32(S32(A) / S32(B)); }
 REF(rem_s32) { out[0] = U32(B) == 0 ? 0 : (S32(B) == -1) ? 0 : U32(S32(A) % S32(B)); }
-REF(div_u32) { out[0] = U32(B) == 0 ? 0 : U32(A) / U32(B); }
+REF(div_u32) { out[0] = U32(B) == 0 ? 0xffffffffu : U32(A) / U32(B); }
 REF(rem_u32) { out[0] = U32(B) == 0 ? 0 : U32(A) % U32(B); }
-REF(div_s64) { out[0] = B == 0 ? 0 : (S64(A) == INT64_MIN && S64(B) == -1) ? A : (uint64_t)(S64(A) / S64(B)); }
-REF(rem_s64) { out[0] = B == 0 ? 0 : S64(B) == -1 ? 0 : (uint64_t)(S64(A) % S64(B)); }
-REF(div_u64) { out[0] = B == 0 ? 0 : A / B; }
-REF(rem_u64) { out[0] = B == 0 ? 0 : A % B; }
+REF(div_s64) { out[0] = B == 0 ? ~0ull : (S64(A) == INT64_MIN && S64(B) == -1) ? A : (uint64_t)(S64(A) / S64(B)); }
+REF(rem_s64) { out[0] = B == 0 ? ~0ull : S64(B) == -1 ? 0 : (uint64_t)(S64(A) % S64(B)); }
+REF(div_u64) { out[0] = B == 0 ? ~0ull : A / B; }
+REF(rem_u64) { out[0] = B == 0 ? ~0ull : A % B; }
 
 #define MINMAX(t, T, W)                                                       \
     REF(min_##t) { out[0] = (W)((T)A < (T)B ? A : B); }                     \
