@@ -196,7 +196,14 @@ static LLVMValueRef approx_tanh(zn_lfn *l, LLVMValueRef d)
     static const double c[3] = {1.0, -1.0 / 3.0, 2.0 / 15.0};
     LLVMValueRef sm = LLVMBuildFMul(l->b, d, horner(l, d2, c, 3), "");
     LLVMValueRef small = LLVMBuildFCmp(l->b, LLVMRealOLT, a, dconst(l, 0.125), "");
-    return keep_nan(l, d, LLVMBuildSelect(l->b, small, sm, t, ""));
+    LLVMValueRef r = LLVMBuildSelect(l->b, small, sm, t, "");
+    /* as NVIDIA's tanh.approx (fitted to an H200's f16 and f32 answers):
+     * x itself below |x| = 0.0039349, +-1 from |x| = 8 on */
+    LLVMValueRef tiny = LLVMBuildFCmp(l->b, LLVMRealOLT, a, dconst(l, 0.0039349), "");
+    LLVMValueRef one = LLVMBuildFCmp(l->b, LLVMRealOGE, a, dconst(l, 8.0), "");
+    r = LLVMBuildSelect(l->b, tiny, d, r, "");
+    r = LLVMBuildSelect(l->b, one, ll_intrin2(l, "llvm.copysign", dconst(l, 1.0), d), r, "");
+    return keep_nan(l, d, r);
 }
 
 /* sin/cos.approx's argument as NVIDIA GPUs take it (fitted to every lane
@@ -227,24 +234,21 @@ static LLVMValueRef gpu_revolutions(zn_lfn *l, LLVMValueRef d)
  * the truncation of an f32 value: here computed in f64 and rounded to f32
  * (the f64 value's own error, ~1e-13, is below that rounding: 2^1 stays
  * 2). Fitted to every 16-bit input of an H200: ex2 takes |x| < 2^-23 as 0
- * (its input is fixed point: 2^-2^-24 is 1.0), and tanh x is x itself for
- * |x| below 0.0039349 (between 2^-8 (1 + 2^-7.2) and the next f16) and
- * +-1 from |x| = 8 on. */
+ * (its input is fixed point: 2^-2^-24 is 1.0); tanh's own limits are in
+ * approx_tanh. */
 LLVMValueRef zn_approx_f32_precise(zn_lfn *l, ptx_op op, LLVMValueRef x)
 {
     zn_lmod *m = l->m;
     LLVMBuilderRef b = l->b;
     LLVMValueRef d = LLVMBuildFPExt(b, x, ll_vec(m->t_f64), "");
-    LLVMValueRef r, tiny;
+    LLVMValueRef r;
     if (op == PTX_OP_ex2) { /* f16/bf16 inputs: 2^x stays inside (2^-200, 2^200) */
-        tiny = LLVMBuildFCmp(b, LLVMRealOLT, ll_intrin1(l, "llvm.fabs", d), dconst(l, 0x1p-23), "");
+        LLVMValueRef tiny = LLVMBuildFCmp(b, LLVMRealOLT, ll_intrin1(l, "llvm.fabs", d),
+                                          dconst(l, 0x1p-23), "");
         d = LLVMBuildSelect(b, tiny, dconst(l, 0.0), d, "");
         r = keep_nan(l, d, exp2_core(l, clamp(l, d, -200.0, 200.0)));
     } else {
-        tiny = LLVMBuildFCmp(b, LLVMRealOLT, ll_intrin1(l, "llvm.fabs", d), dconst(l, 0.0039349), "");
-        LLVMValueRef one = LLVMBuildFCmp(b, LLVMRealOGE, ll_intrin1(l, "llvm.fabs", d), dconst(l, 8.0), "");
-        r = LLVMBuildSelect(b, tiny, d, approx_tanh(l, d), "");
-        r = LLVMBuildSelect(b, one, ll_intrin2(l, "llvm.copysign", dconst(l, 1.0), d), r, "");
+        r = approx_tanh(l, d);
     }
     return LLVMBuildFPTrunc(b, r, ll_vec(m->t_f32), "");
 }
