@@ -86,6 +86,8 @@ typedef struct zn_lfn {
     int32_t *reg_def;           /* the one defining instruction, or -1 */
     bool *reg_uni;              /* one value in all live lanes: scalar storage */
     bool *reg_nan_free;         /* only read by ops that canonicalise NaN (zn_lower_fpfix.c) */
+    bool *reg_ftz_clean;        /* only written by flushed .ftz results (zn_lower_ftzclean.c) */
+    bool *reg_ftz_flushdef;     /*   or flushed where written: only .ftz reads */
     bool *blk_conv;             /* block always runs with all live lanes */
     bool *reg_blocal;           /* dead at every block start (zn_lower_blocklocal.c) */
     LLVMValueRef *local_slot;   /* per f->locals[i]: alloca of 32*size, or NULL */
@@ -315,6 +317,13 @@ LLVMValueRef zn_approx_f32_precise(zn_lfn *l, ptx_op op, LLVMValueRef x);
 LLVMValueRef zn_canon_nan(zn_lfn *l, LLVMValueRef v);
 /* Fills l->reg_nan_free; whether ins's f32 result may skip zn_canon_nan. */
 void zn_nan_free_regs(zn_lfn *l);
+/* zn_lower_ftzclean.c: registers whose every write is a flushed .ftz f32
+ * result; zn_ftz_clean: o is such a register (its .ftz reads need no flush) */
+void zn_ftz_clean_regs(zn_lfn *l);
+bool zn_ftz_clean(const zn_lfn *l, const ptx_opnd *o);
+/* the writes of reg by the current instruction are to be flushed */
+bool zn_ftz_flush_at_def(const zn_lfn *l, int32_t reg);
+bool zn_ftz_flushes_result(const ptx_ins *ins);
 bool zn_nan_canon_elided(const zn_lfn *l, const ptx_ins *ins);
 LLVMValueRef zn_minmax(zn_lfn *l, const ptx_ins *ins, LLVMValueRef a, LLVMValueRef b);
 LLVMValueRef zn_ftz64(zn_lfn *l, LLVMValueRef v);

@@ -201,7 +201,7 @@ void zn_lower_cvt(zn_lfn *l, const ptx_ins *ins)
     LLVMValueRef a = fp_src(l, &o[1], at);
     if (at == PTX_T_BF16) /* LLVM's bf16 -> f32 may flush subnormals */
         a = zn_half_to_f32(l, zn_src(l, &o[1], at), true);
-    if (ftz && at == PTX_T_F32)
+    if (ftz && at == PTX_T_F32 && !zn_ftz_clean(l, &o[1]))
         a = zn_ftz(l, a);
     if (is_int(dt)) { /* float -> int: round, then saturate (NaN -> 0) */
         if (halfish(at))

@@ -208,7 +208,7 @@ void zn_lower_float(zn_lfn *l, const ptx_ins *ins)
     unsigned n = nsrc(ins->op);
     for (unsigned i = 0; i < n; i++) {
         s[i] = zn_src(l, &ins->opnds[1 + i], t);
-        if (ftz)
+        if (ftz && !zn_ftz_clean(l, &ins->opnds[1 + i]))
             s[i] = zn_ftz(l, s[i]);
         else if ((ins->flags & PTX_F(ftz)) && t == PTX_T_F64)
             s[i] = zn_ftz64(l, s[i]);

@@ -551,6 +551,7 @@ void zn_lower_func(zn_lmod *m, const ptx_func *f, LLVMValueRef fn)
     zn_block_local_regs(l);
     zn_uniform_analysis(l);
     zn_nan_free_regs(l); /* zn_lower_fpfix.c */
+    zn_ftz_clean_regs(l); /* zn_lower_ftzclean.c */
     zn_reg_params_divergent(l); /* zn_lower_regparam.c */
     zn_pair_loads(l);
     LLVMBasicBlockRef entry = LLVMAppendBasicBlockInContext(m->ctx, fn, "entry");
@@ -624,6 +625,8 @@ void zn_lower_func(zn_lmod *m, const ptx_func *f, LLVMValueRef fn)
     zn_lanetab_free(l->lanetab);
     free(l->reg_uni);
     free(l->reg_nan_free);
+    free(l->reg_ftz_clean);
+    free(l->reg_ftz_flushdef);
     free(l->blk_conv);
     free(l->reg_blocal);
     free(l->pair_act);

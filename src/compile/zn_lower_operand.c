@@ -451,6 +451,9 @@ void zn_dst_reg(zn_lfn *l, int32_t reg, ptx_type t, LLVMValueRef v)
     else if (st == ll_vec(l->m->t_i1) && LLVMTypeOf(v) != st)
         v = LLVMBuildICmp(l->b, LLVMIntNE, v, LLVMConstNull(LLVMTypeOf(v)), "");
     v = ll_coerce(l, v, st, ptx_type_is_signed(t));
+    if (ll_bits(ll_elem(st)) == 32 && zn_ftz_flush_at_def(l, reg)) /* zn_lower_ftzclean.c */
+        v = LLVMBuildBitCast(l->b, zn_ftz(l, LLVMBuildBitCast(l->b, v, ll_vec(l->m->t_f32), "")),
+                             st, "");
     if (l->reg_uni && l->reg_uni[reg]) {
         /* every lane computed the same value from uniform inputs */
         LLVMValueRef s = LLVMBuildExtractElement(l->b, v, LLVMConstInt(l->m->t_i32, 0, 0), "");
