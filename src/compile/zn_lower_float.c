@@ -110,15 +110,22 @@ static LLVMValueRef ftz_result(zn_lfn *l, const ptx_ins *ins, LLVMValueRef *s, L
     LLVMBuilderRef b = l->b;
     LLVMTypeRef vt = LLVMTypeOf(r);
     LLVMValueRef k = ll_const_fvec(ll_elem(vt), 0x1p24);
-    LLVMValueRef t[3] = {LLVMBuildFMul(b, s[0], k, ""), s[1], s[2]};
+    /* the second factor is scaled: an immediate or a loop-invariant there
+     * (nvcc puts constants second) costs nothing per execution */
+    LLVMValueRef t[3] = {s[0], s[1], s[2]};
     ptx_op op = ins->op;
     if (op == PTX_OP_rcp) { /* 2^24 / x */
         t[0] = k;
         t[1] = s[0];
         op = PTX_OP_div;
-    } else if (op != PTX_OP_mul && op != PTX_OP_div) {
-        t[2] = LLVMBuildFMul(b, s[2], k, "");
-        op = PTX_OP_fma;
+    } else if (op == PTX_OP_div) { /* (x 2^24) / y */
+        t[0] = LLVMBuildFMul(b, s[0], k, "");
+    } else {
+        t[1] = LLVMBuildFMul(b, s[1], k, "");
+        if (op != PTX_OP_mul) {
+            t[2] = LLVMBuildFMul(b, s[2], k, "");
+            op = PTX_OP_fma;
+        }
     }
     LLVMValueRef h;
     if (directed(ins->rnd))
