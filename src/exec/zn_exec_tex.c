@@ -180,8 +180,8 @@ static void read_texel(const zn_tex_desc *d, uint32_t x, uint32_t y, uint32_t z,
         case F_U8: memcpy(&u8, q, 1);
             if (!norm)
                 t->u[c] = u8;
-            else if ((d->flags & TRSF_SRGB) && c < 3)
-                t->f[c] = srgb_to_linear(u8);
+            else if ((d->flags & TRSF_SRGB) && c < (d->nch == 2 ? 1u : 3u))
+                t->f[c] = srgb_to_linear(u8); /* of 2 channels only the first (H200) */
             else
                 t->f[c] = u8 / 255.0f;
             break;
