@@ -148,18 +148,19 @@ static LLVMValueRef one(zn_lfn *l, const ptx_ins *ins, LLVMValueRef *h, bool bf)
     if (ins->flags & PTX_F(sat)) /* -0 -> +0 */
         o = LLVMBuildSelect(b, LLVMBuildICmp(b, LLVMIntEQ, o, c16(l, 0x8000), ""),
                             c16(l, 0), o, "");
-    if (ftz)
-        o = ftz16(l, o, bf);
-    if (ftz && !bf && ins->op != PTX_OP_ex2 && ins->op != PTX_OP_tanh) {
-        /* tiny after rounding to 11 bits with an unbounded exponent is a
-         * zero too (NVIDIA's rule, see ftz_result in zn_lower_float.c):
-         * r scaled by 2^10 rounds to f16 as a normal number where it
-         * matters (r is rounded to odd: one more rounding is exact) */
+    if (ftz && !bf && !trunc) {
+        /* a result tiny after rounding to 11 bits with an unbounded
+         * exponent is a zero (NVIDIA's rule, see ftz_result in
+         * zn_lower_float.c; subnormal results are among them): r scaled by
+         * 2^10 rounds to f16 as a normal number where it matters (r is
+         * rounded to odd: one more rounding is exact) */
         LLVMValueRef s = zn_f32_to_half(l, LLVMBuildFMul(b, r, ll_const_fvec(m->t_f32, 0x1p10), ""),
                                         false, false);
         LLVMValueRef tiny = LLVMBuildICmp(b, LLVMIntULT, LLVMBuildAnd(b, s, c16(l, 0x7fff), ""),
                                           c16(l, 0x2c00), ""); /* 2^-4 */
         o = LLVMBuildSelect(b, tiny, LLVMBuildAnd(b, o, c16(l, 0x8000), ""), o, "");
+    } else if (ftz) {
+        o = ftz16(l, o, bf);
     }
     if (ins->flags & PTX_F(relu)) {
         LLVMValueRef neg = LLVMBuildICmp(b, LLVMIntSLT, o, c16(l, 0), "");

@@ -128,8 +128,7 @@ CUresult cuEventElapsedTime_v2(float *ms, CUevent start, CUevent end)
     if (!ms)                    /* NVIDIA's driver: INVALID_HANDLE, not _VALUE */
         ZN_RET(CUDA_ERROR_INVALID_HANDLE);
     if (!zn_event_valid(start) || !zn_event_valid(end))
-        ZN_RET(zn_event_bad(start) != CUDA_ERROR_INVALID_HANDLE ? zn_event_bad(start)
-                                                                : zn_event_bad(end));
+        ZN_RET(zn_event_bad(zn_event_valid(start) ? end : start));
     if ((start->flags | end->flags) & ZN_CU_EVENT_DISABLE_TIMING)
         ZN_RET(CUDA_ERROR_INVALID_HANDLE);
     if (!start->recorded || !end->recorded)

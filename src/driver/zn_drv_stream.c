@@ -22,24 +22,22 @@ bool zn_stream_valid(CUstream s)
            s->magic == ZN_MAGIC_STREAM;
 }
 
+static bool stream_builtin(CUstream s)
+{
+    return !s || s == ZN_CU_STREAM_LEGACY || s == ZN_CU_STREAM_PER_THREAD;
+}
+
 CUresult zn_stream_bad(CUstream h)
 {
-    if (h && h != ZN_CU_STREAM_LEGACY && h != ZN_CU_STREAM_PER_THREAD &&
-        ((const zn_event *)(const void *)h)->magic == ZN_MAGIC_EVENT)
-        return CUDA_ERROR_CONTEXT_IS_DESTROYED;
-    return CUDA_ERROR_INVALID_HANDLE;
+    return !stream_builtin(h) && zn_event_valid((CUevent)(void *)h)
+               ? CUDA_ERROR_CONTEXT_IS_DESTROYED : CUDA_ERROR_INVALID_HANDLE;
 }
 
 CUresult zn_event_bad(CUevent e)
 {
-    if (e && ((const zn_stream *)(const void *)e)->magic == ZN_MAGIC_STREAM)
-        return CUDA_ERROR_CONTEXT_IS_DESTROYED;
-    return CUDA_ERROR_INVALID_HANDLE;
-}
-
-static bool stream_builtin(CUstream s)
-{
-    return !s || s == ZN_CU_STREAM_LEGACY || s == ZN_CU_STREAM_PER_THREAD;
+    CUstream s = (CUstream)(void *)e;
+    return !stream_builtin(s) && zn_stream_valid(s) ? CUDA_ERROR_CONTEXT_IS_DESTROYED
+                                                    : CUDA_ERROR_INVALID_HANDLE;
 }
 
 static zn_stream *stream_new(zn_ctx *c, unsigned flags, int priority, int kind)
