@@ -130,6 +130,7 @@ typedef struct zn_lfn {
                                  * the runtime (zn_lower_check.c), or NULL */
     bool *aff_join;             /* labels at ins i, [nins + 1]: reads tid.y/z (zn_lower_affine.c) */
     int32_t *aff_loop;          /* per register: induction loop facts (zn_lower_affine.c) */
+    struct zn_pf_plan *pf_plan; /* loops and register writes (zn_lower_prefetch.c), or NULL */
     uint32_t *pair_act;         /* paired 16-bit loads (zn_lower_pairld.c), or NULL */
     struct zn_lanetab *lanetab; /* predicted lane offsets (zn_lower_lanetab.c), or NULL */
     zn_win_seen win_seen[ZN_WIN_SEEN]; /* recent window tests (zn_lower_window.c) */
@@ -289,6 +290,11 @@ void zn_lower_branch(zn_lfn *l, const ptx_ins *ins);  /* zn_lower_func.c */
 
 /* <32 x ptr> host addresses of an [addr] operand in a space (zn_lower_mem.c) */
 LLVMValueRef zn_mem_ptrs(zn_lfn *l, const ptx_opnd *o, ptx_space space);
+/* zn_lower_prefetch.c: PTX prefetch; a prefetch ahead of a load that
+ * strides far in a loop; the plan's memory */
+void zn_lower_prefetch(zn_lfn *l, const ptx_ins *ins);
+void zn_prefetch_ahead(zn_lfn *l, const ptx_ins *ins);
+void zn_prefetch_free(zn_lfn *l);
 
 /* A warp's load/store at per-lane i64 host addresses `a` under l->emask:
  * contiguous, uniform or gather/scatter, picked at run time

@@ -622,6 +622,7 @@ void zn_lower_func(zn_lmod *m, const ptx_func *f, LLVMValueRef fn)
     free(l->reg_def);
     free(l->aff_join);
     free(l->aff_loop);
+    zn_prefetch_free(l);
     zn_lanetab_free(l->lanetab);
     free(l->reg_uni);
     free(l->reg_nan_free);

@@ -52,7 +52,7 @@ void zn_lower_ins(zn_lfn *l, const ptx_ins *ins)
         return;
     case PTX_OP_ld: case PTX_OP_ldu: case PTX_OP_st: case PTX_OP_cvta:
     case PTX_OP_isspacep: case PTX_OP_membar: case PTX_OP_fence:
-    case PTX_OP_prefetch:
+    case PTX_OP_prefetch: case PTX_OP_prefetchu:
         zn_lower_mem(l, ins);
         return;
     case PTX_OP_atom: case PTX_OP_red:

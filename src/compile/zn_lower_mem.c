@@ -152,6 +152,7 @@ static void lower_ld_one(zn_lfn *l, const ptx_ins *ins)
     }
     if (l->m->opts->check) /* memcheck (zn_lower_check.c) */
         zn_check_access(l, host_addr(l, addr_of(l, a), ins->space), n * size, ins->space, 0);
+    zn_prefetch_ahead(l, ins); /* zn_lower_prefetch.c */
     LLVMValueRef out[8];
     if (n > 8) {
         zn_lerr(l, "vector load of %u elements", n);
@@ -271,7 +272,8 @@ void zn_lower_mem(zn_lfn *l, const ptx_ins *ins)
     case PTX_OP_membar: case PTX_OP_fence:
         LLVMBuildFence(l->b, LLVMAtomicOrderingSequentiallyConsistent, 0, "");
         return;
-    case PTX_OP_prefetch:
+    case PTX_OP_prefetch: case PTX_OP_prefetchu:
+        zn_lower_prefetch(l, ins); /* zn_lower_prefetch.c */
         return;
     default:
         zn_lerr_unsupported(l);

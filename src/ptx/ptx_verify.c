@@ -57,7 +57,7 @@ static bool typeless(ptx_op op)
     switch (op) {
     case PTX_OP_bar: case PTX_OP_barrier: case PTX_OP_bra: case PTX_OP_brkpt:
     case PTX_OP_call: case PTX_OP_exit: case PTX_OP_fence: case PTX_OP_membar:
-    case PTX_OP_pmevent: case PTX_OP_prefetch: case PTX_OP_ret: case PTX_OP_trap:
+    case PTX_OP_pmevent: case PTX_OP_prefetch: case PTX_OP_prefetchu: case PTX_OP_ret: case PTX_OP_trap:
     case PTX_OP_brx: case PTX_OP_cp: case PTX_OP_griddepcontrol:
     case PTX_OP_discard: case PTX_OP_isspacep: case PTX_OP_mma: case PTX_OP_wmma:
     case PTX_OP_ldmatrix: case PTX_OP_stmatrix: case PTX_OP_nanosleep:

@@ -1,0 +1,401 @@
+/* zn_lower_prefetch.c: software prefetch for loads that stride far in a
+ * loop, and PTX's own prefetch instructions.
+ *
+ * A warp runs a grid-stride loop (`for (i = tid; i < n; i += gridDim.x *
+ * blockDim.x)`) by itself, iteration after iteration, each load
+ * gridDim.x * blockDim.x elements past the last: a stride of tens of KiB,
+ * a new page every time, which the CPU's prefetchers do not follow. Every
+ * iteration then waits for DRAM (bench/histogram: 128 blocks of 256
+ * threads, 32 KiB per step, about 100 ns per warp iteration). For a
+ * global or generic load in a loop whose address moves by the same amount
+ * every iteration by a multiple of a register computed from %nctaid (the
+ * grid's size), when that step is a page or more beyond the bytes the
+ * loop's accesses through the same register span (tested at run time),
+ * the load is preceded by a prefetch of the lines ZN_PF_AHEAD iterations
+ * ahead (lanes 0 and 31). Other walks are left to the hardware: prefetching
+ * every far step made bench/softmax (blockDim.x strides) 1.2x slower and
+ * bench/mmvq (a loop unrolled over its whole constant 4352-byte step, read
+ * through several registers) 1.1-2x, and even the run-time test costs
+ * sgemm and softmax 3-4%.
+ *
+ * The address's step is found on the PTX: a loop is a backward `bra`
+ * (body [target, branch]); a register written nowhere in the body is
+ * invariant, one written once as `r = r + u` (u invariant) is an induction
+ * register stepping by u, and add/sub/mov/cvt/cvta/mul/mul.wide/mad/shl of
+ * those, written once in the body, step by the matching combination. A
+ * prefetch is a hint: a wrong step (a definition skipped in some
+ * iterations, 32-bit wrap-around) costs a useless prefetch, never a wrong
+ * result or a fault. */
+#include "zn_lower.h"
+
+#include <stdlib.h>
+
+#define ZN_PF_AHEAD 8          /* iterations ahead */
+#define ZN_PF_MIN_GAP 4096     /* gaps below a page are the hardware's */
+#define ZN_PF_DEPTH 8
+
+/* a step: scale * sext64(register reg), or the constant scale (reg < 0) */
+typedef struct pf_step {
+    int32_t reg;
+    int64_t scale;
+} pf_step;
+
+enum { PF_FAIL, PF_INV, PF_STEP };
+
+/* steps wrap like the registers they come from (no overflow to trap on) */
+static int64_t wrap_mul(int64_t a, int64_t b)
+{
+    return (int64_t)((uint64_t)a * (uint64_t)b);
+}
+
+struct zn_pf_plan {
+    uint32_t nloops;
+    uint32_t *head, *latch;    /* loop bodies [head, latch] */
+    uint32_t *def_start;       /* per register: its writes in defs[] */
+    uint32_t *defs;
+};
+
+typedef struct def_count {
+    struct zn_pf_plan *p;
+    uint32_t at;
+    bool fill;
+} def_count;
+
+static void count_def(int32_t r, void *ud)
+{
+    def_count *c = ud;
+    if (c->fill)
+        c->p->defs[c->p->def_start[r]++] = c->at;
+    else
+        c->p->def_start[r + 1]++;
+}
+
+/* loops and every register's writes (the first operand counts as written,
+ * as in zn_lower_invariant.c: only more cautious where it is a source) */
+static struct zn_pf_plan *plan_build(const ptx_func *f)
+{
+    struct zn_pf_plan *p = calloc(1, sizeof *p);
+    if (!p)
+        return NULL;
+    p->head = malloc((f->nins + 1) * sizeof *p->head);
+    p->latch = malloc((f->nins + 1) * sizeof *p->latch);
+    p->def_start = calloc(f->nregs + 2, sizeof *p->def_start);
+    if (!p->head || !p->latch || !p->def_start)
+        return p;
+    for (uint32_t i = 0; i < f->nins; i++) {
+        const ptx_ins *ins = &f->ins[i];
+        if (ins->op == PTX_OP_bra && ins->nopnds >= 1 && ins->opnds[0].kind == PTX_OPND_LABEL &&
+            ins->opnds[0].label >= 0 && (uint32_t)ins->opnds[0].label < f->nlabels) {
+            uint32_t t = f->labels[ins->opnds[0].label].ins;
+            if (t <= i) {
+                p->head[p->nloops] = t;
+                p->latch[p->nloops++] = i;
+            }
+        }
+    }
+    def_count c = {.p = p};
+    for (c.at = 0; c.at < f->nins; c.at++)
+        if (f->ins[c.at].nopnds)
+            zn_each_def(&f->ins[c.at].opnds[0], count_def, &c);
+    for (uint32_t r = 0; r < f->nregs; r++)
+        p->def_start[r + 1] += p->def_start[r];
+    p->defs = malloc((p->def_start[f->nregs] + 1) * sizeof *p->defs);
+    if (!p->defs)
+        return p;
+    c.fill = true;
+    for (c.at = 0; c.at < f->nins; c.at++)
+        if (f->ins[c.at].nopnds)
+            zn_each_def(&f->ins[c.at].opnds[0], count_def, &c);
+    /* the fill moved each start to the next register's: shift back */
+    for (uint32_t r = f->nregs; r > 0; r--)
+        p->def_start[r] = p->def_start[r - 1];
+    p->def_start[0] = 0;
+    return p;
+}
+
+void zn_prefetch_free(zn_lfn *l)
+{
+    struct zn_pf_plan *p = l->pf_plan;
+    if (!p)
+        return;
+    free(p->head);
+    free(p->latch);
+    free(p->def_start);
+    free(p->defs);
+    free(p);
+    l->pf_plan = NULL;
+}
+
+typedef struct pf_walk {
+    zn_lfn *l;
+    const struct zn_pf_plan *p;
+    uint32_t head, latch;
+} pf_walk;
+
+static int step_of(pf_walk *w, const ptx_opnd *o, int depth, pf_step *out);
+
+/* a + b (sign -1: a - b) of two operands' steps */
+static int combine(int ka, pf_step a, int kb, pf_step b, int64_t sign, pf_step *out)
+{
+    if (ka == PF_FAIL || kb == PF_FAIL)
+        return PF_FAIL;
+    if (kb == PF_INV) {
+        *out = a;
+        return ka;
+    }
+    b.scale = wrap_mul(b.scale, sign);
+    if (ka == PF_INV) {
+        *out = b;
+        return PF_STEP;
+    }
+    if (a.reg != b.reg)
+        return PF_FAIL;
+    *out = (pf_step){a.reg, (int64_t)((uint64_t)a.scale + (uint64_t)b.scale)};
+    return PF_STEP;
+}
+
+/* x * y where at most one steps: a step times an immediate, or a constant
+ * step times an invariant register (i += 1 with a run-time pitch) */
+static int product(pf_walk *w, const ptx_opnd *x, const ptx_opnd *y, int depth, pf_step *out)
+{
+    pf_step a, b;
+    int ka = step_of(w, x, depth, &a), kb = step_of(w, y, depth, &b);
+    if (ka == PF_FAIL || kb == PF_FAIL)
+        return PF_FAIL;
+    if (ka == PF_INV && kb == PF_INV)
+        return PF_INV;
+    if (ka == PF_INV) {
+        const ptx_opnd *t = x;
+        x = y;
+        y = t;
+        a = b;
+    }
+    if (y->kind == PTX_OPND_IMM) {
+        *out = (pf_step){a.reg, wrap_mul(a.scale, y->ival)};
+        return PF_STEP;
+    }
+    if (a.reg < 0 && y->kind == PTX_OPND_REG && y->reg2 < 0 && !y->neg && (ka == PF_INV || kb == PF_INV)) {
+        *out = (pf_step){y->reg, a.scale};
+        return PF_STEP;
+    }
+    return PF_FAIL;
+}
+
+static bool int_type(ptx_type t)
+{
+    return !ptx_type_is_float(t) && t != PTX_T_PRED && ptx_type_size(t) >= 1 &&
+           ptx_type_size(t) <= 8;
+}
+
+/* the step of register r's value per iteration of the walk's loop */
+static int reg_step(pf_walk *w, int32_t r, int depth, pf_step *out)
+{
+    const ptx_func *f = w->l->f;
+    uint32_t n = 0, at = 0;
+    for (uint32_t k = w->p->def_start[r]; k < w->p->def_start[r + 1]; k++) {
+        uint32_t i = w->p->defs[k];
+        if (i >= w->head && i <= w->latch) {
+            n++;
+            at = i;
+        }
+    }
+    if (n == 0)
+        return PF_INV;
+    if (n > 1 || depth >= ZN_PF_DEPTH)
+        return PF_FAIL;
+    const ptx_ins *d = &f->ins[at];
+    const ptx_opnd *o = d->opnds;
+    if (d->guard_reg >= 0 || o[0].kind != PTX_OPND_REG || o[0].reg != r || o[0].reg2 >= 0 ||
+        (d->flags & PTX_F(cc)) || !int_type(d->type[0]))
+        return PF_FAIL;
+    pf_step a, b;
+    switch (d->op) {
+    case PTX_OP_add: case PTX_OP_sub: {
+        if (d->nopnds != 3)
+            return PF_FAIL;
+        int64_t sign = d->op == PTX_OP_sub ? -1 : 1;
+        /* r = r + u (or u + r): the induction register itself */
+        bool self1 = o[1].kind == PTX_OPND_REG && o[1].reg == r;
+        bool self2 = d->op == PTX_OP_add && o[2].kind == PTX_OPND_REG && o[2].reg == r;
+        if (self1 || self2) {
+            const ptx_opnd *u = self1 ? &o[2] : &o[1];
+            if (u->kind == PTX_OPND_IMM) {
+                *out = (pf_step){-1, wrap_mul(sign, u->ival)};
+                return PF_STEP;
+            }
+            if (u->kind != PTX_OPND_REG || u->reg2 >= 0 || u->neg ||
+                step_of(w, u, depth + 1, &a) != PF_INV)
+                return PF_FAIL;
+            *out = (pf_step){u->reg, sign};
+            return PF_STEP;
+        }
+        int ka = step_of(w, &o[1], depth + 1, &a), kb = step_of(w, &o[2], depth + 1, &b);
+        return combine(ka, a, kb, b, sign, out);
+    }
+    case PTX_OP_mov: case PTX_OP_cvta: case PTX_OP_cvt:
+        if (d->nopnds != 2 || (d->op == PTX_OP_cvt && (d->ntypes < 2 || !int_type(d->type[1]))))
+            return PF_FAIL;
+        return step_of(w, &o[1], depth + 1, out);
+    case PTX_OP_mul:
+        if (d->nopnds != 3 || (d->flags & PTX_F(hi_half)))
+            return PF_FAIL;
+        return product(w, &o[1], &o[2], depth + 1, out);
+    case PTX_OP_mad: {
+        if (d->nopnds != 4 || (d->flags & PTX_F(hi_half)))
+            return PF_FAIL;
+        int ka = product(w, &o[1], &o[2], depth + 1, &a), kb = step_of(w, &o[3], depth + 1, &b);
+        return combine(ka, a, kb, b, 1, out);
+    }
+    case PTX_OP_shl: {
+        if (d->nopnds != 3 || o[2].kind != PTX_OPND_IMM || o[2].ival < 0 || o[2].ival > 32)
+            return PF_FAIL;
+        int ka = step_of(w, &o[1], depth + 1, &a);
+        if (ka == PF_STEP)
+            a.scale = wrap_mul(a.scale, (int64_t)1 << o[2].ival);
+        *out = a;
+        return ka;
+    }
+    default:
+        return PF_FAIL;
+    }
+}
+
+static int step_of(pf_walk *w, const ptx_opnd *o, int depth, pf_step *out)
+{
+    switch (o->kind) {
+    case PTX_OPND_IMM: case PTX_OPND_SYM:
+        return PF_INV;
+    case PTX_OPND_SREG:
+        return o->sreg == PTX_SREG_CLOCK || o->sreg == PTX_SREG_CLOCK_HI ||
+               o->sreg == PTX_SREG_CLOCK64 ? PF_FAIL : PF_INV;
+    case PTX_OPND_REG:
+        if (o->reg2 >= 0 || o->neg)
+            return PF_FAIL;
+        return reg_step(w, o->reg, depth, out);
+    default:
+        return PF_FAIL;
+    }
+}
+
+/* r's value is computed from %nctaid (written once in the function, as
+ * the stride of a grid-stride loop is) */
+static bool grid_derived(const ptx_func *f, const struct zn_pf_plan *p, int32_t r, int depth)
+{
+    if (depth > ZN_PF_DEPTH || p->def_start[r + 1] - p->def_start[r] != 1)
+        return false;
+    const ptx_ins *d = &f->ins[p->defs[p->def_start[r]]];
+    for (uint32_t k = 1; k < d->nopnds; k++) {
+        const ptx_opnd *o = &d->opnds[k];
+        if (o->kind == PTX_OPND_SREG && (o->sreg == PTX_SREG_NCTAID_X ||
+                                         o->sreg == PTX_SREG_NCTAID_Y || o->sreg == PTX_SREG_NCTAID_Z))
+            return true;
+        if (o->kind == PTX_OPND_REG && o->reg != r && grid_derived(f, p, o->reg, depth + 1))
+            return true;
+    }
+    return false;
+}
+
+/* the step of the address of load `at` in its innermost loop, and the
+ * bytes the loop's accesses through the same address register span
+ * around it per iteration (an unrolled loop reads its whole step) */
+static bool load_step(zn_lfn *l, uint32_t at, pf_step *out, int64_t *span)
+{
+    if (!l->pf_plan)
+        l->pf_plan = plan_build(l->f);
+    const struct zn_pf_plan *p = l->pf_plan;
+    if (!p || !p->defs)
+        return false;
+    uint32_t best = UINT32_MAX;
+    for (uint32_t k = 0; k < p->nloops; k++)
+        if (p->head[k] <= at && at <= p->latch[k] &&
+            (best == UINT32_MAX || p->latch[k] - p->head[k] < p->latch[best] - p->head[best]))
+            best = k;
+    if (best == UINT32_MAX)
+        return false;
+    pf_walk w = {.l = l, .p = p, .head = p->head[best], .latch = p->latch[best]};
+    const ptx_opnd *a = &l->f->ins[at].opnds[1];
+    if (a->kind != PTX_OPND_ADDR || a->reg < 0)
+        return false;
+    ptx_opnd r = {.kind = PTX_OPND_REG, .reg = a->reg, .reg2 = -1};
+    if (step_of(&w, &r, 0, out) != PF_STEP || out->scale == 0)
+        return false;
+    int64_t lo = a->ival, hi = a->ival;
+    for (uint32_t i = w.head; i <= w.latch; i++)
+        for (uint32_t k = 0; k < l->f->ins[i].nopnds; k++) {
+            const ptx_opnd *o = &l->f->ins[i].opnds[k];
+            if (o->kind == PTX_OPND_ADDR && o->reg == a->reg) {
+                lo = o->ival < lo ? o->ival : lo;
+                hi = o->ival > hi ? o->ival : hi;
+            }
+        }
+    *span = hi - lo;
+    /* only grid strides: a large constant step is mostly a loop unrolled
+     * over it (its loads through several registers read it all), and a
+     * block stride (blockDim.x elements) is near enough for the hardware */
+    return out->reg >= 0 && int_type(l->f->regs[out->reg].type) &&
+           grid_derived(l->f, p, out->reg, 0);
+}
+
+/* the lines of lanes 0 and 31 of ptrs, moved by `ahead` bytes (NULL:
+ * none). Constant lanes cost a register extract where the first active
+ * lane would cost a spill of the whole address vector; an inactive lane's
+ * address is merely a useless hint. */
+static void prefetch_lanes(zn_lfn *l, LLVMValueRef ptrs, LLVMValueRef ahead)
+{
+    zn_lmod *m = l->m;
+    LLVMBuilderRef b = l->b;
+    for (unsigned k = 0; k < 2; k++) {
+        LLVMValueRef p = LLVMBuildExtractElement(b, ptrs, LLVMConstInt(m->t_i32, k ? 31 : 0, 0), "");
+        if (ahead)
+            p = LLVMBuildGEP2(b, m->t_i8, p, &ahead, 1, "pf");
+        LLVMValueRef args[4] = {p, LLVMConstInt(m->t_i32, 0, 0), LLVMConstInt(m->t_i32, 3, 0),
+                                LLVMConstInt(m->t_i32, 1, 0)};
+        LLVMTypeRef over = m->t_ptr;
+        ll_intrin(l, "llvm.prefetch", &over, 1, args, 4);
+    }
+}
+
+void zn_prefetch_ahead(zn_lfn *l, const ptx_ins *ins)
+{
+    if (!l->ins || l->ins < l->f->ins || l->ins >= l->f->ins + l->f->nins ||
+        (ins->space != PTX_SPACE_GLOBAL && ins->space != PTX_SPACE_GENERIC) ||
+        ins->nopnds < 2 || getenv("ZINC_NO_PREFETCH"))
+        return;
+    pf_step s;
+    int64_t span;
+    if (!load_step(l, (uint32_t)(l->ins - l->f->ins), &s, &span))
+        return;
+    zn_lmod *m = l->m;
+    LLVMBuilderRef b = l->b;
+    LLVMValueRef ptrs = zn_mem_ptrs(l, &ins->opnds[1], ins->space);
+    /* a run-time step: lane 0's (the same in all lanes of a grid-stride
+     * loop, though the divergence analysis may not know it); only a gap
+     * the hardware does not follow gets the prefetch (the test is
+     * loop-invariant: well predicted) */
+    LLVMValueRef v = LLVMBuildExtractElement(b, zn_load_reg(l, s.reg), LLVMConstInt(m->t_i32, 0, 0), "");
+    if (LLVMTypeOf(v) != m->t_i64)
+        v = LLVMBuildSExt(b, v, m->t_i64, "");
+    LLVMValueRef step = LLVMBuildMul(b, v, LLVMConstInt(m->t_i64, (uint64_t)s.scale, 0), "pf.step");
+    /* |step| - span >= gap, as one unsigned compare */
+    uint64_t edge = (uint64_t)(ZN_PF_MIN_GAP + span);
+    LLVMValueRef far = LLVMBuildICmp(b, LLVMIntUGT, LLVMBuildAdd(b, step, LLVMConstInt(m->t_i64, edge - 1, 0), ""),
+                                     LLVMConstInt(m->t_i64, 2 * edge - 2, 0), "pf.far");
+    LLVMBasicBlockRef yes = LLVMAppendBasicBlockInContext(m->ctx, l->fn, "pf.far");
+    LLVMBasicBlockRef done = LLVMAppendBasicBlockInContext(m->ctx, l->fn, "pf.done");
+    LLVMBuildCondBr(b, far, yes, done);
+    LLVMPositionBuilderAtEnd(b, yes);
+    prefetch_lanes(l, ptrs, LLVMBuildMul(b, step, LLVMConstInt(m->t_i64, ZN_PF_AHEAD, 0), ""));
+    LLVMBuildBr(b, done);
+    LLVMPositionBuilderAtEnd(b, done);
+}
+
+/* prefetch{u}: the lines of the first and the last active lane (a warp's
+ * lanes usually read one contiguous run). A prefetch never faults: bad
+ * addresses need no check. .tensormap and forms without an address do
+ * nothing. */
+void zn_lower_prefetch(zn_lfn *l, const ptx_ins *ins)
+{
+    if (ins->nopnds < 1 || ins->opnds[0].kind != PTX_OPND_ADDR)
+        return;
+    prefetch_lanes(l, zn_mem_ptrs(l, &ins->opnds[0], ins->space), NULL);
+}

@@ -1,0 +1,143 @@
+/* test_compile_prefetch.c: software prefetch (zn_lower_prefetch.c).
+ *
+ * - A grid-stride loop (`i += nctaid.x * ntid.x`) gets a prefetch ahead of
+ *   its load, behind the run-time test of the step; a block-stride loop
+ *   (`i += ntid.x`) gets none.
+ * - Both compute out[i] = 3 * in[i] + 1 right (checked against the same
+ *   sum in C, unwritten output keeps its poison) where the input ends
+ *   just before a PROT_NONE page: the prefetches run far past it (the
+ *   grid's step is 8 KiB, 8 steps ahead), and a prefetch must never fault.
+ * - PTX's prefetch / prefetchu in their forms lower to prefetches of lines
+ *   that are not mapped either, and the kernel still runs. */
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+#include "zn_test_harness.h"
+
+#define POISON 0xa5a5a5a5u
+
+/* STRIDE: the loop's step in elements, from %r1 (ntid) and %r4 (nctaid) */
+#define LOOP_PTX(NAME, STRIDE)                                                         \
+    ".version 7.0\n.target sm_70\n.address_size 64\n"                                \
+    ".visible .entry " NAME "(.param .u64 pin, .param .u64 pout, .param .u64 pn)\n{\n" \
+    "  .reg .pred %p<2>;\n  .reg .b32 %r<8>;\n  .reg .b64 %rd<12>;\n"                 \
+    "  ld.param.u64 %rd1, [pin];\n  ld.param.u64 %rd2, [pout];\n"                    \
+    "  ld.param.u64 %rd3, [pn];\n"                                                     \
+    "  mov.u32 %r1, %ntid.x;\n  mov.u32 %r2, %ctaid.x;\n  mov.u32 %r3, %tid.x;\n"    \
+    "  mov.u32 %r4, %nctaid.x;\n"                                                      \
+    "  mul.wide.u32 %rd4, %r2, %r1;\n  cvt.u64.u32 %rd5, %r3;\n"                      \
+    "  add.s64 %rd6, %rd4, %rd5;\n"                                                    \
+    STRIDE                                                                             \
+    "  setp.ge.s64 %p1, %rd6, %rd3;\n  @%p1 bra DONE;\n"                              \
+    "LOOP:\n"                                                                          \
+    "  shl.b64 %rd8, %rd6, 2;\n  add.s64 %rd9, %rd1, %rd8;\n"                         \
+    "  ld.global.u32 %r5, [%rd9];\n"                                                   \
+    "  mad.lo.s32 %r6, %r5, 3, 1;\n"                                                   \
+    "  add.s64 %rd10, %rd2, %rd8;\n  st.global.u32 [%rd10], %r6;\n"                   \
+    "  add.s64 %rd6, %rd6, %rd7;\n"                                                    \
+    "  setp.lt.s64 %p1, %rd6, %rd3;\n  @%p1 bra LOOP;\n"                              \
+    "DONE:\n  ret;\n}\n"
+
+static const char *grid_ptx = LOOP_PTX("gs", "  mul.wide.u32 %rd7, %r4, %r1;\n");
+static const char *block_ptx = LOOP_PTX("bs", "  cvt.u64.u32 %rd7, %r1;\n");
+
+static const char *hint_ptx =
+    ".version 8.0\n.target sm_80\n.address_size 64\n"
+    ".visible .entry hint(.param .u64 pin, .param .u64 pout)\n{\n"
+    "  .reg .b32 %r<4>;\n  .reg .b64 %rd<8>;\n"
+    "  ld.param.u64 %rd1, [pin];\n  ld.param.u64 %rd2, [pout];\n"
+    "  mov.u32 %r1, %tid.x;\n  mul.wide.u32 %rd3, %r1, 4;\n  add.s64 %rd4, %rd1, %rd3;\n"
+    "  prefetch.global.L2 [%rd4+65536];\n  prefetch.global.L1 [%rd4];\n"
+    "  prefetch.L1 [%rd4+-4096];\n  prefetchu.L1 [%rd4+4096];\n"
+    "  prefetch.global.L2::evict_last [%rd4+8192];\n"
+    "  ld.global.u32 %r2, [%rd4];\n  add.s64 %rd5, %rd2, %rd3;\n"
+    "  st.global.u32 [%rd5], %r2;\n  ret;\n}\n";
+
+/* the kernel's IR (kept by zn_compile_keep_ir) contains `what` or not */
+static zn_jit_module *load_checking(const char *ptx, const char *what, bool want, const char *why)
+{
+    zn_jit_module *jm = zt_load_text(ptx, NULL);
+    CHECK(jm != NULL, "%s: did not compile", why);
+    if (!jm)
+        return NULL;
+    char *ir = zn_jit_ir_text(jm, 0);
+    CHECK(ir != NULL, "%s: IR kept", why);
+    if (ir && !getenv("ZINC_NO_PREFETCH"))
+        CHECK((strstr(ir, what) != NULL) == want, "%s: %s %s in the IR", why, what,
+              want ? "missing" : "present");
+    free(ir);
+    return jm;
+}
+
+static void run_loop(zn_jit_module *jm, const char *kernel, const uint32_t *in, uint64_t n,
+                     uint32_t blocks, uint32_t threads)
+{
+    uint32_t *out = malloc((n + 64) * sizeof *out);
+    CHECK(out != NULL, "malloc");
+    if (!out)
+        return;
+    for (uint64_t i = 0; i < n + 64; i++)
+        out[i] = POISON;
+    void *pin = (void *)in, *pout = out;
+    void *args[] = {&pin, &pout, &n};
+    CHECK(zt_run(jm, kernel, ZT_DIM1(blocks), ZT_DIM1(threads), 0, args) == 0,
+          "%s %ux%u: status", kernel, blocks, threads);
+    int bad = 0;
+    for (uint64_t i = 0; i < n + 64; i++) {
+        uint32_t want = i < n ? 3 * in[i] + 1 : POISON;
+        if (out[i] != want && bad++ < 5)
+            CHECK(0, "%s %ux%u: out[%llu] = 0x%08x, want 0x%08x", kernel, blocks, threads,
+                  (unsigned long long)i, out[i], want);
+    }
+    free(out);
+}
+
+int main(void)
+{
+    size_t pg = (size_t)sysconf(_SC_PAGESIZE), len = 16 * pg;
+    uint8_t *mem = mmap(NULL, len + pg, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    CHECK(mem != MAP_FAILED, "mmap");
+    if (mem == MAP_FAILED)
+        return 1;
+    CHECK(mprotect(mem + len, pg, PROT_NONE) == 0, "mprotect");
+    /* n words ending at the protected page */
+    uint64_t n = len / 4 - 37;
+    uint32_t *in = (uint32_t *)(mem + len) - n;
+    for (uint64_t i = 0; i < n; i++)
+        in[i] = (uint32_t)(i * 2654435761u + 12345);
+
+    zn_compile_keep_ir(1); /* keeps the IR text (and bypasses the cache) */
+    zn_jit_module *gs = load_checking(grid_ptx, "@llvm.prefetch", true, "grid-stride loop");
+    zn_jit_module *bs = load_checking(block_ptx, "@llvm.prefetch", false, "block-stride loop");
+    zn_jit_module *hint = load_checking(hint_ptx, "@llvm.prefetch", true, "prefetch instructions");
+    zn_compile_keep_ir(0);
+    if (gs) {
+        run_loop(gs, "gs", in, n, 16, 128);  /* an 8 KiB step: prefetched */
+        run_loop(gs, "gs", in, n, 3, 96);    /* 1152 bytes: the run-time test says no */
+        run_loop(gs, "gs", in, 100, 64, 64); /* fewer elements than threads */
+        zn_jit_module_free(gs);
+    }
+    if (bs) {
+        run_loop(bs, "bs", in, n, 1, 256);
+        zn_jit_module_free(bs);
+    }
+    if (hint) {
+        /* the last 64 words: every prefetch but one reaches unmapped memory */
+        const uint32_t *last = in + n - 64;
+        uint32_t out[64];
+        for (int i = 0; i < 64; i++)
+            out[i] = POISON;
+        void *pin = (void *)last, *pout = out;
+        void *args[] = {&pin, &pout};
+        CHECK(zt_run(hint, "hint", ZT_DIM1(1), ZT_DIM1(64), 0, args) == 0, "hint: status");
+        for (int i = 0; i < 64; i++)
+            CHECK(out[i] == last[i], "hint: out[%d] = 0x%08x, want 0x%08x", i, out[i], last[i]);
+        zn_jit_module_free(hint);
+    }
+    munmap(mem, len + pg);
+    zt_cleanup();
+    if (!zt_failures)
+        printf("test_compile_prefetch: all passed\n");
+    return zt_failures != 0;
+}
