@@ -15,10 +15,14 @@
 #include <unistd.h>
 
 /* The worker's shared-memory buffer, grown to the launch's need and
- * followed by a PROT_NONE guard page. Each launch's window is placed to end
- * ZN_SHARED_SLACK bytes before the guard (block_setup), so a store
- * well past a block's shared memory faults and becomes ILLEGAL_ADDRESS, as
- * on a GPU, instead of landing in the host's heap.
+ * followed by ZN_SHARED_TAIL bytes reserved PROT_NONE: every 32-bit shared
+ * address (an offset from the window, wrapping) lands in the buffer or the
+ * reservation, so a wild shared access faults instead of landing in the
+ * host's heap. Each launch's window is placed to end ZN_SHARED_SLACK bytes
+ * before the reservation (block_setup). A fault in the reservation is what
+ * the H200 reports (measured): ILLEGAL_ADDRESS up to 16 MiB from the
+ * window's start, ILLEGAL_INSTRUCTION from there on (negative offsets
+ * wrap to near 4 GiB: the same).
  *
  * Why the slack: compiled code accesses consecutive lanes with one masked
  * vector load/store spanning all 32 lanes from lane 0's address (128 bytes
@@ -33,6 +37,8 @@
  * memory undefined; a new buffer starts zeroed. wk->shared is the mapping,
  * wk->shared_cap its usable length (slack included). */
 #define ZN_SHARED_SLACK ((size_t)256)
+#define ZN_SHARED_TAIL (((size_t)4 << 30) + ((size_t)64 << 10))
+#define ZN_SHARED_FAR ((size_t)16 << 20) /* 715 from here on (H200) */
 
 static size_t shared_window(size_t bytes)
 {
@@ -48,16 +54,16 @@ static int block_ensure_shared(zn_worker *wk, size_t bytes)
     size_t len = (bytes + page - 1) / page * page;
     if (len == 0)
         len = page;
-    uint8_t *p = mmap(NULL, len + page, PROT_READ | PROT_WRITE,
-                      MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    uint8_t *p = mmap(NULL, len + ZN_SHARED_TAIL, PROT_NONE,
+                      MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
     if (p == MAP_FAILED)
         return -1;
-    if (mprotect(p + len, page, PROT_NONE) != 0) {
-        munmap(p, len + page);
+    if (mprotect(p, len, PROT_READ | PROT_WRITE) != 0) {
+        munmap(p, len + ZN_SHARED_TAIL);
         return -1;
     }
     if (wk->shared)
-        munmap(wk->shared, wk->shared_cap + page);
+        munmap(wk->shared, wk->shared_cap + ZN_SHARED_TAIL);
     wk->shared = p;
     wk->shared_cap = len;
     return 0;
@@ -210,7 +216,7 @@ void zn_block_worker_free(zn_worker *wk)
     block_drop_fibers(wk);
     zn_warps_coro_free(wk);
     if (wk->shared)
-        munmap(wk->shared, wk->shared_cap + (size_t)sysconf(_SC_PAGESIZE));
+        munmap(wk->shared, wk->shared_cap + ZN_SHARED_TAIL);
     wk->shared = NULL;
     wk->shared_cap = 0;
 }
@@ -242,9 +248,20 @@ void zn_block_run_range(zn_job *job, zn_worker *wk, uint64_t first, uint64_t end
     zn_fpenv_leave_kernel(host_fp);
     if (sig) {
         const uint32_t *c = wk->run.blk.ctaid;
-        zn_log(ZN_LOG_ERROR, "kernel fault (signal %d) at address %p in block (%u,%u,%u)",
-               sig, addr, c[0], c[1], c[2]);
-        zn_job_fail(job, ZN_KSTATUS_ILLEGAL_ADDRESS);
+        const uint8_t *a = addr, *end = wk->shared + wk->shared_cap;
+        int status = ZN_KSTATUS_ILLEGAL_ADDRESS;
+        if (a >= end && a < end + ZN_SHARED_TAIL) {
+            size_t off = (size_t)(a - wk->run.blk.shared);
+            zn_log(ZN_LOG_ERROR, "kernel fault: shared-memory access at offset 0x%zx, past the "
+                   "block's %u bytes, in block (%u,%u,%u)", off, wk->run.blk.shared_size,
+                   c[0], c[1], c[2]);
+            if (off >= ZN_SHARED_FAR)
+                status = ZN_KSTATUS_ILLEGAL_INSTRUCTION;
+        } else {
+            zn_log(ZN_LOG_ERROR, "kernel fault (signal %d) at address %p in block (%u,%u,%u)",
+                   sig, addr, c[0], c[1], c[2]);
+        }
+        zn_job_fail(job, status);
         if (job->on_fibers)
             block_drop_fibers(wk);
     }
