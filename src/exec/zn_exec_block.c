@@ -54,18 +54,26 @@ static int block_ensure_shared(zn_worker *wk, size_t bytes)
     size_t len = (bytes + page - 1) / page * page;
     if (len == 0)
         len = page;
-    uint8_t *p = mmap(NULL, len + ZN_SHARED_TAIL, PROT_NONE,
-                      MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    /* under an address-space limit (ulimit -v) that refuses 4 GiB, one
+     * guard page: far overruns may then reach other mappings */
+    size_t tail = ZN_SHARED_TAIL;
+    uint8_t *p = mmap(NULL, len + tail, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE,
+                      -1, 0);
+    if (p == MAP_FAILED) {
+        tail = page;
+        p = mmap(NULL, len + tail, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    }
     if (p == MAP_FAILED)
         return -1;
     if (mprotect(p, len, PROT_READ | PROT_WRITE) != 0) {
-        munmap(p, len + ZN_SHARED_TAIL);
+        munmap(p, len + tail);
         return -1;
     }
     if (wk->shared)
-        munmap(wk->shared, wk->shared_cap + ZN_SHARED_TAIL);
+        munmap(wk->shared, wk->shared_cap + wk->shared_tail);
     wk->shared = p;
     wk->shared_cap = len;
+    wk->shared_tail = tail;
     return 0;
 }
 
@@ -216,7 +224,7 @@ void zn_block_worker_free(zn_worker *wk)
     block_drop_fibers(wk);
     zn_warps_coro_free(wk);
     if (wk->shared)
-        munmap(wk->shared, wk->shared_cap + ZN_SHARED_TAIL);
+        munmap(wk->shared, wk->shared_cap + wk->shared_tail);
     wk->shared = NULL;
     wk->shared_cap = 0;
 }
@@ -250,7 +258,7 @@ void zn_block_run_range(zn_job *job, zn_worker *wk, uint64_t first, uint64_t end
         const uint32_t *c = wk->run.blk.ctaid;
         const uint8_t *a = addr, *end = wk->shared + wk->shared_cap;
         int status = ZN_KSTATUS_ILLEGAL_ADDRESS;
-        if (a >= end && a < end + ZN_SHARED_TAIL) {
+        if (a >= end && a < end + wk->shared_tail) {
             size_t off = (size_t)(a - wk->run.blk.shared);
             zn_log(ZN_LOG_ERROR, "kernel fault: shared-memory access at offset 0x%zx, past the "
                    "block's %u bytes, in block (%u,%u,%u)", off, wk->run.blk.shared_size,

@@ -94,6 +94,7 @@ struct zn_worker {
     unsigned lw_slot;
     uint8_t *shared;                /* this worker's shared-memory buffer */
     size_t shared_cap;
+    size_t shared_tail;     /* PROT_NONE bytes reserved after it (zn_exec_block.c) */
     zn_block_run run;
     uint64_t setup_seq;             /* launch `run` was filled for */
     zn_fiber native;                /* the worker thread's own stack */
