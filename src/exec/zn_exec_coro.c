@@ -103,35 +103,124 @@ static int fast_barrier(zn_block_run *run, uint32_t i, uint64_t cw, int *next)
     return 1;
 }
 
+/* Lockstep rounds, the common case: every warp still running waits at
+ * bar.sync 0 of the whole block (fast_barrier's form), so a round resumes
+ * them in warp order and the barrier completes when the round ends (a warp
+ * that exits counts as arrived, as in zn_warps_barrier_complete). A yield
+ * (the stagger before a warp's first shared store after a barrier,
+ * zn_lower_warp.c) keeps the warp in the round: passes over the warps not
+ * yet arrived repeat in warp order, the order of the general loop's round
+ * robin. Only local masks are kept: against the general loop's per-arrival
+ * bookkeeping, next-warp search and completion test, the executor's share
+ * of an empty segment (bench/reduce has 72 barrier and 64 yield
+ * suspensions per block) was three times the kernel's. When a warp
+ * suspends any other way, the masks become the general state and that
+ * warp is returned, to be handled by the general loop, with *suspended set
+ * (-1: the block is done). Cooperative grids and failed grids take the
+ * general loop from a round's start: the first runnable warp is returned,
+ * not yet resumed. */
+static int coro_rounds(zn_block_run *run, zn_kernel_fn fn, uint32_t *started, bool *suspended)
+{
+    uint32_t nthreads = run->blk.nthreads;
+    for (;;) {
+        if (run->job->grid_ws ||
+            atomic_load_explicit(&run->job->status, memory_order_relaxed) != ZN_KSTATUS_OK)
+            return zn_warps_next_runnable(run, run->nwarps - 1);   /* not resumed yet */
+        uint32_t arrived = 0, pending = run->runnable;
+        while (pending) {
+            for (uint32_t todo = pending; todo; todo &= todo - 1) {
+                uint32_t i = (uint32_t)__builtin_ctz(todo), bit = 1u << i;
+                zn_warp_ctx *w = &run->warps[i];
+                run->co_next = -1;
+                w->co_status = ZN_KSTATUS_RUNNING;
+                if (!(*started & bit)) {
+                    *started |= bit;
+                    (void)fn(w);
+                } else {
+                    void *frame = w->co_frame;
+                    (*(coro_resume_fn *)frame)(frame);
+                }
+                if (w->co_status != ZN_KSTATUS_RUNNING) {
+                    if (w->co_status != ZN_KSTATUS_OK)
+                        zn_job_fail(run->job, w->co_status);
+                    pending &= ~bit;
+                    run->runnable &= ~bit;
+                    run->done_mask |= bit;
+                    continue;
+                }
+                uint64_t cw = w->co_wait;
+                uint32_t count = (uint32_t)(cw >> 32);
+                if (cw == 2u << 8)      /* yield: again in the next pass */
+                    continue;
+                if ((cw & 0xffff) || (count && count < nthreads)) {
+                    /* the arrivals so far wait at barrier 0 */
+                    if (arrived) {
+                        run->arrived[0] |= arrived;
+                        run->waiting[0] |= arrived;
+                        run->narrived[0] += (uint32_t)__builtin_popcount(arrived);
+                        run->bar_count[0] = 0;
+                        run->bar_active |= 1;
+                        run->runnable &= ~arrived;
+                    }
+                    *suspended = true;
+                    return (int)i;
+                }
+                arrived |= bit;
+                pending &= ~bit;
+            }
+        }
+        if (!arrived)
+            return -1;
+        zn_race_barrier(run);   /* barrier 0 completed: all of them go on */
+    }
+}
+
+/* warp i returned from its code: its exit or barrier bookkeeping; 1 when
+ * it goes on at once */
+static int coro_returned(zn_block_run *run, uint32_t i)
+{
+    zn_warp_ctx *w = &run->warps[i];
+    if (w->co_status != ZN_KSTATUS_RUNNING) {
+        zn_warps_exited(run, i, w->co_status);
+        return 0;
+    }
+    /* suspended at a barrier or yield: a warp that need not wait goes on */
+    uint64_t cw = w->co_wait;
+    int fast = fast_barrier(run, i, cw, &run->co_next);
+    return fast == 0 || (fast < 0 && !zn_warps_barrier(w, (uint32_t)(cw & 0xff),
+                                                       (uint32_t)(cw >> 32),
+                                                       (uint32_t)(cw >> 8 & 0xff)));
+}
+
 uint32_t zn_warps_run_coro(zn_block_run *run)
 {
     zn_warps_block_start(run);
     zn_kernel_fn fn = run->job->l->fn;
-    uint32_t started = 0, i = 0;
+    uint32_t started = 0;
+    bool suspended = false;
+    int first = coro_rounds(run, fn, &started, &suspended);
+    if (first < 0)
+        return run->stopped;
+    uint32_t i = (uint32_t)first;
+    /* a warp that suspended already: its bookkeeping comes first */
+    bool resume = !suspended;
     for (;;) {
-        zn_warp_ctx *w = &run->warps[i];
-        uint32_t bit = 1u << i;
-        run->co_next = -1;
-        w->co_status = ZN_KSTATUS_RUNNING;
-        if (!(started & bit)) {
-            started |= bit;
-            (void)fn(w);    /* its status is in co_status when it ends */
-        } else {
-            void *frame = w->co_frame;
-            (*(coro_resume_fn *)frame)(frame);
+        if (resume) {
+            zn_warp_ctx *w = &run->warps[i];
+            uint32_t bit = 1u << i;
+            run->co_next = -1;
+            w->co_status = ZN_KSTATUS_RUNNING;
+            if (!(started & bit)) {
+                started |= bit;
+                (void)fn(w);    /* its status is in co_status when it ends */
+            } else {
+                void *frame = w->co_frame;
+                (*(coro_resume_fn *)frame)(frame);
+            }
         }
-        if (w->co_status != ZN_KSTATUS_RUNNING) {
-            zn_warps_exited(run, i, w->co_status);
-        } else {
-            /* suspended at a barrier or yield: its bookkeeping; a warp
-             * that need not wait goes on at once */
-            uint64_t cw = w->co_wait;
-            int fast = fast_barrier(run, i, cw, &run->co_next);
-            if (fast == 0 || (fast < 0 && !zn_warps_barrier(w, (uint32_t)(cw & 0xff),
-                                                            (uint32_t)(cw >> 32),
-                                                            (uint32_t)(cw >> 8 & 0xff))))
-                continue;
-        }
+        resume = true;
+        if (coro_returned(run, i))
+            continue;
         if (run->done_mask == run->all_mask)
             break;
         int j = run->co_next >= 0 ? run->co_next : zn_warps_next_runnable(run, i);

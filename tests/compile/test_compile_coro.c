@@ -6,7 +6,8 @@
  * references, on blocks of 1 to 32 warps (a partial last warp too):
  * values live across many barriers in a loop, warps that exit before the
  * others' barriers, bar.red, a spin-wait that only ends if its nanosleep
- * lets another warp run, bar.arrive with a counted bar.sync, and a
+ * lets another warp run, bar.arrive with a counted bar.sync, a named
+ * barrier met while other warps wait at bar.sync 0, and a
  * barrier in a called function (which keeps the kernel on fibers,
  * uses_barrier 1). The same kernels again with ZINC_NO_CORO=1 (fibers). */
 #include <stdlib.h>
@@ -92,6 +93,32 @@ static const char ptx[] =
     "  add.s32 %r5, %r4, %r3;\n  ld.shared.u32 %r9, [%r5];\n  add.s32 %r9, %r9, 1;\n"
     "  mad.lo.s32 %r13, %r7, 128, %r1;\n  mul.wide.u32 %rd3, %r13, 4;\n"
     "  add.s64 %rd4, %rd2, %rd3;\n  st.global.u32 [%rd4], %r9;\nEND:\n  ret;\n}\n"
+    /* a round of bar.sync 0, then warps 2-3 meet at bar.sync 1, 64 while
+     * the others already wait at the next bar.sync 0 (the executor's
+     * lockstep rounds hand over to the general loop mid-round):
+     * v = s[(tid+32) % ntid]; warps 2-3 also read w = their partner warp's
+     * v through s + 1024 and store it at s + 1536; after the last
+     * barrier every thread adds x, what thread 64 + tid % 64 stored
+     * there: out[gid] = 3 * v + w + x */
+    ".visible .entry mixed(.param .u64 p)\n{\n"
+    "  .shared .align 4 .b8 s[2048];\n"
+    "  .reg .pred %p<4>;\n  .reg .b32 %r<24>;\n  .reg .b64 %rd<6>;\n"
+    "  ld.param.u64 %rd1, [p];\n  cvta.to.global.u64 %rd2, %rd1;\n"
+    "  mov.u32 %r1, %tid.x;\n  mov.u32 %r2, %ntid.x;\n  mov.u32 %r7, %ctaid.x;\n"
+    "  mov.u32 %r4, s;\n  shl.b32 %r3, %r1, 2;\n  add.s32 %r5, %r4, %r3;\n"
+    "  mad.lo.s32 %r6, %r1, 13, %r7;\n  st.shared.u32 [%r5], %r6;\n  bar.sync 0;\n"
+    "  add.s32 %r8, %r1, 32;\n  rem.u32 %r8, %r8, %r2;\n  shl.b32 %r8, %r8, 2;\n"
+    "  add.s32 %r8, %r4, %r8;\n  ld.shared.u32 %r9, [%r8];\n  mov.u32 %r10, 0;\n"
+    "  setp.lt.u32 %p1, %r1, 64;\n  @%p1 bra JOIN;\n"
+    "  setp.ge.u32 %p2, %r1, 128;\n  @%p2 bra JOIN;\n"
+    "  add.s32 %r11, %r5, 1024;\n  st.shared.u32 [%r11], %r9;\n  bar.sync 1, 64;\n"
+    "  xor.b32 %r12, %r1, 32;\n  shl.b32 %r12, %r12, 2;\n  add.s32 %r12, %r4, %r12;\n"
+    "  ld.shared.u32 %r10, [%r12+1024];\n  st.shared.u32 [%r5+1536], %r10;\n"
+    "JOIN:\n  bar.sync 0;\n  and.b32 %r15, %r1, 63;\n  shl.b32 %r15, %r15, 2;\n"
+    "  add.s32 %r15, %r4, %r15;\n  ld.shared.u32 %r16, [%r15+1792];\n"
+    "  mad.lo.s32 %r13, %r9, 3, %r10;\n  add.s32 %r13, %r13, %r16;\n"
+    "  mad.lo.s32 %r14, %r7, %r2, %r1;\n  mul.wide.u32 %rd3, %r14, 4;\n"
+    "  add.s64 %rd4, %rd2, %rd3;\n  st.global.u32 [%rd4], %r13;\n  ret;\n}\n"
     /* the barrier in a called function: out[gid] = s[(tid+1) % ntid] */
     ".func bsync()\n{\n  bar.sync 0;\n  ret;\n}\n"
     ".visible .entry callee_bar(.param .u64 p)\n{\n"
@@ -209,6 +236,25 @@ static void check_counted(const zn_jit_module *jm)
     free(out);
 }
 
+static void check_mixed(const zn_jit_module *jm, uint32_t nt)
+{
+    enum { NB = 3 };
+    uint32_t *out = poisoned(NB * nt);
+    void *po = out;
+    void *args[] = {&po};
+    CHECK(zt_run_exec(jm, "mixed", ZT_DIM1(NB), ZT_DIM1(nt), 0, args) == 0, "status");
+    int bad = 0;
+    for (uint32_t b = 0; b < NB; b++)
+        for (uint32_t t = 0; t < nt; t++) {
+            uint32_t v = (t + 32) % nt * 13 + b, p = t ^ 32;
+            uint32_t w = t >= 64 && t < 128 ? (p + 32) % nt * 13 + b : 0;
+            uint32_t q = 64 + t % 64, x = ((q ^ 32) + 32) % nt * 13 + b;
+            bad += out[b * nt + t] != 3 * v + w + x;
+        }
+    CHECK(bad == 0, "mixed %u: %d wrong", nt, bad);
+    free(out);
+}
+
 static void check_callee(const zn_jit_module *jm, uint32_t nt)
 {
     uint32_t *out = poisoned(3 * nt);
@@ -244,6 +290,9 @@ static void run_all(int coro)
     check_redpop(jm, 100);
     check_spin(jm);
     check_counted(jm);
+    expect_mode(jm, "mixed", m);
+    check_mixed(jm, 128);
+    check_mixed(jm, 256);
     check_callee(jm, 256);
     zn_jit_module_free(jm);
 }
