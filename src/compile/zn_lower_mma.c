@@ -271,18 +271,6 @@ static bool is_fp8(ptx_type t)
     return t == PTX_T_E4M3X2 || t == PTX_T_E5M2X2;
 }
 
-/* fp8 words: the four bytes of every A and B word vector decoded to f32
- * once (dec[q][i]: byte q of word i), gathered like integer words */
-static void fp8_decode(zn_lfn *l, LLVMValueRef *w, int n, bool e5m2, LLVMValueRef dec[4][16])
-{
-    for (int i = 0; i < n; i++)
-        for (int q = 0; q < 4; q++) {
-            LLVMValueRef x = q ? LLVMBuildLShr(l->b, w[i], ll_const_vec(l->m->t_i32,
-                                               (uint64_t)(8 * q)), "") : w[i];
-            dec[q][i] = zn_fp8_to_f32(l, x, e5m2);
-        }
-}
-
 /* ---- fp8 accumulation as NVIDIA's H200 does it ------------------------------
  * ptxas turns an fp8 mma.sync into f16 tensor-core steps: the bytes are
  * widened to f16 (exact), bytes 0-1 of every word (k = 4t, 4t+1) go through
@@ -317,10 +305,29 @@ static LLVMValueRef pow2(zn_lfn *l, LLVMValueRef e)
     return LLVMBuildBitCast(l->b, u, ll_vec(l->m->t_f32), "");
 }
 
+/* fp8 words: the four bytes of every A and B word vector decoded to f32
+ * once (dec[q][i]: byte q of word i), gathered like integer words, and
+ * their f16 exponents (xe; -1000 for a zero, so that a product with a
+ * zero operand never sets the step's largest exponent) */
+static void fp8_decode(zn_lfn *l, LLVMValueRef *w, int n, bool e5m2, LLVMValueRef dec[4][16],
+                       LLVMValueRef xe[4][16])
+{
+    LLVMValueRef fzero = LLVMConstNull(ll_vec(l->m->t_f32));
+    for (int i = 0; i < n; i++)
+        for (int q = 0; q < 4; q++) {
+            LLVMValueRef x = q ? LLVMBuildLShr(l->b, w[i], ci32(l, (uint64_t)(8 * q)), "") : w[i];
+            dec[q][i] = zn_fp8_to_f32(l, x, e5m2);
+            xe[q][i] = LLVMBuildSelect(l->b, LLVMBuildFCmp(l->b, LLVMRealOEQ, dec[q][i], fzero, ""),
+                                       ci32(l, -1000), fexp(l, dec[q][i], -14), "");
+        }
+}
+
 /* One step: acc (an f16 or f32 value in f32 lanes; NULL: +0) plus the n
- * products pa[i] * pb[i] (decoded fp8, exact in f32), n <= 16. */
+ * products pa[i] * pb[i] (decoded fp8, exact in f32; xa, xb: fp8_decode's
+ * exponents), n <= 16. */
 static LLVMValueRef fp8_step(zn_lfn *l, LLVMValueRef acc, const LLVMValueRef *pa,
-                             const LLVMValueRef *pb, int n, bool acc16)
+                             const LLVMValueRef *pb, const LLVMValueRef *xa,
+                             const LLVMValueRef *xb, int n, bool acc16)
 {
     LLVMBuilderRef b = l->b;
     LLVMTypeRef vf = ll_vec(l->m->t_f32), vi = ll_vec(l->m->t_i32);
@@ -329,9 +336,7 @@ static LLVMValueRef fp8_step(zn_lfn *l, LLVMValueRef acc, const LLVMValueRef *pa
     int nt = 0;
     for (int i = 0; i < n; i++, nt++) {
         p[nt] = LLVMBuildFMul(b, pa[i], pb[i], "");
-        LLVMValueRef e = LLVMBuildAdd(b, LLVMBuildAdd(b, fexp(l, pa[i], -14), fexp(l, pb[i], -14), ""),
-                                      ci32(l, 1), "");
-        ne[nt] = LLVMBuildSelect(b, LLVMBuildFCmp(b, LLVMRealOEQ, p[nt], fzero, ""), none, e, "");
+        ne[nt] = LLVMBuildAdd(b, LLVMBuildAdd(b, xa[i], xb[i], ""), ci32(l, 1), "");
     }
     if (acc) {
         p[nt] = acc;
@@ -381,19 +386,20 @@ static LLVMValueRef fp8_step(zn_lfn *l, LLVMValueRef acc, const LLVMValueRef *pa
 
 /* D element j of an fp8 mma (ia/fa, ib/fb: where each word of the row and
  * column lives, per k word) */
-static LLVMValueRef fp8_dot(zn_lfn *l, const mshape *s, LLVMValueRef ad[4][16],
-                            LLVMValueRef bd[4][16], int (*ia)[ZN_LANES], int (*fa)[ZN_LANES],
+static LLVMValueRef fp8_dot(zn_lfn *l, const mshape *s, LLVMValueRef ad[2][4][16],
+                            LLVMValueRef bd[2][4][16], int (*ia)[ZN_LANES], int (*fa)[ZN_LANES],
                             int (*ib)[ZN_LANES], int (*fb)[ZN_LANES], LLVMValueRef c, bool acc16)
 {
-    LLVMValueRef pa[2][16], pb[2][16], acc = NULL;
+    LLVMValueRef pa[2][2][16], pb[2][2][16], acc = NULL;  /* [value/exponent][step][term] */
     int n = 0;
     for (int k = 0; k < s->k; k++, n += 2)
-        for (int q = 0; q < 4; q++) {
-            pa[q >> 1][n + (q & 1)] = gather(l, ad[q], ia[k], fa[k]);
-            pb[q >> 1][n + (q & 1)] = gather(l, bd[q], ib[k], fb[k]);
-        }
+        for (int q = 0; q < 4; q++)
+            for (int x = 0; x < 2; x++) {
+                pa[x][q >> 1][n + (q & 1)] = gather(l, ad[x][q], ia[k], fa[k]);
+                pb[x][q >> 1][n + (q & 1)] = gather(l, bd[x][q], ib[k], fb[k]);
+            }
     for (int h = 0; h < 2; h++)
-        acc = fp8_step(l, acc, pa[h], pb[h], n, acc16);
+        acc = fp8_step(l, acc, pa[0][h], pb[0][h], pa[1][h], pb[1][h], n, acc16);
     LLVMValueRef d = LLVMBuildFAdd(l->b, c, acc, "");
     return acc16 ? d : zn_canon_nan(l, d); /* f16: NaN -> 0x7fff when written */
 }
@@ -408,10 +414,10 @@ static void mma_core(zn_lfn *l, const mshape *s, LLVMValueRef *ae, int na, LLVMV
     invert(s, a_loc, na, ta, s->k);
     invert(s, b_loc, nb, tb, s->n);
     bool fp8 = iop && is_fp8(iop->a.t);
-    LLVMValueRef ad[4][16], bd[4][16];
+    LLVMValueRef ad[2][4][16], bd[2][4][16];
     if (fp8) {
-        fp8_decode(l, ae, na, iop->a.t == PTX_T_E5M2X2, ad);
-        fp8_decode(l, be, nb, iop->b.t == PTX_T_E5M2X2, bd);
+        fp8_decode(l, ae, na, iop->a.t == PTX_T_E5M2X2, ad[0], ad[1]);
+        fp8_decode(l, be, nb, iop->b.t == PTX_T_E5M2X2, bd[0], bd[1]);
     }
     for (int j = 0; j < nc; j++) {
         LLVMValueRef acc = sat ? LLVMConstNull(LLVMTypeOf(ce[j])) : ce[j];
