@@ -12,14 +12,15 @@
  * k order; integer shapes go a 32-bit word of packed elements at a time
  * (see mshape), added with 32-bit wrap-around. fp8 (e4m3, e5m2) operands
  * have the s8 layouts and go a word at a time too: each byte is decoded to
- * f32 (exact), the four products of a word (exact) are summed and added
- * to the f32 accumulator in k order (an f16 C is widened, D rounded once).
+ * f32 (exact) and the products are summed as NVIDIA's H200 sums them
+ * (fp8_step: two truncating tensor-core steps, then C).
  *
  * wmma's register layout is implementation-defined; Zinc uses the mma
  * m16n8k16 layouts (A: one m16n8k16 A fragment, f16 A/B: repeated in the
  * upper eight elements; B and C/D: two n8 halves side by side). */
 #include "zn_lower.h"
 
+#include <math.h>
 #include <stdlib.h>
 
 typedef enum mclass { MC_F16, MC_INT, MC_TF32, MC_F64, MC_WMMA, MC_FP8 } mclass;
@@ -248,6 +249,7 @@ static LLVMValueRef unpack(zn_lfn *l, LLVMValueRef w, const etype *e, int j)
 typedef struct intop {
     etype a, b;
     bool xor_popc;
+    bool acc16;   /* fp8: f16 C/D */
 } intop;
 
 static LLVMValueRef int_dot(zn_lfn *l, const intop *op, LLVMValueRef a, LLVMValueRef b)
@@ -269,16 +271,137 @@ static bool is_fp8(ptx_type t)
     return t == PTX_T_E4M3X2 || t == PTX_T_E5M2X2;
 }
 
-/* fp8 words: the four bytes of every A and B word vector decoded to f32
- * once (dec[q][i]: byte q of word i), gathered like integer words */
-static void fp8_decode(zn_lfn *l, LLVMValueRef *w, int n, bool e5m2, LLVMValueRef dec[4][16])
+/* ---- fp8 accumulation as NVIDIA's H200 does it ------------------------------
+ * ptxas turns an fp8 mma.sync into f16 tensor-core steps: the bytes are
+ * widened to f16 (exact), bytes 0-1 of every word (k = 4t, 4t+1) go through
+ * one HMMA (for m16n8k32 an m16n8k16 of 16 products, for m16n8k16 an
+ * m16n8k8 of 8) from a zero accumulator, bytes 2-3 through a second one that accumulates
+ * onto the first's result, and C is added last (HADD2 for f16, FADD for
+ * f32, both round to nearest). Inside one step, fitted bit for bit to
+ * 2.4 M H200 results (docs/gpu-truth.md): every term is given the nominal
+ * exponent ea + eb + 1 (a product, with a and b's f16 exponents, -14 for
+ * subnormals) or e + 1 (the accumulator), truncated toward zero to a
+ * multiple of 2^(E - 26) with E the largest nominal exponent of a nonzero
+ * term, the truncated terms are summed exactly and the sum is rounded once:
+ * to nearest even for an f16 accumulator, toward zero for f32. */
+static LLVMValueRef ci32(zn_lfn *l, int64_t v)
 {
+    return ll_const_vec(l->m->t_i32, (uint64_t)v);
+}
+
+/* the unbiased exponent of f32 lanes, at least lo */
+static LLVMValueRef fexp(zn_lfn *l, LLVMValueRef v, int lo)
+{
+    LLVMBuilderRef b = l->b;
+    LLVMValueRef u = LLVMBuildBitCast(b, v, ll_vec(l->m->t_i32), "");
+    u = LLVMBuildAnd(b, LLVMBuildLShr(b, u, ci32(l, 23), ""), ci32(l, 255), "");
+    return ll_intrin2(l, "llvm.smax", LLVMBuildSub(b, u, ci32(l, 127), ""), ci32(l, lo));
+}
+
+/* 2^e as f32 lanes, e in [-126, 127] */
+static LLVMValueRef pow2(zn_lfn *l, LLVMValueRef e)
+{
+    LLVMValueRef u = LLVMBuildShl(l->b, LLVMBuildAdd(l->b, e, ci32(l, 127), ""), ci32(l, 23), "");
+    return LLVMBuildBitCast(l->b, u, ll_vec(l->m->t_f32), "");
+}
+
+/* fp8 words: the four bytes of every A and B word vector decoded to f32
+ * once (dec[q][i]: byte q of word i), gathered like integer words, and
+ * their f16 exponents (xe; -1000 for a zero, so that a product with a
+ * zero operand never sets the step's largest exponent) */
+static void fp8_decode(zn_lfn *l, LLVMValueRef *w, int n, bool e5m2, LLVMValueRef dec[4][16],
+                       LLVMValueRef xe[4][16])
+{
+    LLVMValueRef fzero = LLVMConstNull(ll_vec(l->m->t_f32));
     for (int i = 0; i < n; i++)
         for (int q = 0; q < 4; q++) {
-            LLVMValueRef x = q ? LLVMBuildLShr(l->b, w[i], ll_const_vec(l->m->t_i32,
-                                               (uint64_t)(8 * q)), "") : w[i];
+            LLVMValueRef x = q ? LLVMBuildLShr(l->b, w[i], ci32(l, (uint64_t)(8 * q)), "") : w[i];
             dec[q][i] = zn_fp8_to_f32(l, x, e5m2);
+            xe[q][i] = LLVMBuildSelect(l->b, LLVMBuildFCmp(l->b, LLVMRealOEQ, dec[q][i], fzero, ""),
+                                       ci32(l, -1000), fexp(l, dec[q][i], -14), "");
         }
+}
+
+/* One step: acc (an f16 or f32 value in f32 lanes; NULL: +0) plus the n
+ * products pa[i] * pb[i] (decoded fp8, exact in f32; xa, xb: fp8_decode's
+ * exponents), n <= 16. */
+static LLVMValueRef fp8_step(zn_lfn *l, LLVMValueRef acc, const LLVMValueRef *pa,
+                             const LLVMValueRef *pb, const LLVMValueRef *xa,
+                             const LLVMValueRef *xb, int n, bool acc16)
+{
+    LLVMBuilderRef b = l->b;
+    LLVMTypeRef vf = ll_vec(l->m->t_f32), vi = ll_vec(l->m->t_i32);
+    LLVMValueRef none = ci32(l, -1000), fzero = LLVMConstNull(vf);
+    LLVMValueRef p[17] = {NULL}, ne[17] = {NULL};
+    int nt = 0;
+    for (int i = 0; i < n; i++, nt++) {
+        p[nt] = LLVMBuildFMul(b, pa[i], pb[i], "");
+        ne[nt] = LLVMBuildAdd(b, LLVMBuildAdd(b, xa[i], xb[i], ""), ci32(l, 1), "");
+    }
+    if (acc) {
+        p[nt] = acc;
+        LLVMValueRef e = LLVMBuildAdd(b, fexp(l, acc, acc16 ? -14 : -126), ci32(l, 1), "");
+        ne[nt++] = LLVMBuildSelect(b, LLVMBuildFCmp(b, LLVMRealOEQ, acc, fzero, ""), none, e, "");
+    }
+    LLVMValueRef E = ne[0];
+    for (int i = 1; i < nt; i++)
+        E = ll_intrin2(l, "llvm.smax", E, ne[i]);
+    /* the quantum 2^q; clamped only where every term is zero (or one is
+     * not finite, which the select at the end replaces) */
+    LLVMValueRef q = LLVMBuildSub(b, E, ci32(l, 26), "");
+    q = ll_intrin2(l, "llvm.smin", ll_intrin2(l, "llvm.smax", q, ci32(l, -126)), ci32(l, 127));
+    LLVMValueRef down = pow2(l, LLVMBuildNeg(b, q, "")), up = pow2(l, q);
+    /* a term is below 2^27 units of 2^q (E >= its nominal exponent, and a
+     * product's significand is below 4), and with fp8 significands of at
+     * most 1.875 16 products and the accumulator stay below 2^31: the sum
+     * is exact in i32. fptosi truncates toward zero. */
+    LLVMValueRef sum = NULL, plain = NULL;
+    for (int i = 0; i < nt; i++) {
+        LLVMValueRef t = LLVMBuildFPToSI(b, LLVMBuildFMul(b, p[i], down, ""), vi, "");
+        sum = sum ? LLVMBuildAdd(b, sum, t, "") : t;
+        plain = plain ? LLVMBuildFAdd(b, plain, p[i], "") : p[i];
+    }
+    /* the magnitude to 24 bits: toward zero (f32), or to odd so that the
+     * rounding to f16 below is the only one */
+    LLVMValueRef mag = ll_intrin2(l, "llvm.abs", sum, LLVMConstInt(l->m->t_i1, 0, 0));
+    LLVMValueRef lz = ll_intrin2(l, "llvm.ctlz", mag, LLVMConstInt(l->m->t_i1, 0, 0));
+    LLVMValueRef sh = ll_intrin2(l, "llvm.smax", LLVMBuildSub(b, ci32(l, 8), lz, ""), ci32(l, 0));
+    LLVMValueRef unit = LLVMBuildShl(b, ci32(l, 1), sh, "");
+    LLVMValueRef low = LLVMBuildAnd(b, mag, LLVMBuildSub(b, unit, ci32(l, 1), ""), "");
+    LLVMValueRef kept = LLVMBuildSub(b, mag, low, "");
+    if (acc16)
+        kept = LLVMBuildOr(b, kept, LLVMBuildSelect(b, LLVMBuildICmp(b, LLVMIntNE, low, ci32(l, 0), ""),
+                                                    unit, ci32(l, 0), ""), "");
+    LLVMValueRef r = LLVMBuildFMul(b, LLVMBuildSIToFP(b, kept, vf, ""), up, "");
+    r = LLVMBuildSelect(b, LLVMBuildICmp(b, LLVMIntSLT, sum, ci32(l, 0), ""), LLVMBuildFNeg(b, r, ""),
+                        r, "");
+    if (acc16)
+        r = zn_half_to_f32(l, zn_f32_to_half(l, r, false, false), false);
+    /* infinities and NaN: IEEE sums (finite terms stay far from f32's
+     * overflow, so a non-finite plain sum means such an operand) */
+    LLVMValueRef inf = LLVMBuildFCmp(b, LLVMRealUEQ, ll_intrin1(l, "llvm.fabs", plain),
+                                     ll_const_fvec(l->m->t_f32, INFINITY), "");
+    return LLVMBuildSelect(b, inf, plain, r, "");
+}
+
+/* D element j of an fp8 mma (ia/fa, ib/fb: where each word of the row and
+ * column lives, per k word) */
+static LLVMValueRef fp8_dot(zn_lfn *l, const mshape *s, LLVMValueRef ad[2][4][16],
+                            LLVMValueRef bd[2][4][16], int (*ia)[ZN_LANES], int (*fa)[ZN_LANES],
+                            int (*ib)[ZN_LANES], int (*fb)[ZN_LANES], LLVMValueRef c, bool acc16)
+{
+    LLVMValueRef pa[2][2][16], pb[2][2][16], acc = NULL;  /* [value/exponent][step][term] */
+    int n = 0;
+    for (int k = 0; k < s->k; k++, n += 2)
+        for (int q = 0; q < 4; q++)
+            for (int x = 0; x < 2; x++) {
+                pa[x][q >> 1][n + (q & 1)] = gather(l, ad[x][q], ia[k], fa[k]);
+                pb[x][q >> 1][n + (q & 1)] = gather(l, bd[x][q], ib[k], fb[k]);
+            }
+    for (int h = 0; h < 2; h++)
+        acc = fp8_step(l, acc, pa[0][h], pb[0][h], pa[1][h], pb[1][h], n, acc16);
+    LLVMValueRef d = LLVMBuildFAdd(l->b, c, acc, "");
+    return acc16 ? d : zn_canon_nan(l, d); /* f16: NaN -> 0x7fff when written */
 }
 
 /* iop: NULL for floating point, else integer (or fp8) words */
@@ -291,32 +414,27 @@ static void mma_core(zn_lfn *l, const mshape *s, LLVMValueRef *ae, int na, LLVMV
     invert(s, a_loc, na, ta, s->k);
     invert(s, b_loc, nb, tb, s->n);
     bool fp8 = iop && is_fp8(iop->a.t);
-    LLVMValueRef ad[4][16], bd[4][16];
+    LLVMValueRef ad[2][4][16], bd[2][4][16];
     if (fp8) {
-        fp8_decode(l, ae, na, iop->a.t == PTX_T_E5M2X2, ad);
-        fp8_decode(l, be, nb, iop->b.t == PTX_T_E5M2X2, bd);
+        fp8_decode(l, ae, na, iop->a.t == PTX_T_E5M2X2, ad[0], ad[1]);
+        fp8_decode(l, be, nb, iop->b.t == PTX_T_E5M2X2, bd[0], bd[1]);
     }
     for (int j = 0; j < nc; j++) {
         LLVMValueRef acc = sat ? LLVMConstNull(LLVMTypeOf(ce[j])) : ce[j];
-        for (int k = 0; k < s->k; k++) {
-            int ia[ZN_LANES], fa[ZN_LANES], ib[ZN_LANES], fb[ZN_LANES];
+        int ia[16][ZN_LANES], fa[16][ZN_LANES], ib[16][ZN_LANES], fb[16][ZN_LANES];
+        for (int k = 0; k < s->k; k++)
             for (int lane = 0; lane < ZN_LANES; lane++) {
                 int r, c;
                 c_loc(s, lane, j, &r, &c);
                 owner oa = ta[r * s->k + k], ob = tb[k * s->n + c];
-                ia[lane] = oa.i, fa[lane] = oa.lane, ib[lane] = ob.i, fb[lane] = ob.lane;
+                ia[k][lane] = oa.i, fa[k][lane] = oa.lane, ib[k][lane] = ob.i, fb[k][lane] = ob.lane;
             }
-            if (fp8) {  /* the word's four products, then into acc */
-                LLVMValueRef dot = NULL;
-                for (int q = 0; q < 4; q++) {
-                    LLVMValueRef p = LLVMBuildFMul(b, gather(l, ad[q], ia, fa),
-                                                   gather(l, bd[q], ib, fb), "");
-                    dot = dot ? LLVMBuildFAdd(b, dot, p, "") : p;
-                }
-                acc = LLVMBuildFAdd(b, acc, dot, "");
-                continue;
-            }
-            LLVMValueRef av = gather(l, ae, ia, fa), bv = gather(l, be, ib, fb);
+        if (fp8) {
+            de[j] = fp8_dot(l, s, ad, bd, ia, fa, ib, fb, ce[j], iop->acc16);
+            continue;
+        }
+        for (int k = 0; k < s->k; k++) {
+            LLVMValueRef av = gather(l, ae, ia[k], fa[k]), bv = gather(l, be, ib[k], fb[k]);
             acc = !iop ? LLVMBuildFAdd(b, acc, LLVMBuildFMul(b, av, bv, ""), "")
                        : LLVMBuildAdd(b, acc, int_dot(l, iop, av, bv), "");
         }
@@ -445,7 +563,7 @@ static void lower_mma(zn_lfn *l, const ptx_ins *ins)
         be[i] = frag_elem(l, &ins->opnds[2], (unsigned)i, bt.t);
     for (int i = 0; i < nc; i++)
         ce[i] = frag_elem(l, &ins->opnds[3], (unsigned)i, ct.t);
-    intop iop = {at, bt, ins->subop == PTX_SUB_XOR};
+    intop iop = {at, bt, ins->subop == PTX_SUB_XOR, ct.t == PTX_T_F16};
     mma_core(l, &s, ae, na, be, nb, ce, de, nc, integer || fp8 ? &iop : NULL, sat);
     write_frag(l, &ins->opnds[0], de, nd, dt.t);
 }
