@@ -61,8 +61,9 @@ static const float zt_srgb_lut[256] = {
  * gradients gx, gy in level-0 texels; the footprint length is the longest
  * of zt_len of gx, gy and 11/16 of gx + gy and gx - gy, zt_len being the
  * longer component plus 11/32 of the shorter; its log2 is the exponent
- * plus a table's fraction of the mantissa's top 8 bits. 76% of the H200's
- * LODs are this exactly, all within ZT_GRAD_SLACK (2/256) of it. 1D: y 0. */
+ * plus a table's fraction of the mantissa's top 8 bits; the components
+ * and their sums are kept to 10 significant bits. 95% of the H200's LODs
+ * are this exactly, all within ZT_GRAD_SLACK (2/256) of it. 1D: y 0. */
 #define ZT_GRAD_SLACK 2
 static const unsigned char zt_lod_frac[256] = {
 #include "../../src/exec/zn_tex_lod_h200.inc"
@@ -75,11 +76,19 @@ static inline float zt_len(float x, float y)
     return fmaxf(x, y) + 0.34375f * fminf(x, y);
 }
 
+static inline float zt_trunc10(float x)
+{
+    int e;
+    float m = frexpf(x, &e);
+    return ldexpf(truncf(m * 1024.0f), e - 10);
+}
+
 static inline float zt_grad_lod(float gxx, float gxy, float gyx, float gyy)
 {
-    float l = fmaxf(zt_len(gxx, gxy), zt_len(gyx, gyy));
-    l = fmaxf(l, 0.6875f * zt_len(gxx + gyx, gxy + gyy));
-    l = fmaxf(l, 0.6875f * zt_len(gxx - gyx, gxy - gyy));
+    float a = zt_trunc10(gxx), b = zt_trunc10(gxy), c = zt_trunc10(gyx), d = zt_trunc10(gyy);
+    float l = fmaxf(zt_len(a, b), zt_len(c, d));
+    l = fmaxf(l, 0.6875f * zt_len(zt_trunc10(a + c), zt_trunc10(b + d)));
+    l = fmaxf(l, 0.6875f * zt_len(zt_trunc10(a - c), zt_trunc10(b - d)));
     if (!(l > 0.0f))
         return -INFINITY;
     int e;
