@@ -22,22 +22,23 @@
  * rounds to nearest even), integers saturated to 8/16-bit channels.
  *
  * Mipmaps: the LOD is 0 for plain tex, the operand of tex.level, or for
- * tex.grad log2 of the longer gradient scaled to level-0 texels; then the
- * descriptor's bias and min/max clamps apply and the point mip filter
- * samples the nearest level, the linear one blends the two around the LOD
- * with the LOD's fraction truncated to 8 bits (measured on an H200; tex.grad's
- * LOD is the exact log2, the H200's is approximate: up to 2/256 off for
- * axis-aligned gradients, more for skewed ones, rule unknown). Cubemaps: tex.cube
+ * tex.grad the H200's approximate log2 of the footprint the gradients span
+ * in level-0 texels (lod_2d, measured); then the descriptor's bias and
+ * min/max clamps apply and the point mip filter samples the nearest level,
+ * the linear one blends the two around the LOD with the LOD's fraction
+ * truncated to 8 bits (measured on an H200). Cubemaps: tex.cube
  * picks the face of the major axis and samples it as a normalized 2D layer
  * clamped to its edges, or with CU_TRSF_SEAMLESS_CUBEMAP and linear
  * filtering, with the texels past an edge taken from the neighbouring face
- * (seamless_fetch); tex.grad.cube projects the gradients onto that face.
+ * (seamless_fetch; past a corner, seamless_corner_weights); tex.grad.cube
+ * projects the gradients onto that face.
  *
  * Optional operands: a texel offset (-8..+7 per dimension) moves the
  * lookup by whole texels of the level sampled, before filtering and the
- * address mode; a depth compare value turns each texel's first channel
- * into 1.0 or 0.0 before filtering (fetch). tld4 gathers from 2D layers
- * and from cubemap faces (level 0).
+ * address mode; a depth compare value changes nothing (as on an H200:
+ * CUDA's descriptors enable no compare). Integer coordinates read 0
+ * outside the texture. tld4 gathers from 2D layers and from cubemap faces
+ * (level 0).
  *
  * Sparse arrays (descriptor field `sparse`, zn_exec_sparse.h): texels and
  * surface elements are found through the tile table; those in tiles that
@@ -124,6 +125,20 @@ static float srgb_to_linear(uint32_t v)
     return srgb_lut[v & 255];
 }
 
+/* The channels (R, G, B first) that sRGB converts: 3, 1 of a two-channel
+ * 8-bit texture (the H200 converts only the first), 0 without sRGB. */
+static unsigned srgb_channels(const zn_tex_desc *d)
+{
+    if (zn_texbc_is(d->format)) /* each UNORM colour format is one below its _SRGB variant */
+        return zn_texbc_srgb(d->format) ||
+                       ((d->flags & TRSF_SRGB) && zn_texbc_srgb(d->format + 1))
+                   ? 3
+                   : 0;
+    if (!(d->flags & TRSF_SRGB) || d->format != F_U8 || !reads_normalized(d))
+        return 0;
+    return d->nch == 2 ? 1 : 3;
+}
+
 /* A block-compressed texel: its 4 x 4 block is at block (x / 4, y / 4) of
  * rows `pitch` bytes apart; always floats (CU_TRSF_READ_AS_INTEGER does
  * not apply), sRGB formats (or CU_TRSF_SRGB on the UNORM colour ones)
@@ -134,10 +149,7 @@ static void read_bc_texel(const zn_tex_desc *d, uint32_t x, uint32_t y, uint32_t
     const uint8_t *p = d->data + (uint64_t)(layer + z) * d->slice + (uint64_t)(y / 4) * d->pitch +
                        (uint64_t)(x / 4) * zn_texbc_block_bytes(d->format);
     zn_texbc_texel(d->format, p, x % 4, y % 4, t->f);
-    /* each UNORM colour format is one below its _SRGB variant */
-    bool srgb = zn_texbc_srgb(d->format) ||
-                ((d->flags & TRSF_SRGB) && zn_texbc_srgb(d->format + 1));
-    if (srgb) /* the decoders give n / 255.0f: the table of n */
+    if (srgb_channels(d)) /* the decoders give n / 255.0f: the table of n */
         for (unsigned c = 0; c < 3; c++)
             t->f[c] = srgb_to_linear((uint32_t)lrintf(t->f[c] * 255.0f));
 }
@@ -271,9 +283,7 @@ typedef struct tex_pos {
     bool int_coords;
     uint32_t layer;
     int32_t off[3];         /* texel offset (tex/tld4 operand e), else 0 */
-    bool cmp;               /* depth compare (operand f) against dref */
     bool gather;            /* tld4: seamless cubemaps need no linear filter */
-    float dref;
 } tex_pos;
 
 static uint32_t dim_size(const zn_tex_desc *d, unsigned k)
@@ -297,6 +307,16 @@ static void fetch_texel(const zn_tex_desc *d, const tex_pos *p, const int32_t *i
         return;
     uint32_t r[3] = {0, 0, 0};
     bool norm = (d->flags & TRSF_NORMALIZED_COORDINATES) != 0;
+    /* integer coordinates (.s32) read the texel as addressed, offset
+     * included, and 0 outside the level whatever the address mode and the
+     * border colour (measured on an H200: tex.2d.s32 with and without
+     * offsets, clamp and wrap, point and linear textures) */
+    if (p->int_coords)
+        for (unsigned k = 0; k < p->ndim; k++)
+            if (idx[k] < 0 || (uint32_t)idx[k] >= dim_size(d, k)) {
+                memset(t, 0, sizeof *t);
+                return;
+            }
     for (unsigned k = 0; k < p->ndim; k++)
         if (!resolve(idx[k], dim_size(d, k), d->addr[k], norm && !p->int_coords, &r[k])) {
             memcpy(t->f, d->border, sizeof t->f);
@@ -305,27 +325,13 @@ static void fetch_texel(const zn_tex_desc *d, const tex_pos *p, const int32_t *i
     read_texel(d, r[0], r[1], r[2], p->layer, t);
 }
 
-/* The texel's first channel (the depth) as a float: integers read as
- * integers compare by value. */
-static float depth_of(const zn_tex_desc *d, const texel *t)
-{
-    if (!raw_ints(d))
-        return t->f[0];
-    return d->format == F_S8 || d->format == F_S16 || d->format == F_S32 ? (float)(int32_t)t->u[0]
-                                                                         : (float)t->u[0];
-}
-
-/* A texel, with the depth compare applied when asked: the PTX ISA
- * compares each texel fetched with the value of operand f and filters the
- * 1.0 / 0.0 results. CUDA's texture descriptors have no compare function;
- * Zinc passes when f <= depth (OpenGL's default LEQUAL, the usual shadow
- * map test; unverified on hardware) and replaces the depth channel only,
- * the other channels filter as read. */
+/* A texel. The depth compare operand f of tex and tld4 changes nothing:
+ * an H200 returns the texels as read (measured: tex.2d with offsets, every
+ * compare value); CUDA's texture descriptors have no compare function to
+ * enable it. */
 static void fetch(const zn_tex_desc *d, const tex_pos *p, const int32_t *idx, texel *t)
 {
     fetch_texel(d, p, idx, t);
-    if (p->cmp)
-        t->f[0] = p->dref <= depth_of(d, t) ? 1.0f : 0.0f;
 }
 
 /* A fraction as a 9-bit fixed-point weight in 1/256ths (0..256), rounded
@@ -400,10 +406,71 @@ static bool filters_unorm16(const zn_tex_desc *d)
     return d->format == F_U8 && reads_normalized(d) && !(d->flags & TRSF_SRGB);
 }
 
+/* Seamless linear filtering of a cubemap face: a footprint corner past
+ * two edges (past the cube's corner, on no face) gives its weight wm to
+ * the three texels around the corner, round(wm / 3) (as (wm * 85 + 128)
+ * >> 8) to each of the two past one edge and the rest to the face's own
+ * corner texel (measured on an H200: the weights of every texel of a
+ * 4 x 4 cube for 1024 directions, exact). */
+static void seamless_corner_weights(const zn_tex_desc *d, const tex_pos *p, const int32_t *base,
+                                    int32_t *w)
+{
+    if (!d->cube || !(d->flags & TRSF_SEAMLESS_CUBEMAP) || p->ndim != 2)
+        return;
+    int32_t n = (int32_t)d->width;
+    for (unsigned k = 0; k < 4; k++) {
+        int32_t i = base[0] + (int32_t)(k & 1), j = base[1] + (int32_t)(k >> 1);
+        if ((i < 0 || i >= n) && (j < 0 || j >= n)) {
+            int32_t third = (w[k] * 85 + 128) >> 8;
+            w[k ^ 3] += w[k] - 2 * third;
+            w[k ^ 1] += third;
+            w[k ^ 2] += third;
+            w[k] = 0;
+            return;
+        }
+    }
+}
+
+static uint16_t float_to_half(float f);
+
+/* x rounded to 11 significant bits (half precision), ties up; x >= 0 */
+static float round_half_up11(float x)
+{
+    if (!(x > 0.0f))
+        return 0.0f;
+    int e;
+    float m = frexpf(x, &e);
+    return ldexpf(floorf(m * 2048.0f + 0.5f), e - 11);
+}
+
+/* Linear filtering of sRGB-converted channels as an H200 does it (both
+ * 8-bit and block-compressed sRGB textures; measured: 48 pairs of texels
+ * blended at 257 weights each, 95.5% exact, the rest within 1/256): the
+ * linear values of the texels with nonzero weight are truncated to 8
+ * significant bits of the largest one (multiples of 2^(e - 8), the largest
+ * in [2^(e-1), 2^e)), blended exactly and rounded to half precision, ties
+ * up. The residue is not explained (a few texel values blend as if
+ * smaller than their table entry). */
+static float srgb_blend(const texel *t, const int32_t *w, unsigned n, unsigned c)
+{
+    float mx = 0.0f;
+    for (unsigned k = 0; k < n; k++)
+        if (w[k] && t[k].f[c] > mx)
+            mx = t[k].f[c];
+    if (!(mx > 0.0f))
+        return 0.0f;
+    int e;
+    (void)frexpf(mx, &e);
+    double acc = 0.0;
+    for (unsigned k = 0; k < n; k++)
+        acc += (double)w[k] * floor(ldexp((double)t[k].f[c], 8 - e));
+    return round_half_up11((float)ldexp(acc / 256.0, e - 8));
+}
+
 static void sample(const zn_tex_desc *d, const tex_pos *p, texel *out)
 {
     int32_t idx[3];
-    if (p->int_coords || d->filter == 0 || (raw_ints(d) && p->cmp)) {
+    if (p->int_coords || d->filter == 0) {
         for (unsigned k = 0; k < p->ndim; k++)
             idx[k] = p->int_coords ? p->ix[k] : ifloor(p->x[k]);
         fetch(d, p, idx, out);
@@ -417,14 +484,17 @@ static void sample(const zn_tex_desc *d, const tex_pos *p, texel *out)
         a[k] = weight256(xb - floorf(xb));
     }
     corner_weights(p->ndim, a, w);
-    bool ints = raw_ints(d), u16 = !ints && !p->cmp && filters_unorm16(d);
+    seamless_corner_weights(d, p, base, w);
+    bool ints = raw_ints(d), u16 = !ints && filters_unorm16(d);
     float acc[4] = {0, 0, 0, 0};
     double iacc[4] = {0, 0, 0, 0};
+    texel all[8];
     for (unsigned corner = 0; corner < (1u << p->ndim); corner++) {
         for (unsigned k = 0; k < p->ndim; k++)
             idx[k] = base[k] + (int32_t)((corner >> k) & 1);
         texel t;
         fetch(d, p, idx, &t);
+        all[corner] = t;
         float wgt = (float)w[corner] * (1.0f / 256.0f);
         for (unsigned c = 0; c < 4; c++) {
             if (ints)
@@ -443,6 +513,14 @@ static void sample(const zn_tex_desc *d, const tex_pos *p, texel *out)
             out->f[c] = (float)floor(iacc[c] / 256.0 + 0.5) / 65535.0f;
     else
         memcpy(out->f, acc, sizeof acc);
+    if (!ints && !u16)
+        for (unsigned c = 0, n = srgb_channels(d); c < n; c++)
+            out->f[c] = srgb_blend(all, w, 1u << p->ndim, c);
+    /* half textures filter to half precision (the H200's results of the
+     * two logged lookups are the float blend rounded to the nearest half) */
+    if (d->format == F_HALF)
+        for (unsigned c = 0; c < 4; c++)
+            out->f[c] = zn_tex_half_to_float(float_to_half(out->f[c]));
 }
 
 /* The descriptor of mip level i, in *tmp when it differs from d. A
@@ -484,18 +562,74 @@ static void sample_level(const zn_tex_desc *d, unsigned i, const tex_pos *p0, te
     sample(ld, &p, out);
 }
 
-/* tex.grad: log2 of the longer of the two gradients in level-0 texels. */
+/* log2 of a footprint length as an H200's tex.grad computes it: the
+ * exponent plus its table's fraction of the mantissa's top 8 bits, in
+ * 1/256ths (zn_tex_lod_h200.inc, measured). */
+static const uint8_t lod_frac_h200[256] = {
+#include "zn_tex_lod_h200.inc"
+};
+
+static float lod_log2(float len)
+{
+    if (!(len > 0.0f))
+        return -INFINITY;
+    if (len == INFINITY)
+        return INFINITY;
+    int e;
+    float m = frexpf(len, &e); /* len = m * 2^e, m in [0.5, 1) */
+    unsigned j = (unsigned)((m * 2.0f - 1.0f) * 256.0f);
+    return (float)(e - 1) + (float)lod_frac_h200[j > 255 ? 255 : j] * (1.0f / 256.0f);
+}
+
+/* A 2D vector's length as an H200 approximates it: the longer component
+ * plus 11/32 of the shorter (measured: gradients along one direction). */
+static float approx_len(float x, float y)
+{
+    x = fabsf(x);
+    y = fabsf(y);
+    return fmaxf(x, y) + 0.34375f * fminf(x, y);
+}
+
+/* x truncated to 10 significant bits (toward zero) */
+static float trunc10(float x)
+{
+    int e;
+    float m = frexpf(x, &e);
+    return ldexpf(truncf(m * 1024.0f), e - 10);
+}
+
+/* The LOD of 2D gradients gx, gy in level-0 texels as an H200 computes it
+ * (isotropic filtering, maxAnisotropy ignored; measured on 16384 random,
+ * axis-aligned, parallel and orthogonal gradient pairs of 16 x 8 to
+ * 1024 x 1024 textures: 95% exact, all within 2/256): the components and
+ * their sums kept to 10 significant bits, the footprint length is the
+ * longest of approx_len of gx, gy, and 11/16 of gx + gy and of gx - gy
+ * (parallel gradients make a longer footprint than either, as the
+ * ellipse's major axis does; orthogonal ones do not), then lod_log2. */
+static float lod_2d(const float *gx, const float *gy)
+{
+    float a = trunc10(gx[0]), b = trunc10(gx[1]), c = trunc10(gy[0]), d = trunc10(gy[1]);
+    float l = fmaxf(approx_len(a, b), approx_len(c, d));
+    l = fmaxf(l, 0.6875f * approx_len(trunc10(a + c), trunc10(b + d)));
+    l = fmaxf(l, 0.6875f * approx_len(trunc10(a - c), trunc10(b - d)));
+    return lod_log2(l);
+}
+
+/* tex.grad: the gradients in level-0 texels; 1D and 2D as lod_2d (1D with
+ * a zero second component), 3D log2 of the longer gradient (unmeasured). */
 static float grad_lod(const zn_tex_desc *d, unsigned nd, const uint64_t *io, unsigned lane)
 {
     bool norm = (d->flags & TRSF_NORMALIZED_COORDINATES) || d->cube;
-    float lx = 0.0f, ly = 0.0f;
+    float gx[3] = {0, 0, 0}, gy[3] = {0, 0, 0};
     for (unsigned k = 0; k < nd; k++) {
         float s = norm ? (float)dim_size(d, k) : 1.0f;
-        float gx = u2f((uint32_t)io[(4 + k) * 32 + lane]) * s;
-        float gy = u2f((uint32_t)io[(8 + k) * 32 + lane]) * s;
-        lx += gx * gx;
-        ly += gy * gy;
+        gx[k] = u2f((uint32_t)io[(4 + k) * 32 + lane]) * s;
+        gy[k] = u2f((uint32_t)io[(8 + k) * 32 + lane]) * s;
     }
+    if (nd <= 2)
+        return lod_2d(gx, gy);
+    float lx = gx[0] * gx[0] + gx[1] * gx[1] + gx[2] * gx[2];
+    float ly = gy[0] * gy[0] + gy[1] * gy[1] + gy[2] * gy[2];
     return 0.5f * log2f(fmaxf(lx, ly)); /* log2(sqrt(m)) */
 }
 
@@ -629,8 +763,9 @@ static void cube_neighbour(const zn_tex_desc *d, uint32_t cube0, unsigned face, 
 /* Linear filtering of a cubemap with CU_TRSF_SEAMLESS_CUBEMAP: texels past
  * one edge come from the neighbouring face; past a corner, where no face
  * has the texel, it is the mean of the three texels around the corner (the
- * rule OpenGL's ARB_seamless_cube_map recommends; CUDA's guides do not
- * say, unverified on hardware). False: not a seamless lookup. */
+ * rule OpenGL's ARB_seamless_cube_map recommends; what tld4 returns there
+ * is unverified on hardware; linear filtering gives that texel no weight,
+ * seamless_corner_weights). False: not a seamless lookup. */
 static bool seamless_fetch(const zn_tex_desc *d, const tex_pos *p, const int32_t *idx,
                            texel *t)
 {
@@ -683,13 +818,14 @@ static void cube_pos(const zn_tex_desc *d, unsigned g, const uint64_t *io, unsig
 
 /* tex.grad.cube: the direction's gradients projected onto the face, the
  * derivative of (s/m + 1) / 2 being (ds m - s dm) / (2 m^2), in level-0
- * texels; the LOD is log2 of the longer one. The guides do not spell
- * this out: it is the usual projection, unverified on hardware. */
+ * texels, then lod_2d as for 2D gradients. The guides do not spell this
+ * out: the usual projection, and the H200's 2D rule, unverified on
+ * cubemaps. */
 static float cube_grad_lod(const zn_tex_desc *d, const float *dir, const uint64_t *io,
                            unsigned lane)
 {
     unsigned face = cube_face(dir);
-    float v[3], len[2];
+    float v[3], g[2][2];
     for (unsigned k = 0; k < 3; k++)
         v[k] = cube_tab[face].sign[k] * dir[cube_tab[face].axis[k]];
     for (unsigned gi = 0; gi < 2; gi++) {
@@ -697,11 +833,10 @@ static float cube_grad_lod(const zn_tex_desc *d, const float *dir, const uint64_
         for (unsigned k = 0; k < 3; k++)
             gv[k] = cube_tab[face].sign[k] *
                     u2f((uint32_t)io[(4 + 4 * gi + cube_tab[face].axis[k]) * 32 + lane]);
-        float du = (gv[1] * v[0] - v[1] * gv[0]) / (2.0f * v[0] * v[0]) * (float)d->width;
-        float dv = (gv[2] * v[0] - v[2] * gv[0]) / (2.0f * v[0] * v[0]) * (float)d->width;
-        len[gi] = du * du + dv * dv;
+        g[gi][0] = (gv[1] * v[0] - v[1] * gv[0]) / (2.0f * v[0] * v[0]) * (float)d->width;
+        g[gi][1] = (gv[2] * v[0] - v[2] * gv[0]) / (2.0f * v[0] * v[0]) * (float)d->width;
     }
-    return 0.5f * log2f(fmaxf(len[0], len[1]));
+    return lod_2d(g[0], g[1]);
 }
 
 /* txq; txq.level passes its (s32) level in io[4]: sizes of that level,
@@ -914,10 +1049,7 @@ int32_t zn_exec_tex(zn_warp_ctx *w, uint32_t code, uint32_t mask, const uint64_t
                 uint32_t o = (uint32_t)io[(ZN_TEX_IO_OFFSET + k) * 32 + lane] & 15u;
                 p.off[k] = k < p.ndim ? (int32_t)(o ^ 8u) - 8 : 0;
             }
-        if (code & ZN_TEX_F_COMPARE) {
-            p.cmp = true;
-            p.dref = u2f((uint32_t)io[ZN_TEX_IO_COMPARE * 32 + lane]);
-        }
+        /* ZN_TEX_F_COMPARE: the compare value is ignored (fetch) */
         texel t;
         if (code & ZN_TEX_F_RESIDENT) /* thread-local: touched only when asked */
             tex_miss = false;

@@ -10,16 +10,19 @@
  * x - 0.5 with 9-bit weights as in texture.cu; a texel past one face edge
  * is found by brute force: the texel of the whole cube whose centre
  * direction is closest (largest cosine) to the direction through the
- * missing texel's centre. A texel past a corner, which no face has, is
- * the mean of the three texels around the corner (OpenGL's
+ * missing texel's centre. A footprint texel past a corner, which no face
+ * has, gives its weight wm to the three texels around the cube's corner,
+ * as an H200 does (measured: every texel's weight for 1024 directions):
+ * round(wm / 3) to each of the two texels past one edge, the rest to the
+ * face's own corner texel. Point filtering clamps to the face, as
+ * cuTexObjectCreate's reference says. tld4 on cubemaps (inline PTX
+ * tld4.r.cube / .acube, with and without a depth compare value, which
+ * changes nothing on an H200, see texture_offset.cu; CUDA has no gather
+ * function for cubemaps) gathers the same four texels, across edges when
+ * seamless (whatever the filter mode), clamped to the face otherwise; past
+ * a corner tld4 reads the mean of the three texels around it (OpenGL's
  * ARB_seamless_cube_map recommendation, which Zinc follows: unverified on
- * hardware). Point filtering clamps to the face, as cuTexObjectCreate's
- * reference says. tld4 on cubemaps (inline PTX tld4.r.cube / .acube, with
- * and without a depth compare value; CUDA has no gather function for
- * cubemaps) gathers the same four texels, across edges when seamless
- * (whatever the filter mode), clamped to the face otherwise; compared
- * texels are 1.0 when the value <= texel (Zinc's choice, see
- * texture_offset.cu). Outputs are poisoned before each launch.
+ * hardware). Outputs are poisoned before each launch.
  */
 #include "zn_test.h"
 #include "zn_tex_test.h"
@@ -143,6 +146,19 @@ static float ref_sample(const float4 &dir, int cube, bool linear)
     int i = (int)floorf(xb), j = (int)floorf(yb);
     int w[4];
     zt_w2(zt_w256(xb - floorf(xb)), zt_w256(yb - floorf(yb)), w); /* as an H200 */
+    /* a corner past two edges gives its weight to the three texels around
+     * the cube's corner: round(wm / 3) to each of the two past one edge,
+     * the rest to the face's own (H200) */
+    for (int k = 0; k < 4; k++) {
+        int ti = i + (k & 1), tj = j + (k >> 1);
+        if ((ti < 0 || ti >= cw) && (tj < 0 || tj >= cw)) {
+            int third = (w[k] * 85 + 128) >> 8;
+            w[k ^ 3] += w[k] - 2 * third;
+            w[k ^ 1] += third;
+            w[k ^ 2] += third;
+            w[k] = 0;
+        }
+    }
     return (w[0] * tap(cube, f, i, j) + w[1] * tap(cube, f, i + 1, j) +
             w[2] * tap(cube, f, i, j + 1) + w[3] * tap(cube, f, i + 1, j + 1)) / 256.0f;
 }
@@ -154,9 +170,10 @@ static bool close_to(float got, float want, float tol)
 
 /* tld4.r on a cube: the four texels around (x, y) - 0.5 in the order (i,
  * j+1), (i+1, j+1), (i+1, j), (i, j); seamless across edges, else clamped
- * to the face; compared with ref (>= 0) when asked. */
+ * to the face; a compare value ref changes nothing (H200). */
 static void ref_gather(const float4 &dir, int cube, bool seamless, float ref, float *v)
 {
+    (void)ref;
     float u, w;
     int f = ref_face(dir.x, dir.y, dir.z, &u, &w);
     int i = (int)floorf(u * cw - 0.5f), j = (int)floorf(w * cw - 0.5f);
@@ -167,9 +184,7 @@ static void ref_gather(const float4 &dir, int cube, bool seamless, float ref, fl
             x = x < 0 ? 0 : x >= cw ? cw - 1 : x;
             y = y < 0 ? 0 : y >= cw ? cw - 1 : y;
         }
-        v[k] = tap(cube, f, x, y);
-        if (ref >= 0)
-            v[k] = ref <= v[k] ? 1.0f : 0.0f;
+        v[k] = tap(cube, f, x, y); /* a compare value changes nothing (H200) */
     }
 }
 

@@ -57,6 +57,72 @@ static const float zt_srgb_lut[256] = {
 #include "../../src/exec/zn_tex_srgb_h200.inc"
 };
 
+/* tex.grad's LOD as an H200 computes it (measured, docs/gpu-truth.md):
+ * gradients gx, gy in level-0 texels; the footprint length is the longest
+ * of zt_len of gx, gy and 11/16 of gx + gy and gx - gy, zt_len being the
+ * longer component plus 11/32 of the shorter; its log2 is the exponent
+ * plus a table's fraction of the mantissa's top 8 bits; the components
+ * and their sums are kept to 10 significant bits. 95% of the H200's LODs
+ * are this exactly, all within ZT_GRAD_SLACK (2/256) of it. 1D: y 0. */
+#define ZT_GRAD_SLACK 2
+static const unsigned char zt_lod_frac[256] = {
+#include "../../src/exec/zn_tex_lod_h200.inc"
+};
+
+static inline float zt_len(float x, float y)
+{
+    x = fabsf(x);
+    y = fabsf(y);
+    return fmaxf(x, y) + 0.34375f * fminf(x, y);
+}
+
+static inline float zt_trunc10(float x)
+{
+    int e;
+    float m = frexpf(x, &e);
+    return ldexpf(truncf(m * 1024.0f), e - 10);
+}
+
+static inline float zt_grad_lod(float gxx, float gxy, float gyx, float gyy)
+{
+    float a = zt_trunc10(gxx), b = zt_trunc10(gxy), c = zt_trunc10(gyx), d = zt_trunc10(gyy);
+    float l = fmaxf(zt_len(a, b), zt_len(c, d));
+    l = fmaxf(l, 0.6875f * zt_len(zt_trunc10(a + c), zt_trunc10(b + d)));
+    l = fmaxf(l, 0.6875f * zt_len(zt_trunc10(a - c), zt_trunc10(b - d)));
+    if (!(l > 0.0f))
+        return -INFINITY;
+    int e;
+    float m = frexpf(l, &e);
+    int j = (int)((m * 2.0f - 1.0f) * 256.0f);
+    return (float)(e - 1) + zt_lod_frac[j > 255 ? 255 : j] / 256.0f;
+}
+
+/* Linear filtering of sRGB-converted values v[k] (weights w[k] in 1/256ths,
+ * n texels) as an H200 does it: values truncated to 8 significant bits of
+ * the largest one with a nonzero weight, blended exactly, rounded to half
+ * precision (ties up). 95.5% of the H200's blends are this exactly, all
+ * within ZT_SRGB_SLACK. */
+#define ZT_SRGB_SLACK (1.0 / 256.0)
+static inline float zt_srgb_blend(const float *v, const int *w, int n)
+{
+    float mx = 0.0f;
+    for (int k = 0; k < n; k++)
+        if (w[k] && v[k] > mx)
+            mx = v[k];
+    if (!(mx > 0.0f))
+        return 0.0f;
+    int e;
+    (void)frexpf(mx, &e);
+    double acc = 0.0;
+    for (int k = 0; k < n; k++)
+        acc += (double)w[k] * floor(ldexp((double)v[k], 8 - e));
+    float x = (float)ldexp(acc / 256.0, e - 8);
+    if (!(x > 0.0f))
+        return 0.0f;
+    float m = frexpf(x, &e);
+    return ldexpf(floorf(m * 2048.0f + 0.5f), e - 11);
+}
+
 /* The weight of the upper level of trilinear (linear mipmap) filtering:
  * the LOD's fraction truncated to a multiple of 1/256 (H200). */
 static inline float zt_mip_weight(float frac)
