@@ -12,35 +12,51 @@
  * grid's size), when that step is a page or more beyond the bytes the
  * loop's accesses through the same register span (tested at run time),
  * the load is preceded by a prefetch of the lines ZN_PF_AHEAD iterations
- * ahead (lanes 0 and 31). Other walks are left to the hardware: prefetching
- * every far step made bench/softmax (blockDim.x strides) 1.2x slower and
- * bench/mmvq (a loop unrolled over its whole constant 4352-byte step, read
- * through several registers) 1.1-2x, and even the run-time test costs
- * sgemm and softmax 3-4%.
+ * ahead (lanes 0 and 31).
  *
- * The address's step is found on the PTX: a loop is a backward `bra`
- * (body [target, branch]); a register written nowhere in the body is
+ * The same far run-time step with a small constant step from one block to
+ * the next in x (a loop over a tile's rows, `in[(by + j) * w + bx + tx]`
+ * with j += blockDim.y: bench/transpose) gets a prefetch of the lines the
+ * block ZN_PF_BLOCKS_AHEAD blocks on will read: a worker runs consecutive
+ * blocks, and a block's 32 row streams (64 with the stores) are more than
+ * the hardware tracks (transpose 65-82 -> 40-47 ms under the same load).
+ * Other walks are left to the hardware: prefetching every far step made
+ * bench/softmax (blockDim.x strides) 1.2x slower and bench/mmvq (a loop
+ * unrolled over its whole constant 4352-byte step, read through several
+ * registers) 1.1-2x, and even the run-time test costs sgemm and softmax
+ * 3-4%.
+ *
+ * The steps are found on the PTX. Per iteration: a loop is a backward
+ * `bra` (body [target, branch]); a register written nowhere in the body is
  * invariant, one written once as `r = r + u` (u invariant) is an induction
  * register stepping by u, and add/sub/mov/cvt/cvta/mul/mul.wide/mad/shl of
- * those, written once in the body, step by the matching combination. A
- * prefetch is a hint: a wrong step (a definition skipped in some
- * iterations, 32-bit wrap-around) costs a useless prefetch, never a wrong
- * result or a fault. */
+ * those, written once in the body, step by the matching combination (a
+ * step may be a constant times one or two registers). Per block: the same
+ * rules over every write in the function, %ctaid.x stepping by 1, kernel
+ * parameters invariant, and a register's writes all agreeing (`r = r + u`
+ * agrees with any). A prefetch is a hint: a wrong step (a definition
+ * skipped in some iterations, 32-bit wrap-around) costs a useless
+ * prefetch, never a wrong result or a fault. */
 #include "zn_lower.h"
 
 #include <stdlib.h>
 
 #define ZN_PF_AHEAD 8          /* iterations ahead */
+#define ZN_PF_BLOCKS_AHEAD 4   /* blocks ahead (tiles' rows) */
 #define ZN_PF_MIN_GAP 4096     /* gaps below a page are the hardware's */
-#define ZN_PF_DEPTH 8
+#define ZN_PF_DEPTH 16         /* definitions followed, one chain */
+#define ZN_PF_WORK 4096        /* registers visited, one walk */
 
-/* a step: scale * sext64(register reg), or the constant scale (reg < 0) */
+/* a step: scale * sext64(register reg) * sext64(register reg2), either
+ * register absent when < 0 (both: the constant scale) */
 typedef struct pf_step {
-    int32_t reg;
+    int32_t reg, reg2;
     int64_t scale;
 } pf_step;
 
-enum { PF_FAIL, PF_INV, PF_STEP };
+/* PF_SELF (ctaid walks): an operand that is the register being defined,
+ * as in r = r + 4: consistent with whatever r's other definitions say */
+enum { PF_FAIL, PF_INV, PF_STEP, PF_SELF };
 
 /* steps wrap like the registers they come from (no overflow to trap on) */
 static int64_t wrap_mul(int64_t a, int64_t b)
@@ -53,6 +69,8 @@ struct zn_pf_plan {
     uint32_t *head, *latch;    /* loop bodies [head, latch] */
     uint32_t *def_start;       /* per register: its writes in defs[] */
     uint32_t *defs;
+    int8_t *blk_kind;          /* per register: its step per block (ctaid walks), */
+    pf_step *blk_step;         /* computed once: kind + 1 (0 = not yet) */
 };
 
 typedef struct def_count {
@@ -80,7 +98,9 @@ static struct zn_pf_plan *plan_build(const ptx_func *f)
     p->head = malloc((f->nins + 1) * sizeof *p->head);
     p->latch = malloc((f->nins + 1) * sizeof *p->latch);
     p->def_start = calloc(f->nregs + 2, sizeof *p->def_start);
-    if (!p->head || !p->latch || !p->def_start)
+    p->blk_kind = calloc(f->nregs + 1, sizeof *p->blk_kind);
+    p->blk_step = calloc(f->nregs + 1, sizeof *p->blk_step);
+    if (!p->head || !p->latch || !p->def_start || !p->blk_kind || !p->blk_step)
         return p;
     for (uint32_t i = 0; i < f->nins; i++) {
         const ptx_ins *ins = &f->ins[i];
@@ -122,14 +142,22 @@ void zn_prefetch_free(zn_lfn *l)
     free(p->latch);
     free(p->def_start);
     free(p->defs);
+    free(p->blk_kind);
+    free(p->blk_step);
     free(p);
     l->pf_plan = NULL;
 }
 
+/* A walk finds how a register's value moves: per iteration of the loop
+ * [head, latch] (its writes there), or, `ctaid`, from one block to the
+ * next in x (all its writes in the function; %ctaid.x steps by 1). */
 typedef struct pf_walk {
     zn_lfn *l;
-    const struct zn_pf_plan *p;
+    struct zn_pf_plan *p;
     uint32_t head, latch;
+    bool ctaid;
+    int32_t self;              /* ctaid: the register being defined */
+    unsigned work;             /* registers visited so far */
 } pf_walk;
 
 static int step_of(pf_walk *w, const ptx_opnd *o, int depth, pf_step *out);
@@ -139,6 +167,9 @@ static int combine(int ka, pf_step a, int kb, pf_step b, int64_t sign, pf_step *
 {
     if (ka == PF_FAIL || kb == PF_FAIL)
         return PF_FAIL;
+    if (ka == PF_SELF || kb == PF_SELF)   /* r + invariant: r's own step */
+        return (ka == PF_SELF && kb == PF_INV) || (kb == PF_SELF && ka == PF_INV && sign > 0)
+                   ? PF_SELF : PF_FAIL;
     if (kb == PF_INV) {
         *out = a;
         return ka;
@@ -148,9 +179,9 @@ static int combine(int ka, pf_step a, int kb, pf_step b, int64_t sign, pf_step *
         *out = b;
         return PF_STEP;
     }
-    if (a.reg != b.reg)
+    if (a.reg != b.reg || a.reg2 != b.reg2)
         return PF_FAIL;
-    *out = (pf_step){a.reg, (int64_t)((uint64_t)a.scale + (uint64_t)b.scale)};
+    *out = (pf_step){a.reg, a.reg2, (int64_t)((uint64_t)a.scale + (uint64_t)b.scale)};
     return PF_STEP;
 }
 
@@ -160,7 +191,7 @@ static int product(pf_walk *w, const ptx_opnd *x, const ptx_opnd *y, int depth, 
 {
     pf_step a, b;
     int ka = step_of(w, x, depth, &a), kb = step_of(w, y, depth, &b);
-    if (ka == PF_FAIL || kb == PF_FAIL)
+    if (ka == PF_FAIL || kb == PF_FAIL || ka == PF_SELF || kb == PF_SELF)
         return PF_FAIL;
     if (ka == PF_INV && kb == PF_INV)
         return PF_INV;
@@ -171,11 +202,13 @@ static int product(pf_walk *w, const ptx_opnd *x, const ptx_opnd *y, int depth, 
         a = b;
     }
     if (y->kind == PTX_OPND_IMM) {
-        *out = (pf_step){a.reg, wrap_mul(a.scale, y->ival)};
+        *out = (pf_step){a.reg, a.reg2, wrap_mul(a.scale, y->ival)};
         return PF_STEP;
     }
-    if (a.reg < 0 && y->kind == PTX_OPND_REG && y->reg2 < 0 && !y->neg && (ka == PF_INV || kb == PF_INV)) {
-        *out = (pf_step){y->reg, a.scale};
+    /* a step times an invariant register: the row pitch of a loop over
+     * rows (i += ntid.y; p = base + i * w) */
+    if (a.reg2 < 0 && y->kind == PTX_OPND_REG && y->reg2 < 0 && !y->neg && (ka == PF_INV || kb == PF_INV)) {
+        *out = a.reg < 0 ? (pf_step){y->reg, -1, a.scale} : (pf_step){a.reg, y->reg, a.scale};
         return PF_STEP;
     }
     return PF_FAIL;
@@ -187,24 +220,12 @@ static bool int_type(ptx_type t)
            ptx_type_size(t) <= 8;
 }
 
-/* the step of register r's value per iteration of the walk's loop */
-static int reg_step(pf_walk *w, int32_t r, int depth, pf_step *out)
+/* the step that definition d gives register r */
+static int def_step(pf_walk *w, const ptx_ins *d, int32_t r, int depth, pf_step *out)
 {
-    const ptx_func *f = w->l->f;
-    uint32_t n = 0, at = 0;
-    for (uint32_t k = w->p->def_start[r]; k < w->p->def_start[r + 1]; k++) {
-        uint32_t i = w->p->defs[k];
-        if (i >= w->head && i <= w->latch) {
-            n++;
-            at = i;
-        }
-    }
-    if (n == 0)
-        return PF_INV;
-    if (n > 1 || depth >= ZN_PF_DEPTH)
-        return PF_FAIL;
-    const ptx_ins *d = &f->ins[at];
     const ptx_opnd *o = d->opnds;
+    if (zn_is_kernel_param_load(w->l, d) && o[0].kind == PTX_OPND_REG && o[0].reg2 < 0)
+        return PF_INV;   /* the same in every iteration and block */
     if (d->guard_reg >= 0 || o[0].kind != PTX_OPND_REG || o[0].reg != r || o[0].reg2 >= 0 ||
         (d->flags & PTX_F(cc)) || !int_type(d->type[0]))
         return PF_FAIL;
@@ -214,19 +235,19 @@ static int reg_step(pf_walk *w, int32_t r, int depth, pf_step *out)
         if (d->nopnds != 3)
             return PF_FAIL;
         int64_t sign = d->op == PTX_OP_sub ? -1 : 1;
-        /* r = r + u (or u + r): the induction register itself */
+        /* in a loop, r = r + u (or u + r) is the induction register itself */
         bool self1 = o[1].kind == PTX_OPND_REG && o[1].reg == r;
         bool self2 = d->op == PTX_OP_add && o[2].kind == PTX_OPND_REG && o[2].reg == r;
-        if (self1 || self2) {
+        if ((self1 || self2) && !w->ctaid) {
             const ptx_opnd *u = self1 ? &o[2] : &o[1];
             if (u->kind == PTX_OPND_IMM) {
-                *out = (pf_step){-1, wrap_mul(sign, u->ival)};
+                *out = (pf_step){-1, -1, wrap_mul(sign, u->ival)};
                 return PF_STEP;
             }
             if (u->kind != PTX_OPND_REG || u->reg2 >= 0 || u->neg ||
                 step_of(w, u, depth + 1, &a) != PF_INV)
                 return PF_FAIL;
-            *out = (pf_step){u->reg, sign};
+            *out = (pf_step){u->reg, -1, sign};
             return PF_STEP;
         }
         int ka = step_of(w, &o[1], depth + 1, &a), kb = step_of(w, &o[2], depth + 1, &b);
@@ -250,6 +271,8 @@ static int reg_step(pf_walk *w, int32_t r, int depth, pf_step *out)
         if (d->nopnds != 3 || o[2].kind != PTX_OPND_IMM || o[2].ival < 0 || o[2].ival > 32)
             return PF_FAIL;
         int ka = step_of(w, &o[1], depth + 1, &a);
+        if (ka == PF_SELF)
+            return PF_FAIL;
         if (ka == PF_STEP)
             a.scale = wrap_mul(a.scale, (int64_t)1 << o[2].ival);
         *out = a;
@@ -260,12 +283,76 @@ static int reg_step(pf_walk *w, int32_t r, int depth, pf_step *out)
     }
 }
 
+/* the step of register r's value per iteration of the walk's loop (its one
+ * write there), or per block (every write agreeing, ctaid walks) */
+static int reg_step(pf_walk *w, int32_t r, int depth, pf_step *out)
+{
+    const ptx_func *f = w->l->f;
+    struct zn_pf_plan *p = w->p;
+    if (depth >= ZN_PF_DEPTH || ++w->work > ZN_PF_WORK)
+        return PF_FAIL;
+    if (!w->ctaid) {
+        uint32_t n = 0, at = 0;
+        for (uint32_t k = p->def_start[r]; k < p->def_start[r + 1]; k++) {
+            uint32_t i = p->defs[k];
+            if (i >= w->head && i <= w->latch) {
+                n++;
+                at = i;
+            }
+        }
+        if (n == 0)
+            return PF_INV;
+        return n > 1 ? PF_FAIL : def_step(w, &f->ins[at], r, depth, out);
+    }
+    if (r == w->self)
+        return PF_SELF;
+    if (p->blk_kind[r]) {
+        *out = p->blk_step[r];
+        return p->blk_kind[r] - 1;
+    }
+    int32_t outer = w->self;
+    w->self = r;
+    /* every definition must give the same step (PF_SELF ones any) */
+    int kind = PF_INV;
+    bool inv_seen = false, step_seen = false;
+    pf_step st = {-1, -1, 0};
+    for (uint32_t k = p->def_start[r]; k < p->def_start[r + 1] && kind != PF_FAIL; k++) {
+        pf_step s1;
+        int k1 = def_step(w, &f->ins[p->defs[k]], r, depth, &s1);
+        if (k1 == PF_SELF)
+            continue;
+        if (k1 == PF_INV)
+            inv_seen = true;
+        else if (k1 == PF_STEP && (!step_seen || (s1.reg == st.reg && s1.reg2 == st.reg2 &&
+                                                   s1.scale == st.scale))) {
+            step_seen = true;
+            st = s1;
+        } else
+            kind = PF_FAIL;
+    }
+    if (kind != PF_FAIL)
+        kind = inv_seen && step_seen ? PF_FAIL : step_seen ? PF_STEP : PF_INV;
+    w->self = outer;
+    /* results that leaned on an outer register being defined are not
+     * this register's alone: not kept */
+    if (outer < 0) {
+        p->blk_kind[r] = (int8_t)(kind + 1);
+        p->blk_step[r] = st;
+    }
+    *out = st;
+    return kind;
+}
+
 static int step_of(pf_walk *w, const ptx_opnd *o, int depth, pf_step *out)
 {
     switch (o->kind) {
     case PTX_OPND_IMM: case PTX_OPND_SYM:
         return PF_INV;
     case PTX_OPND_SREG:
+        if (w->ctaid && o->sreg == PTX_SREG_CTAID_X) {
+            *out = (pf_step){-1, -1, 1};
+            return PF_STEP;
+        }
         return o->sreg == PTX_SREG_CLOCK || o->sreg == PTX_SREG_CLOCK_HI ||
                o->sreg == PTX_SREG_CLOCK64 ? PF_FAIL : PF_INV;
     case PTX_OPND_REG:
@@ -295,15 +382,16 @@ static bool grid_derived(const ptx_func *f, const struct zn_pf_plan *p, int32_t 
     return false;
 }
 
-/* the step of the address of load `at` in its innermost loop, and the
- * bytes the loop's accesses through the same address register span
- * around it per iteration (an unrolled loop reads its whole step) */
+/* the step of the address of load `at` in its innermost loop, a multiple
+ * of a register (a run-time amount), and the bytes the loop's accesses
+ * through the same address register span around it per iteration (an
+ * unrolled loop reads its whole step) */
 static bool load_step(zn_lfn *l, uint32_t at, pf_step *out, int64_t *span)
 {
     if (!l->pf_plan)
         l->pf_plan = plan_build(l->f);
-    const struct zn_pf_plan *p = l->pf_plan;
-    if (!p || !p->defs)
+    struct zn_pf_plan *p = l->pf_plan;
+    if (!p || !p->defs || !p->blk_step)
         return false;
     uint32_t best = UINT32_MAX;
     for (uint32_t k = 0; k < p->nloops; k++)
@@ -312,7 +400,7 @@ static bool load_step(zn_lfn *l, uint32_t at, pf_step *out, int64_t *span)
             best = k;
     if (best == UINT32_MAX)
         return false;
-    pf_walk w = {.l = l, .p = p, .head = p->head[best], .latch = p->latch[best]};
+    pf_walk w = {.l = l, .p = p, .head = p->head[best], .latch = p->latch[best], .self = -1};
     const ptx_opnd *a = &l->f->ins[at].opnds[1];
     if (a->kind != PTX_OPND_ADDR || a->reg < 0)
         return false;
@@ -329,11 +417,29 @@ static bool load_step(zn_lfn *l, uint32_t at, pf_step *out, int64_t *span)
             }
         }
     *span = hi - lo;
-    /* only grid strides: a large constant step is mostly a loop unrolled
-     * over it (its loads through several registers read it all), and a
-     * block stride (blockDim.x elements) is near enough for the hardware */
+    /* constant steps are left alone: a large one is mostly a loop unrolled
+     * over it, whose loads through several registers read it all */
     return out->reg >= 0 && int_type(l->f->regs[out->reg].type) &&
-           grid_derived(l->f, p, out->reg, 0);
+           (out->reg2 < 0 || int_type(l->f->regs[out->reg2].type));
+}
+
+/* How far ahead to prefetch the load at `at`, whose loop steps by a
+ * register: a grid stride (a multiple of %nctaid) ZN_PF_AHEAD steps, else
+ * a small constant step per block in x (a tile's row in a loop over the
+ * tile's rows, which the warp walks a page or more apart: many streams at
+ * once, more than the hardware tracks) ZN_PF_BLOCKS_AHEAD blocks, the
+ * blocks a worker runs next. 0: no prefetch. */
+static int64_t blocks_ahead(zn_lfn *l, uint32_t at)
+{
+    struct zn_pf_plan *p = l->pf_plan;
+    pf_walk w = {.l = l, .p = p, .head = 0, .latch = l->f->nins ? l->f->nins - 1 : 0,
+                 .ctaid = true, .self = -1};
+    ptx_opnd r = {.kind = PTX_OPND_REG, .reg = l->f->ins[at].opnds[1].reg, .reg2 = -1};
+    pf_step c;
+    if (step_of(&w, &r, 0, &c) != PF_STEP || c.reg >= 0 || c.scale == 0 ||
+        c.scale >= ZN_PF_MIN_GAP || c.scale <= -ZN_PF_MIN_GAP)
+        return 0;
+    return c.scale * ZN_PF_BLOCKS_AHEAD;
 }
 
 /* the lines of lanes 0 and 31 of ptrs, moved by `ahead` bytes (NULL:
@@ -361,21 +467,32 @@ void zn_prefetch_ahead(zn_lfn *l, const ptx_ins *ins)
         (ins->space != PTX_SPACE_GLOBAL && ins->space != PTX_SPACE_GENERIC) ||
         ins->nopnds < 2 || getenv("ZINC_NO_PREFETCH"))
         return;
-    pf_step s;
-    int64_t span;
-    if (!load_step(l, (uint32_t)(l->ins - l->f->ins), &s, &span))
+    uint32_t at = (uint32_t)(l->ins - l->f->ins);
+    pf_step s = {-1, -1, 0};
+    int64_t span = 0, blocks = 0;
+    if (!load_step(l, at, &s, &span))
+        return;
+    bool grid = grid_derived(l->f, l->pf_plan, s.reg, 0) ||
+                (s.reg2 >= 0 && grid_derived(l->f, l->pf_plan, s.reg2, 0));
+    if (!grid && !(blocks = blocks_ahead(l, at)))
         return;
     zn_lmod *m = l->m;
     LLVMBuilderRef b = l->b;
     LLVMValueRef ptrs = zn_mem_ptrs(l, &ins->opnds[1], ins->space);
-    /* a run-time step: lane 0's (the same in all lanes of a grid-stride
-     * loop, though the divergence analysis may not know it); only a gap
-     * the hardware does not follow gets the prefetch (the test is
+    /* the loop's step, lane 0's (the same in all lanes of these loops,
+     * though the divergence analysis may not know it); only a gap the
+     * hardware does not follow gets the prefetch (the test is
      * loop-invariant: well predicted) */
-    LLVMValueRef v = LLVMBuildExtractElement(b, zn_load_reg(l, s.reg), LLVMConstInt(m->t_i32, 0, 0), "");
-    if (LLVMTypeOf(v) != m->t_i64)
-        v = LLVMBuildSExt(b, v, m->t_i64, "");
-    LLVMValueRef step = LLVMBuildMul(b, v, LLVMConstInt(m->t_i64, (uint64_t)s.scale, 0), "pf.step");
+    LLVMValueRef step = LLVMConstInt(m->t_i64, (uint64_t)s.scale, 0);
+    for (int k = 0; k < 2; k++) {
+        int32_t reg = k ? s.reg2 : s.reg;
+        if (reg < 0)
+            continue;
+        LLVMValueRef v = LLVMBuildExtractElement(b, zn_load_reg(l, reg), LLVMConstInt(m->t_i32, 0, 0), "");
+        if (LLVMTypeOf(v) != m->t_i64)
+            v = LLVMBuildSExt(b, v, m->t_i64, "");
+        step = LLVMBuildMul(b, step, v, "pf.step");
+    }
     /* |step| - span >= gap, as one unsigned compare */
     uint64_t edge = (uint64_t)(ZN_PF_MIN_GAP + span);
     LLVMValueRef far = LLVMBuildICmp(b, LLVMIntUGT, LLVMBuildAdd(b, step, LLVMConstInt(m->t_i64, edge - 1, 0), ""),
@@ -384,7 +501,8 @@ void zn_prefetch_ahead(zn_lfn *l, const ptx_ins *ins)
     LLVMBasicBlockRef done = LLVMAppendBasicBlockInContext(m->ctx, l->fn, "pf.done");
     LLVMBuildCondBr(b, far, yes, done);
     LLVMPositionBuilderAtEnd(b, yes);
-    prefetch_lanes(l, ptrs, LLVMBuildMul(b, step, LLVMConstInt(m->t_i64, ZN_PF_AHEAD, 0), ""));
+    prefetch_lanes(l, ptrs, grid ? LLVMBuildMul(b, step, LLVMConstInt(m->t_i64, ZN_PF_AHEAD, 0), "")
+                                 : LLVMConstInt(m->t_i64, (uint64_t)blocks, 0));
     LLVMBuildBr(b, done);
     LLVMPositionBuilderAtEnd(b, done);
 }

@@ -7,6 +7,9 @@
  *   sum in C, unwritten output keeps its poison) where the input ends
  *   just before a PROT_NONE page: the prefetches run far past it (the
  *   grid's step is 8 KiB, 8 steps ahead), and a prefetch must never fault.
+ * - A loop over a tile's rows (a page or more apart) whose address moves
+ *   128 bytes from one block to the next prefetches 4 blocks on; 8 KiB per
+ *   block does not. Results right where the prefetches run past the input.
  * - PTX's prefetch / prefetchu in their forms lower to prefetches of lines
  *   that are not mapped either, and the kernel still runs. */
 #include <stdlib.h>
@@ -41,6 +44,28 @@
 
 static const char *grid_ptx = LOOP_PTX("gs", "  mul.wide.u32 %rd7, %r4, %r1;\n");
 static const char *block_ptx = LOOP_PTX("bs", "  cvt.u64.u32 %rd7, %r1;\n");
+
+/* a tile's rows: j = tid.y, tid.y + ntid.y, ... < 32 over rows of pitch w
+ * words, x = ctaid.x << SHIFT + tid.x: out = 3 * in + 1 at (j, x) */
+#define ROWS_PTX(NAME, SHIFT)                                                          \
+    ".version 7.0\n.target sm_70\n.address_size 64\n"                                \
+    ".visible .entry " NAME "(.param .u64 pin, .param .u64 pout, .param .u32 pw)\n{\n"  \
+    "  .reg .pred %p<2>;\n  .reg .b32 %r<12>;\n  .reg .b64 %rd<12>;\n"                 \
+    "  ld.param.u64 %rd1, [pin];\n  ld.param.u64 %rd2, [pout];\n"                    \
+    "  ld.param.u32 %r1, [pw];\n  mov.u32 %r2, %ctaid.x;\n"                            \
+    "  shl.b32 %r3, %r2, " SHIFT ";\n  mov.u32 %r4, %tid.x;\n  add.s32 %r5, %r3, %r4;\n" \
+    "  mov.u32 %r6, %tid.y;\n  mov.u32 %r7, %ntid.y;\n  cvt.s64.s32 %rd3, %r1;\n"      \
+    "  cvt.s64.s32 %rd4, %r5;\n  mov.u32 %r8, %r6;\n"                                  \
+    "LOOP:\n"                                                                          \
+    "  cvt.s64.s32 %rd5, %r8;\n  mul.lo.s64 %rd6, %rd5, %rd3;\n"                       \
+    "  add.s64 %rd7, %rd6, %rd4;\n  shl.b64 %rd8, %rd7, 2;\n  add.s64 %rd9, %rd1, %rd8;\n" \
+    "  ld.global.u32 %r9, [%rd9];\n  mad.lo.s32 %r10, %r9, 3, 1;\n"                     \
+    "  add.s64 %rd10, %rd2, %rd8;\n  st.global.u32 [%rd10], %r10;\n"                   \
+    "  add.s32 %r8, %r8, %r7;\n  setp.lt.s32 %p1, %r8, 32;\n  @%p1 bra LOOP;\n"        \
+    "  ret;\n}\n"
+
+static const char *rows_ptx = ROWS_PTX("rows", "5");
+static const char *rows_far_ptx = ROWS_PTX("rows_far", "11");
 
 static const char *hint_ptx =
     ".version 8.0\n.target sm_80\n.address_size 64\n"
@@ -93,16 +118,37 @@ static void run_loop(zn_jit_module *jm, const char *kernel, const uint32_t *in, 
     free(out);
 }
 
+/* 32 rows of w words ending at the protected page; blocks of 32 x 8 */
+static void run_rows(zn_jit_module *jm, const uint8_t *page_end, uint32_t w)
+{
+    size_t n = (size_t)32 * w;
+    const uint32_t *in = (const uint32_t *)page_end - n;
+    uint32_t *out = malloc(n * sizeof *out);
+    CHECK(out != NULL, "malloc");
+    if (!out)
+        return;
+    for (size_t i = 0; i < n; i++)
+        out[i] = POISON;
+    void *pin = (void *)in, *pout = out;
+    void *args[] = {&pin, &pout, &w};
+    CHECK(zt_run(jm, "rows", ZT_DIM1(w / 32), (zt_dim){32, 8, 1}, 0, args) == 0, "rows %u: status", w);
+    int bad = 0;
+    for (size_t i = 0; i < n; i++)
+        if (out[i] != 3 * in[i] + 1 && bad++ < 5)
+            CHECK(0, "rows %u: out[%zu] = 0x%08x, want 0x%08x", w, i, out[i], 3 * in[i] + 1);
+    free(out);
+}
+
 int main(void)
 {
-    size_t pg = (size_t)sysconf(_SC_PAGESIZE), len = 16 * pg;
+    size_t pg = (size_t)sysconf(_SC_PAGESIZE), len = (size_t)320 << 10;
     uint8_t *mem = mmap(NULL, len + pg, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     CHECK(mem != MAP_FAILED, "mmap");
     if (mem == MAP_FAILED)
         return 1;
     CHECK(mprotect(mem + len, pg, PROT_NONE) == 0, "mprotect");
     /* n words ending at the protected page */
-    uint64_t n = len / 4 - 37;
+    uint64_t n = ((size_t)64 << 10) / 4 - 37;
     uint32_t *in = (uint32_t *)(mem + len) - n;
     for (uint64_t i = 0; i < n; i++)
         in[i] = (uint32_t)(i * 2654435761u + 12345);
@@ -111,6 +157,9 @@ int main(void)
     zn_jit_module *gs = load_checking(grid_ptx, "@llvm.prefetch", true, "grid-stride loop");
     zn_jit_module *bs = load_checking(block_ptx, "@llvm.prefetch", false, "block-stride loop");
     zn_jit_module *hint = load_checking(hint_ptx, "@llvm.prefetch", true, "prefetch instructions");
+    zn_jit_module *rows = load_checking(rows_ptx, "@llvm.prefetch", true, "a tile's rows");
+    zn_jit_module *far = load_checking(rows_far_ptx, "@llvm.prefetch", false,
+                                       "rows 8 KiB apart per block");
     zn_compile_keep_ir(0);
     if (gs) {
         run_loop(gs, "gs", in, n, 16, 128);  /* an 8 KiB step: prefetched */
@@ -122,6 +171,13 @@ int main(void)
         run_loop(bs, "bs", in, n, 1, 256);
         zn_jit_module_free(bs);
     }
+    if (rows) {
+        run_rows(rows, mem + len, 2048);   /* a 64 KiB step: prefetched 4 blocks on */
+        run_rows(rows, mem + len, 64);     /* a 2 KiB step: not */
+        zn_jit_module_free(rows);
+    }
+    if (far)
+        zn_jit_module_free(far);
     if (hint) {
         /* the last 64 words: every prefetch but one reaches unmapped memory */
         const uint32_t *last = in + n - 64;
