@@ -8,8 +8,10 @@
  * A value every lane needs (row of its D element, column k) is gathered
  * from the A element vectors with constant shuffles (the owner lane and
  * element are known at compile time), likewise B, and D_j += A * B lane by
- * lane. Products of f16/bf16/tf32 values are exact in f32 and are added in
- * k order; integer shapes go a 32-bit word of packed elements at a time
+ * lane. Products of bf16/tf32 values are exact in f32 and are added in k
+ * order; f16 ones are summed as the H200's tensor core does (hmma_step,
+ * one step with C as its accumulator; in a helper function per shape,
+ * hmma_call); integer shapes go a 32-bit word of packed elements at a time
  * (see mshape), added with 32-bit wrap-around. fp8 (e4m3, e5m2) operands
  * have the s8 layouts and go a word at a time too: each byte is decoded to
  * f32 (exact) and the products are summed as NVIDIA's H200 sums them
