@@ -8,12 +8,14 @@
  * A value every lane needs (row of its D element, column k) is gathered
  * from the A element vectors with constant shuffles (the owner lane and
  * element are known at compile time), likewise B, and D_j += A * B lane by
- * lane. Products of f16/bf16/tf32 values are exact in f32 and are added in
- * k order; integer shapes go a 32-bit word of packed elements at a time
+ * lane. Products of bf16/tf32 values are exact in f32 and are added in k
+ * order; f16 ones are summed as the H200's tensor core does (hmma_step,
+ * one step with C as its accumulator; in a helper function per shape,
+ * hmma_call); integer shapes go a 32-bit word of packed elements at a time
  * (see mshape), added with 32-bit wrap-around. fp8 (e4m3, e5m2) operands
  * have the s8 layouts and go a word at a time too: each byte is decoded to
  * f32 (exact) and the products are summed as NVIDIA's H200 sums them
- * (fp8_step: two truncating tensor-core steps, then C).
+ * (hmma_step: two truncating tensor-core steps, then C).
  *
  * wmma's register layout is implementation-defined; Zinc uses the mma
  * m16n8k16 layouts (A: one m16n8k16 A fragment, f16 A/B: repeated in the
@@ -21,7 +23,9 @@
 #include "zn_lower.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 typedef enum mclass { MC_F16, MC_INT, MC_TF32, MC_F64, MC_WMMA, MC_FP8 } mclass;
 
@@ -305,6 +309,15 @@ static LLVMValueRef pow2(zn_lfn *l, LLVMValueRef e)
     return LLVMBuildBitCast(l->b, u, ll_vec(l->m->t_f32), "");
 }
 
+/* the f16 exponent of f32 lanes holding f16 values (-14 for subnormals),
+ * -1000 for a zero, so that a product with a zero operand never sets the
+ * step's largest exponent */
+static LLVMValueRef hexp(zn_lfn *l, LLVMValueRef v)
+{
+    LLVMValueRef z = LLVMBuildFCmp(l->b, LLVMRealOEQ, v, LLVMConstNull(LLVMTypeOf(v)), "");
+    return LLVMBuildSelect(l->b, z, ci32(l, -1000), fexp(l, v, -14), "");
+}
+
 /* fp8 words: the four bytes of every A and B word vector decoded to f32
  * once (dec[q][i]: byte q of word i), gathered like integer words, and
  * their f16 exponents (xe; -1000 for a zero, so that a product with a
@@ -312,75 +325,109 @@ static LLVMValueRef pow2(zn_lfn *l, LLVMValueRef e)
 static void fp8_decode(zn_lfn *l, LLVMValueRef *w, int n, bool e5m2, LLVMValueRef dec[4][16],
                        LLVMValueRef xe[4][16])
 {
-    LLVMValueRef fzero = LLVMConstNull(ll_vec(l->m->t_f32));
     for (int i = 0; i < n; i++)
         for (int q = 0; q < 4; q++) {
             LLVMValueRef x = q ? LLVMBuildLShr(l->b, w[i], ci32(l, (uint64_t)(8 * q)), "") : w[i];
             dec[q][i] = zn_fp8_to_f32(l, x, e5m2);
-            xe[q][i] = LLVMBuildSelect(l->b, LLVMBuildFCmp(l->b, LLVMRealOEQ, dec[q][i], fzero, ""),
-                                       ci32(l, -1000), fexp(l, dec[q][i], -14), "");
+            xe[q][i] = hexp(l, dec[q][i]);
         }
 }
 
+/* the largest of v[0..n-1], n >= 1, as a balanced tree (a long chain of
+ * smax is what LLVM's machine combiner spends its time reassociating) */
+static LLVMValueRef max_tree(zn_lfn *l, const LLVMValueRef *v, int n)
+{
+    if (n == 1)
+        return v[0];
+    return ll_intrin2(l, "llvm.smax", max_tree(l, v, n / 2), max_tree(l, v + n / 2, n - n / 2));
+}
+
 /* One step: acc (an f16 or f32 value in f32 lanes; NULL: +0) plus the n
- * products pa[i] * pb[i] (decoded fp8, exact in f32; xa, xb: fp8_decode's
- * exponents), n <= 16. */
-static LLVMValueRef fp8_step(zn_lfn *l, LLVMValueRef acc, const LLVMValueRef *pa,
-                             const LLVMValueRef *pb, const LLVMValueRef *xa,
-                             const LLVMValueRef *xb, int n, bool acc16)
+ * products pa[i] * pb[i] (f16 values or decoded fp8, exact in f32; xa, xb:
+ * their f16 exponents, -1000 for a zero), n <= 16. f16 inputs (wide) have
+ * significands up to 2047/1024, so 16 products and the accumulator can
+ * reach 17 * 2^27 units: the two halves are summed in i32 and joined in
+ * i64. They also take C as the step's accumulator (fp8 adds it later), so
+ * an f32 C can be tiny or huge: where every term is zero or only C is
+ * nonzero the step is exact, and the IEEE sum is kept (signed zeros). */
+static LLVMValueRef hmma_step(zn_lfn *l, LLVMValueRef acc, const LLVMValueRef *pa,
+                              const LLVMValueRef *pb, const LLVMValueRef *xa,
+                              const LLVMValueRef *xb, int n, bool acc16, bool wide)
 {
     LLVMBuilderRef b = l->b;
     LLVMTypeRef vf = ll_vec(l->m->t_f32), vi = ll_vec(l->m->t_i32);
     LLVMValueRef none = ci32(l, -1000), fzero = LLVMConstNull(vf);
-    LLVMValueRef p[17] = {NULL}, ne[17] = {NULL};
-    int nt = 0;
-    for (int i = 0; i < n; i++, nt++) {
-        p[nt] = LLVMBuildFMul(b, pa[i], pb[i], "");
-        ne[nt] = LLVMBuildAdd(b, LLVMBuildAdd(b, xa[i], xb[i], ""), ci32(l, 1), "");
-    }
+    LLVMValueRef ne[17] = {NULL};
+    /* nominal exponents less one (E is their maximum plus one), before
+     * any product: the products are then made and dropped one at a time,
+     * which keeps the register pressure of these large blocks low */
+    for (int i = 0; i < n; i++)
+        ne[i] = LLVMBuildAdd(b, xa[i], xb[i], "");
     if (acc) {
-        p[nt] = acc;
-        LLVMValueRef e = LLVMBuildAdd(b, fexp(l, acc, acc16 ? -14 : -126), ci32(l, 1), "");
-        ne[nt++] = LLVMBuildSelect(b, LLVMBuildFCmp(b, LLVMRealOEQ, acc, fzero, ""), none, e, "");
+        LLVMValueRef e = fexp(l, acc, acc16 ? -14 : -126);
+        ne[n] = LLVMBuildSelect(b, LLVMBuildFCmp(b, LLVMRealOEQ, acc, fzero, ""), none, e, "");
     }
-    LLVMValueRef E = ne[0];
-    for (int i = 1; i < nt; i++)
-        E = ll_intrin2(l, "llvm.smax", E, ne[i]);
-    /* the quantum 2^q; clamped only where every term is zero (or one is
-     * not finite, which the select at the end replaces) */
+    LLVMValueRef E = max_tree(l, ne, acc ? n + 1 : n);
+    E = LLVMBuildAdd(b, E, ci32(l, 1), "");
+    /* the quantum 2^q; clamped only where every term is zero, only an f32
+     * C is nonzero (both: the plain sum below) or one is not finite (the
+     * select at the end) */
     LLVMValueRef q = LLVMBuildSub(b, E, ci32(l, 26), "");
     q = ll_intrin2(l, "llvm.smin", ll_intrin2(l, "llvm.smax", q, ci32(l, -126)), ci32(l, 127));
     LLVMValueRef down = pow2(l, LLVMBuildNeg(b, q, "")), up = pow2(l, q);
     /* a term is below 2^27 units of 2^q (E >= its nominal exponent, and a
-     * product's significand is below 4), and with fp8 significands of at
-     * most 1.875 16 products and the accumulator stay below 2^31: the sum
-     * is exact in i32. fptosi truncates toward zero. */
-    LLVMValueRef sum = NULL, plain = NULL;
-    for (int i = 0; i < nt; i++) {
-        LLVMValueRef t = LLVMBuildFPToSI(b, LLVMBuildFMul(b, p[i], down, ""), vi, "");
-        sum = sum ? LLVMBuildAdd(b, sum, t, "") : t;
-        plain = plain ? LLVMBuildFAdd(b, plain, p[i], "") : p[i];
+     * product's significand is below 4); fp8 significands are at most
+     * 1.875, so there 16 products and the accumulator stay below 2^31 and
+     * i32 is exact, while f16 inputs (wide) sum two halves of at most nine
+     * terms in i32 and join them in i64. fptosi truncates toward zero. */
+    LLVMValueRef half[2] = {NULL, NULL}, plain = NULL;
+    for (int i = 0; i <= n; i++) {
+        if (i == n && !acc)
+            break;
+        LLVMValueRef p = i < n ? LLVMBuildFMul(b, pa[i], pb[i], "") : acc;
+        LLVMValueRef t = LLVMBuildFPToSI(b, LLVMBuildFMul(b, p, down, ""), vi, "");
+        int h = wide && (i >= 8 && i < n);
+        half[h] = half[h] ? LLVMBuildAdd(b, half[h], t, "") : t;
+        if (!wide || i < n)
+            plain = plain ? LLVMBuildFAdd(b, plain, p, "") : p;
     }
+    LLVMValueRef sum = half[0];
+    if (wide) {
+        LLVMTypeRef v64 = ll_vec(l->m->t_i64);
+        sum = LLVMBuildSExt(b, sum, v64, "");
+        if (half[1])
+            sum = LLVMBuildAdd(b, sum, LLVMBuildSExt(b, half[1], v64, ""), "");
+    }
+    LLVMTypeRef it = wide ? l->m->t_i64 : l->m->t_i32;
+    int bits = wide ? 64 : 32;
     /* the magnitude to 24 bits: toward zero (f32), or to odd so that the
      * rounding to f16 below is the only one */
+    LLVMValueRef zero = ll_const_vec(it, 0), one = ll_const_vec(it, 1);
     LLVMValueRef mag = ll_intrin2(l, "llvm.abs", sum, LLVMConstInt(l->m->t_i1, 0, 0));
     LLVMValueRef lz = ll_intrin2(l, "llvm.ctlz", mag, LLVMConstInt(l->m->t_i1, 0, 0));
-    LLVMValueRef sh = ll_intrin2(l, "llvm.smax", LLVMBuildSub(b, ci32(l, 8), lz, ""), ci32(l, 0));
-    LLVMValueRef unit = LLVMBuildShl(b, ci32(l, 1), sh, "");
-    LLVMValueRef low = LLVMBuildAnd(b, mag, LLVMBuildSub(b, unit, ci32(l, 1), ""), "");
+    LLVMValueRef sh = ll_intrin2(l, "llvm.smax", LLVMBuildSub(b, ll_const_vec(it, (uint64_t)(bits - 24)), lz, ""), zero);
+    LLVMValueRef unit = LLVMBuildShl(b, one, sh, "");
+    LLVMValueRef low = LLVMBuildAnd(b, mag, LLVMBuildSub(b, unit, one, ""), "");
     LLVMValueRef kept = LLVMBuildSub(b, mag, low, "");
     if (acc16)
-        kept = LLVMBuildOr(b, kept, LLVMBuildSelect(b, LLVMBuildICmp(b, LLVMIntNE, low, ci32(l, 0), ""),
-                                                    unit, ci32(l, 0), ""), "");
+        kept = LLVMBuildOr(b, kept, LLVMBuildSelect(b, LLVMBuildICmp(b, LLVMIntNE, low, zero, ""),
+                                                    unit, zero, ""), "");
     LLVMValueRef r = LLVMBuildFMul(b, LLVMBuildSIToFP(b, kept, vf, ""), up, "");
-    r = LLVMBuildSelect(b, LLVMBuildICmp(b, LLVMIntSLT, sum, ci32(l, 0), ""), LLVMBuildFNeg(b, r, ""),
+    r = LLVMBuildSelect(b, LLVMBuildICmp(b, LLVMIntSLT, sum, zero, ""), LLVMBuildFNeg(b, r, ""),
                         r, "");
     if (acc16)
         r = zn_half_to_f32(l, zn_f32_to_half(l, r, false, false), false);
-    /* infinities and NaN: IEEE sums (finite terms stay far from f32's
-     * overflow, so a non-finite plain sum means such an operand) */
-    LLVMValueRef inf = LLVMBuildFCmp(b, LLVMRealUEQ, ll_intrin1(l, "llvm.fabs", plain),
-                                     ll_const_fvec(l->m->t_f32, INFINITY), "");
+    /* infinities and NaN: IEEE sums (finite products stay far from f32's
+     * overflow, so a non-finite sum of them means such an operand) */
+    LLVMValueRef finf = ll_const_fvec(l->m->t_f32, INFINITY);
+    LLVMValueRef inf = LLVMBuildFCmp(b, LLVMRealUEQ, ll_intrin1(l, "llvm.fabs", plain), finf, "");
+    if (wide) {
+        if (acc) {
+            inf = LLVMBuildOr(b, inf, LLVMBuildFCmp(b, LLVMRealUEQ, ll_intrin1(l, "llvm.fabs", acc), finf, ""), "");
+            plain = LLVMBuildFAdd(b, plain, acc, "");
+        }
+        inf = LLVMBuildOr(b, inf, LLVMBuildICmp(b, LLVMIntSLT, E, ci32(l, -100), ""), "");
+    }
     return LLVMBuildSelect(b, inf, plain, r, "");
 }
 
@@ -399,14 +446,18 @@ static LLVMValueRef fp8_dot(zn_lfn *l, const mshape *s, LLVMValueRef ad[2][4][16
                 pb[x][q >> 1][n + (q & 1)] = gather(l, bd[x][q], ib[k], fb[k]);
             }
     for (int h = 0; h < 2; h++)
-        acc = fp8_step(l, acc, pa[0][h], pb[0][h], pa[1][h], pb[1][h], n, acc16);
+        acc = hmma_step(l, acc, pa[0][h], pb[0][h], pa[1][h], pb[1][h], n, acc16, false);
     LLVMValueRef d = LLVMBuildFAdd(l->b, c, acc, "");
     return acc16 ? d : zn_canon_nan(l, d); /* f16: NaN -> 0x7fff when written */
 }
 
-/* iop: NULL for floating point, else integer (or fp8) words */
+/* iop: NULL for floating point, else integer (or fp8) words; hmma: f16
+ * inputs, summed as one tensor-core step with C as its accumulator (1: an
+ * f16 accumulator, 2: f32), 0: others (bf16, tf32, f64; unmeasured, summed
+ * exactly in k order) */
 static void mma_core(zn_lfn *l, const mshape *s, LLVMValueRef *ae, int na, LLVMValueRef *be,
-                     int nb, LLVMValueRef *ce, LLVMValueRef *de, int nc, const intop *iop, bool sat)
+                     int nb, LLVMValueRef *ce, LLVMValueRef *de, int nc, const intop *iop, bool sat,
+                     int hmma)
 {
     LLVMBuilderRef b = l->b;
     owner *ta = calloc((size_t)s->m * s->k, sizeof *ta);
@@ -419,6 +470,11 @@ static void mma_core(zn_lfn *l, const mshape *s, LLVMValueRef *ae, int na, LLVMV
         fp8_decode(l, ae, na, iop->a.t == PTX_T_E5M2X2, ad[0], ad[1]);
         fp8_decode(l, be, nb, iop->b.t == PTX_T_E5M2X2, bd[0], bd[1]);
     }
+    LLVMValueRef xa[16], xb[16];  /* f16 inputs: exponents once per element */
+    for (int i = 0; hmma && i < na; i++)
+        xa[i] = hexp(l, ae[i]);
+    for (int i = 0; hmma && i < nb; i++)
+        xb[i] = hexp(l, be[i]);
     for (int j = 0; j < nc; j++) {
         LLVMValueRef acc = sat ? LLVMConstNull(LLVMTypeOf(ce[j])) : ce[j];
         int ia[16][ZN_LANES], fa[16][ZN_LANES], ib[16][ZN_LANES], fb[16][ZN_LANES];
@@ -433,6 +489,20 @@ static void mma_core(zn_lfn *l, const mshape *s, LLVMValueRef *ae, int na, LLVMV
             de[j] = fp8_dot(l, s, ad, bd, ia, fa, ib, fb, ce[j], iop->acc16);
             continue;
         }
+        if (hmma) {
+            /* ptxas makes an f16 mma.sync (m16n8k16, m16n8k8; wmma: one
+             * per n8 half) a single HMMA with C as its accumulator: all k
+             * products and C in one truncating step (docs/gpu-truth.md) */
+            LLVMValueRef pa[16], pb[16], pxa[16], pxb[16];
+            for (int k = 0; k < s->k; k++) {
+                pa[k] = gather(l, ae, ia[k], fa[k]), pxa[k] = gather(l, xa, ia[k], fa[k]);
+                pb[k] = gather(l, be, ib[k], fb[k]), pxb[k] = gather(l, xb, ib[k], fb[k]);
+            }
+            de[j] = hmma_step(l, ce[j], pa, pb, pxa, pxb, s->k, hmma == 1, true);
+            if (hmma == 2)
+                de[j] = zn_canon_nan(l, de[j]);
+            continue;
+        }
         for (int k = 0; k < s->k; k++) {
             LLVMValueRef av = gather(l, ae, ia[k], fa[k]), bv = gather(l, be, ib[k], fb[k]);
             acc = !iop ? LLVMBuildFAdd(b, acc, LLVMBuildFMul(b, av, bv, ""), "")
@@ -442,6 +512,70 @@ static void mma_core(zn_lfn *l, const mshape *s, LLVMValueRef *ae, int na, LLVMV
     }
     free(ta);
     free(tb);
+}
+
+/* f16-input mma as a call: one internal noinline function per shape and
+ * accumulator in the module, its fragments passed through an array of
+ * <32 x float> (A, B, C in; D over C). The step costs about four times the
+ * IR of a plain k-order sum, and kernels unroll dozens of mma.sync into a
+ * block; inline, LLVM's machine combiner and register allocator took over
+ * ten times as long on such blocks. */
+static void hmma_call(zn_lfn *l, const mshape *s, LLVMValueRef *ae, int na, LLVMValueRef *be,
+                      int nb, LLVMValueRef *ce, LLVMValueRef *de, int nc, int hmma)
+{
+    zn_lmod *m = l->m;
+    LLVMTypeRef vf = ll_vec(m->t_f32);
+    int nall = na + nb + nc;
+    LLVMTypeRef arr = LLVMArrayType(vf, (unsigned)nall);
+    char name[64];
+    snprintf(name, sizeof name, "zn.hmma.%s.m%dn%dk%d.%s", s->cls == MC_WMMA ? "wmma" : "mma", s->m,
+             s->n, s->k, hmma == 1 ? "f16" : "f32");
+    LLVMTypeRef ft = LLVMFunctionType(m->t_void, &m->t_ptr, 1, 0);
+    LLVMValueRef fn = LLVMGetNamedFunction(m->mod, name);
+    if (!fn) {
+        fn = LLVMAddFunction(m->mod, name, ft);
+        LLVMSetLinkage(fn, LLVMInternalLinkage);
+        const char *attrs[] = {"noinline", "nounwind"};
+        for (int i = 0; i < 2; i++) {
+            unsigned k = LLVMGetEnumAttributeKindForName(attrs[i], strlen(attrs[i]));
+            LLVMAddAttributeAtIndex(fn, LLVMAttributeFunctionIndex, LLVMCreateEnumAttribute(m->ctx, k, 0));
+        }
+        if (m->cpu && *m->cpu)
+            LLVMAddTargetDependentFunctionAttr(fn, "target-cpu", m->cpu);
+        if (m->features && *m->features)
+            LLVMAddTargetDependentFunctionAttr(fn, "target-features", m->features);
+        zn_lfn h = {.m = m, .fn = fn};
+        h.b = LLVMCreateBuilderInContext(m->ctx);
+        LLVMPositionBuilderAtEnd(h.b, LLVMAppendBasicBlockInContext(m->ctx, fn, "entry"));
+        LLVMValueRef p = LLVMGetParam(fn, 0), v[40], d[8];
+        for (int i = 0; i < nall; i++) {
+            LLVMValueRef idx[2] = {LLVMConstInt(m->t_i32, 0, 0), LLVMConstInt(m->t_i32, (unsigned)i, 0)};
+            v[i] = LLVMBuildLoad2(h.b, vf, LLVMBuildInBoundsGEP2(h.b, arr, p, idx, 2, ""), "");
+        }
+        mma_core(&h, s, v, na, v + na, nb, v + na + nb, d, nc, NULL, false, hmma);
+        for (int j = 0; j < nc; j++) {
+            LLVMValueRef idx[2] = {LLVMConstInt(m->t_i32, 0, 0), LLVMConstInt(m->t_i32, (unsigned)(na + nb + j), 0)};
+            LLVMBuildStore(h.b, d[j], LLVMBuildInBoundsGEP2(h.b, arr, p, idx, 2, ""));
+        }
+        LLVMBuildRetVoid(h.b);
+        LLVMDisposeBuilder(h.b);
+    }
+    /* one buffer per function, for the largest call (wmma: 16 + 16 + 8) */
+    if (!l->hmma_buf)
+        l->hmma_buf = ll_entry_alloca(l, LLVMArrayType(vf, 40), "hmma.buf");
+    LLVMValueRef buf = l->hmma_buf;
+    LLVMValueRef *src[3] = {ae, be, ce};
+    int cnt[3] = {na, nb, nc}, at = 0;
+    for (int g = 0; g < 3; g++)
+        for (int i = 0; i < cnt[g]; i++, at++) {
+            LLVMValueRef idx[2] = {LLVMConstInt(m->t_i32, 0, 0), LLVMConstInt(m->t_i32, (unsigned)at, 0)};
+            LLVMBuildStore(l->b, src[g][i], LLVMBuildInBoundsGEP2(l->b, arr, buf, idx, 2, ""));
+        }
+    LLVMBuildCall2(l->b, ft, fn, &buf, 1, "");
+    for (int j = 0; j < nc; j++) {
+        LLVMValueRef idx[2] = {LLVMConstInt(m->t_i32, 0, 0), LLVMConstInt(m->t_i32, (unsigned)(na + nb + j), 0)};
+        de[j] = LLVMBuildLoad2(l->b, vf, LLVMBuildInBoundsGEP2(l->b, arr, buf, idx, 2, ""), "");
+    }
 }
 
 /* D elements (arithmetic type) -> the destination registers */
@@ -564,7 +698,16 @@ static void lower_mma(zn_lfn *l, const ptx_ins *ins)
     for (int i = 0; i < nc; i++)
         ce[i] = frag_elem(l, &ins->opnds[3], (unsigned)i, ct.t);
     intop iop = {at, bt, ins->subop == PTX_SUB_XOR, ct.t == PTX_T_F16};
-    mma_core(l, &s, ae, na, be, nb, ce, de, nc, integer || fp8 ? &iop : NULL, sat);
+    /* f16 inputs: the tensor core's accumulator is D's type (a C of the
+     * other type is converted first; f16 -> f32 is exact) */
+    int hmma = at.t == PTX_T_F16 && (s.cls == MC_F16 || s.cls == MC_WMMA) ? (dt.t == PTX_T_F16 ? 1 : 2) : 0;
+    if (hmma == 1 && ct.t == PTX_T_F32)
+        for (int i = 0; i < nc; i++)
+            ce[i] = zn_half_to_f32(l, zn_f32_to_half(l, ce[i], false, false), false);
+    if (hmma)
+        hmma_call(l, &s, ae, na, be, nb, ce, de, nc, hmma);
+    else
+        mma_core(l, &s, ae, na, be, nb, ce, de, nc, integer || fp8 ? &iop : NULL, sat, 0);
     write_frag(l, &ins->opnds[0], de, nd, dt.t);
 }
 
