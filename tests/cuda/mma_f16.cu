@@ -24,7 +24,7 @@
  */
 #include <cuda_fp16.h>
 #include <math.h>
-#include "zn_test.h"
+#include "zn_mma_h200.h"
 
 /* A: 16 x 32 f16 bits row-major; B: 32 x 8 (b[k * 8 + n]); C, D: 16 x 8
  * words (f16 bits in the low half, or f32). NS steps of K (8 or 16) from
@@ -274,6 +274,19 @@ static unsigned short fp8_half(unsigned c, bool e5m2)
     return (unsigned short)(s | __half_as_ushort(__double2half(v)));
 }
 
+/* a batch's inputs, for the reference through zn_mma_h200_batch */
+typedef struct batch_inputs {
+    const variant *v;
+    const unsigned short *a, *b;
+    const unsigned *c;
+} batch_inputs;
+
+static unsigned batch_ref(const void *ctx, int r, int n)
+{
+    const batch_inputs *in = (const batch_inputs *)ctx;
+    return ref(in->v, in->a, in->b, in->c, r, n);
+}
+
 static void run_h200(void)
 {
     int ncases = (int)(sizeof h200_cases / sizeof h200_cases[0]), checked = 0;
@@ -286,14 +299,12 @@ static void run_h200(void)
         int idx[8], nb = 0;
         for (int i = 0; i <= ncases; i++) {
             if (i < ncases) {
-                int K;
-                char ta[8], tb[8], tc[8], ha[80], hb[80];
-                unsigned cw, dw;
-                if (sscanf(h200_cases[i], "%d %7s %7s %7s %79s %79s %x %x", &K, ta, tb, tc, ha,
-                           hb, &cw, &dw) != 8) {
-                    zt_fail("h200 case %d unreadable", i);
+                zn_mma_case cs;
+                if (zn_mma_case_parse(h200_cases[i], i, &cs))
                     continue;
-                }
+                int K = cs.K;
+                const char *ta = cs.ta, *tb = cs.tb, *tc = cs.tc, *ha = cs.ha, *hb = cs.hb;
+                unsigned cw = cs.c, dw = cs.d;
                 if (K != 16 * v->ns || (strcmp(tc, "f32") == 0) != v->f32)
                     continue;
                 if (nb == 0) {
@@ -323,21 +334,8 @@ static void run_h200(void)
                 continue;
             unsigned d[128];
             launch(v, a, b, c, d);
-            for (int e = 0; e < nb; e++) {
-                unsigned r = ref(v, a, b, c, e, e);
-                if (r != want[e]) /* the reference itself is off the GPU */
-                    zt_fail("%s h200 case %d: reference 0x%x, the GPU gave 0x%x", v->name, idx[e],
-                            r, want[e]);
-                if (d[e * 8 + e] != want[e])
-                    zt_fail("%s h200 case %d: got 0x%x, the GPU gave 0x%x", v->name, idx[e],
-                            d[e * 8 + e], want[e]);
-                checked++;
-            }
-            for (int r = 0; r < 16; r++) /* and the rest against the reference */
-                for (int n = 0; n < 8; n++)
-                    if (d[r * 8 + n] != ref(v, a, b, c, r, n))
-                        zt_fail("%s h200 batch D[%d][%d]: got 0x%x want 0x%x", v->name, r, n,
-                                d[r * 8 + n], ref(v, a, b, c, r, n));
+            const batch_inputs in = {v, a, b, c};
+            checked += zn_mma_h200_batch(v->name, d, nb, idx, want, batch_ref, &in);
             nb = 0;
         }
     }
