@@ -73,6 +73,29 @@ LLVMValueRef zn_mem_ptrs(zn_lfn *l, const ptx_opnd *o, ptx_space space)
     return host_ptrs(l, addr_of(l, o), space);
 }
 
+/* membar / fence. A block's warps take turns on one worker thread, and
+ * every switch between them is a call or a return, so a CTA-scope fence
+ * orders nothing the compiler may not move across: a compiler barrier
+ * (CUB's decoupled look-back issues membar.cta per tile; as mfence it was
+ * 6% of bench/scan). fence.acq_rel at a wider scope is an acq_rel fence
+ * (no instruction on x86); membar.gl/sys, fence.sc and the proxy forms
+ * stay sequentially consistent. */
+static void lower_fence(zn_lfn *l, const ptx_ins *ins)
+{
+    for (unsigned i = 0; i < ins->nmods; i++)
+        if (ins->mods[i] == PTX_MOD_proxy) {
+            LLVMBuildFence(l->b, LLVMAtomicOrderingSequentiallyConsistent, 0, "");
+            return;
+        }
+    if (ins->scope == PTX_SCOPE_CTA) {
+        LLVMBuildFence(l->b, LLVMAtomicOrderingSequentiallyConsistent, 1, "");
+        return;
+    }
+    bool acq_rel = ins->op == PTX_OP_fence && ins->sem == PTX_SEM_ACQ_REL;
+    LLVMBuildFence(l->b, acq_rel ? LLVMAtomicOrderingAcquireRelease
+                                 : LLVMAtomicOrderingSequentiallyConsistent, 0, "");
+}
+
 /* A load from one address for all lanes (zn_uniform_load): no lane test,
  * one scalar load per element. The block runs with at least one lane and
  * the load is unguarded, so the access happens on a GPU too. */
@@ -270,7 +293,7 @@ void zn_lower_mem(zn_lfn *l, const ptx_ins *ins)
         lower_isspacep(l, ins);
         return;
     case PTX_OP_membar: case PTX_OP_fence:
-        LLVMBuildFence(l->b, LLVMAtomicOrderingSequentiallyConsistent, 0, "");
+        lower_fence(l, ins);
         return;
     case PTX_OP_prefetch: case PTX_OP_prefetchu:
         zn_lower_prefetch(l, ins); /* zn_lower_prefetch.c */

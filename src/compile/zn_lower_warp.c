@@ -458,8 +458,10 @@ void zn_lower_bar(zn_lfn *l, const ptx_ins *ins)
     const ptx_opnd *o = ins->opnds;
     bool red = ins->flags & PTX_F(red_f);
     if (ins->flags & PTX_F(warp)) {
-        /* bar.warp.sync: the lanes of a warp run in lock step already */
-        LLVMBuildFence(l->b, LLVMAtomicOrderingSequentiallyConsistent, 0, "");
+        /* bar.warp.sync: the lanes of a warp run in lock step already,
+         * on one thread: its memory ordering is the compiler's alone (an
+         * mfence here cost CUB's warp scans) */
+        LLVMBuildFence(l->b, LLVMAtomicOrderingSequentiallyConsistent, 1, "");
         return;
     }
     unsigned first = red ? 1 : 0;
