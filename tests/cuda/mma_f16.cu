@@ -240,6 +240,19 @@ static void launch(const variant *v, const unsigned short *a, const unsigned sho
     CK(cudaMemcpy(d, d_d, 128 * 4, cudaMemcpyDeviceToHost));
 }
 
+/* an mma's inputs, for the reference through zn_mma_h200.h */
+typedef struct batch_inputs {
+    const variant *v;
+    const unsigned short *a, *b;
+    const unsigned *c;
+} batch_inputs;
+
+static unsigned batch_ref(const void *ctx, int r, int n)
+{
+    const batch_inputs *in = (const batch_inputs *)ctx;
+    return ref(in->v, in->a, in->b, in->c, r, n);
+}
+
 static void run_random(const variant *v, int mode, int trials)
 {
     for (int trial = 0; trial < trials; trial++) {
@@ -247,13 +260,8 @@ static void run_random(const variant *v, int mode, int trials)
         unsigned c[128], d[128];
         make_inputs(v, mode, a, b, c);
         launch(v, a, b, c, d);
-        for (int r = 0; r < 16; r++)
-            for (int n = 0; n < 8; n++) {
-                unsigned want = ref(v, a, b, c, r, n);
-                if (d[r * 8 + n] != want)
-                    zt_fail("%s %s trial %d D[%d][%d]: got 0x%x want 0x%x", v->name,
-                            mode_name[mode], trial, r, n, d[r * 8 + n], want);
-            }
+        const batch_inputs in = {v, a, b, c};
+        zn_mma_check_all(v->name, mode_name[mode], trial, d, batch_ref, &in);
     }
 }
 
@@ -272,19 +280,6 @@ static unsigned short fp8_half(unsigned c, bool e5m2)
         return (unsigned short)(s | 0x7e00);
     double v = e == 0 ? ldexp(m, -9) : ldexp(1.0 + m / 8.0, (int)e - 7);
     return (unsigned short)(s | __half_as_ushort(__double2half(v)));
-}
-
-/* a batch's inputs, for the reference through zn_mma_h200_batch */
-typedef struct batch_inputs {
-    const variant *v;
-    const unsigned short *a, *b;
-    const unsigned *c;
-} batch_inputs;
-
-static unsigned batch_ref(const void *ctx, int r, int n)
-{
-    const batch_inputs *in = (const batch_inputs *)ctx;
-    return ref(in->v, in->a, in->b, in->c, r, n);
 }
 
 static void run_h200(void)

@@ -437,6 +437,19 @@ static void launch(const variant *v, const unsigned char *a, const unsigned char
     CK(cudaMemcpy(d, d_d, 128 * 4, cudaMemcpyDeviceToHost));
 }
 
+/* an mma's inputs, for the reference through zn_mma_h200.h */
+typedef struct batch_inputs {
+    const variant *v;
+    const unsigned char *a, *b;
+    const unsigned *c;
+} batch_inputs;
+
+static unsigned batch_ref(const void *ctx, int r, int n)
+{
+    const batch_inputs *in = (const batch_inputs *)ctx;
+    return ref(in->v, in->a, in->b, in->c, r, n);
+}
+
 static void run_random(const variant *v, int mode, int trials)
 {
     for (int trial = 0; trial < trials; trial++) {
@@ -444,13 +457,8 @@ static void run_random(const variant *v, int mode, int trials)
         unsigned c[128], d[128];
         make_inputs(v, mode, a, b, c);
         launch(v, a, b, c, d);
-        for (int r = 0; r < 16; r++)
-            for (int n = 0; n < 8; n++) {
-                unsigned want = ref(v, a, b, c, r, n);
-                if (d[r * 8 + n] != want)
-                    zt_fail("%s %s trial %d D[%d][%d]: got 0x%x want 0x%x", v->name,
-                            mode_name[mode], trial, r, n, d[r * 8 + n], want);
-            }
+        const batch_inputs in = {v, a, b, c};
+        zn_mma_check_all(v->name, mode_name[mode], trial, d, batch_ref, &in);
     }
 }
 
@@ -471,19 +479,6 @@ static int hexbytes(const char *s, unsigned char *out, int n)
         out[i] = (unsigned char)x;
     }
     return 0;
-}
-
-/* a batch's inputs, for the reference through zn_mma_h200_batch */
-typedef struct batch_inputs {
-    const variant *v;
-    const unsigned char *a, *b;
-    const unsigned *c;
-} batch_inputs;
-
-static unsigned batch_ref(const void *ctx, int r, int n)
-{
-    const batch_inputs *in = (const batch_inputs *)ctx;
-    return ref(in->v, in->a, in->b, in->c, r, n);
 }
 
 static void run_h200(void)

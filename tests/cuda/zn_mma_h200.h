@@ -29,6 +29,19 @@ static inline int zn_mma_case_parse(const char *line, int i, zn_mma_case *c)
 /* D[r][n] as the test's reference computes it for the batch's inputs */
 typedef unsigned (*zn_mma_ref_fn)(const void *ctx, int r, int n);
 
+/* every element of a 16 x 8 D against the reference (a random trial) */
+static inline void zn_mma_check_all(const char *name, const char *mode, int trial,
+                                    const unsigned *d, zn_mma_ref_fn ref, const void *ctx)
+{
+    for (int r = 0; r < 16; r++)
+        for (int n = 0; n < 8; n++) {
+            unsigned want = ref(ctx, r, n);
+            if (d[r * 8 + n] != want)
+                zt_fail("%s %s trial %d D[%d][%d]: got 0x%x want 0x%x", name, mode, trial, r, n,
+                        d[r * 8 + n], want);
+        }
+}
+
 /* d: the batch's 16 x 8 results; its first nb diagonal elements are the
  * recorded cases idx[] whose GPU results are want[]: each must equal both
  * the GPU's bits and the reference, every other element the reference.
