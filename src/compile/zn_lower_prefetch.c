@@ -382,11 +382,9 @@ static bool grid_derived(const ptx_func *f, const struct zn_pf_plan *p, int32_t 
     return false;
 }
 
-/* the step of the address of load `at` in its innermost loop, a multiple
- * of a register (a run-time amount), and the bytes the loop's accesses
- * through the same address register span around it per iteration (an
- * unrolled loop reads its whole step) */
-static bool load_step(zn_lfn *l, uint32_t at, pf_step *out, int64_t *span)
+/* the step of the address of load `at` in its innermost loop (*loop),
+ * when it is a multiple of a register (a run-time amount) */
+static bool load_step(zn_lfn *l, uint32_t at, pf_step *out, uint32_t *loop)
 {
     if (!l->pf_plan)
         l->pf_plan = plan_build(l->f);
@@ -407,8 +405,22 @@ static bool load_step(zn_lfn *l, uint32_t at, pf_step *out, int64_t *span)
     ptx_opnd r = {.kind = PTX_OPND_REG, .reg = a->reg, .reg2 = -1};
     if (step_of(&w, &r, 0, out) != PF_STEP || out->scale == 0)
         return false;
+    *loop = best;
+    /* constant steps are left alone: a large one is mostly a loop unrolled
+     * over it, whose loads through several registers read it all */
+    return out->reg >= 0 && int_type(l->f->regs[out->reg].type) &&
+           (out->reg2 < 0 || int_type(l->f->regs[out->reg2].type));
+}
+
+/* the bytes the accesses of loop `loop` through the address register of
+ * load `at` span around it per iteration (an unrolled loop reads its
+ * whole step) */
+static int64_t loop_span(zn_lfn *l, uint32_t at, uint32_t loop)
+{
+    const struct zn_pf_plan *p = l->pf_plan;
+    const ptx_opnd *a = &l->f->ins[at].opnds[1];
     int64_t lo = a->ival, hi = a->ival;
-    for (uint32_t i = w.head; i <= w.latch; i++)
+    for (uint32_t i = p->head[loop]; i <= p->latch[loop]; i++)
         for (uint32_t k = 0; k < l->f->ins[i].nopnds; k++) {
             const ptx_opnd *o = &l->f->ins[i].opnds[k];
             if (o->kind == PTX_OPND_ADDR && o->reg == a->reg) {
@@ -416,11 +428,7 @@ static bool load_step(zn_lfn *l, uint32_t at, pf_step *out, int64_t *span)
                 hi = o->ival > hi ? o->ival : hi;
             }
         }
-    *span = hi - lo;
-    /* constant steps are left alone: a large one is mostly a loop unrolled
-     * over it, whose loads through several registers read it all */
-    return out->reg >= 0 && int_type(l->f->regs[out->reg].type) &&
-           (out->reg2 < 0 || int_type(l->f->regs[out->reg2].type));
+    return hi - lo;
 }
 
 /* How far ahead to prefetch the load at `at`, whose loop steps by a
@@ -461,21 +469,29 @@ static void prefetch_lanes(zn_lfn *l, LLVMValueRef ptrs, LLVMValueRef ahead)
     }
 }
 
+/* ZINC_NO_PREFETCH=1 (A/B runs) */
+static bool prefetch_disabled(void)
+{
+    const char *e = getenv("ZINC_NO_PREFETCH");
+    return e && *e && *e != '0';
+}
+
 void zn_prefetch_ahead(zn_lfn *l, const ptx_ins *ins)
 {
     if (!l->ins || l->ins < l->f->ins || l->ins >= l->f->ins + l->f->nins ||
         (ins->space != PTX_SPACE_GLOBAL && ins->space != PTX_SPACE_GENERIC) ||
-        ins->nopnds < 2 || getenv("ZINC_NO_PREFETCH"))
+        ins->nopnds < 2 || prefetch_disabled())
         return;
-    uint32_t at = (uint32_t)(l->ins - l->f->ins);
+    uint32_t at = (uint32_t)(l->ins - l->f->ins), loop = 0;
     pf_step s = {-1, -1, 0};
-    int64_t span = 0, blocks = 0;
-    if (!load_step(l, at, &s, &span))
+    int64_t blocks = 0;
+    if (!load_step(l, at, &s, &loop))
         return;
     bool grid = grid_derived(l->f, l->pf_plan, s.reg, 0) ||
                 (s.reg2 >= 0 && grid_derived(l->f, l->pf_plan, s.reg2, 0));
     if (!grid && !(blocks = blocks_ahead(l, at)))
         return;
+    int64_t span = loop_span(l, at, loop);
     zn_lmod *m = l->m;
     LLVMBuilderRef b = l->b;
     LLVMValueRef ptrs = zn_mem_ptrs(l, &ins->opnds[1], ins->space);
@@ -507,10 +523,9 @@ void zn_prefetch_ahead(zn_lfn *l, const ptx_ins *ins)
     LLVMPositionBuilderAtEnd(b, done);
 }
 
-/* prefetch{u}: the lines of the first and the last active lane (a warp's
- * lanes usually read one contiguous run). A prefetch never faults: bad
- * addresses need no check. .tensormap and forms without an address do
- * nothing. */
+/* prefetch{u}: the lines of lanes 0 and 31 (a warp's lanes usually read
+ * one contiguous run). A prefetch never faults: bad addresses need no
+ * check. .tensormap and forms without an address do nothing. */
 void zn_lower_prefetch(zn_lfn *l, const ptx_ins *ins)
 {
     if (ins->nopnds < 1 || ins->opnds[0].kind != PTX_OPND_ADDR)

@@ -69,6 +69,33 @@ void zn_warps_coro_stop(zn_block_run *run, uint32_t i)
     run->stopped |= bit;
 }
 
+/* co_wait's form (zn_call_barrier_rt): barrier id in bits 0-7, mode in
+ * 8-15 (0 sync, 1 arrive, 2 yield), thread count in 32-63 (0: all) */
+#define CO_WAIT_YIELD ((uint64_t)2 << 8)
+
+/* bar.sync 0 of the whole block */
+static bool whole_block_sync(uint64_t cw, uint32_t nthreads)
+{
+    uint32_t count = (uint32_t)(cw >> 32);
+    return !(cw & 0xffff) && (!count || count >= nthreads);
+}
+
+/* starts warp i, or resumes it where it suspended */
+static void coro_enter(zn_block_run *run, zn_kernel_fn fn, uint32_t i, uint32_t *started)
+{
+    zn_warp_ctx *w = &run->warps[i];
+    uint32_t bit = 1u << i;
+    run->co_next = -1;
+    w->co_status = ZN_KSTATUS_RUNNING;
+    if (!(*started & bit)) {
+        *started |= bit;
+        (void)fn(w);    /* its status is in co_status when it ends */
+    } else {
+        void *frame = w->co_frame;
+        (*(coro_resume_fn *)frame)(frame);
+    }
+}
+
 /* The common barrier, bar.sync 0 of the whole block in an ordinary grid
  * that has not failed, without zn_warps_barrier's general bookkeeping
  * (reduce's 9 barriers x 8 warps per block are most of its executor
@@ -78,7 +105,7 @@ void zn_warps_coro_stop(zn_block_run *run, uint32_t i)
 static int fast_barrier(zn_block_run *run, uint32_t i, uint64_t cw, int *next)
 {
     uint32_t count = (uint32_t)(cw >> 32);
-    if ((cw & 0xffff) || (count && count < run->blk.nthreads) || run->job->grid_ws ||
+    if (!whole_block_sync(cw, run->blk.nthreads) || run->job->grid_ws ||
         atomic_load_explicit(&run->job->status, memory_order_relaxed) != ZN_KSTATUS_OK)
         return -1;
     uint32_t bit = 1u << i;
@@ -112,8 +139,8 @@ static int fast_barrier(zn_block_run *run, uint32_t i, uint64_t cw, int *next)
  * yet arrived repeat in warp order, the order of the general loop's round
  * robin. Only local masks are kept: against the general loop's per-arrival
  * bookkeeping, next-warp search and completion test, the executor's share
- * of an empty segment (bench/reduce has 72 barrier and 64 yield
- * suspensions per block) was three times the kernel's. When a warp
+ * of an empty segment (bench/reduce suspends 72 times per block) was three
+ * times the kernel's. When a warp
  * suspends any other way, the masks become the general state and that
  * warp is returned, to be handled by the general loop, with *suspended set
  * (-1: the block is done). Cooperative grids and failed grids take the
@@ -131,15 +158,7 @@ static int coro_rounds(zn_block_run *run, zn_kernel_fn fn, uint32_t *started, bo
             for (uint32_t todo = pending; todo; todo &= todo - 1) {
                 uint32_t i = (uint32_t)__builtin_ctz(todo), bit = 1u << i;
                 zn_warp_ctx *w = &run->warps[i];
-                run->co_next = -1;
-                w->co_status = ZN_KSTATUS_RUNNING;
-                if (!(*started & bit)) {
-                    *started |= bit;
-                    (void)fn(w);
-                } else {
-                    void *frame = w->co_frame;
-                    (*(coro_resume_fn *)frame)(frame);
-                }
+                coro_enter(run, fn, i, started);
                 if (w->co_status != ZN_KSTATUS_RUNNING) {
                     if (w->co_status != ZN_KSTATUS_OK)
                         zn_job_fail(run->job, w->co_status);
@@ -149,10 +168,9 @@ static int coro_rounds(zn_block_run *run, zn_kernel_fn fn, uint32_t *started, bo
                     continue;
                 }
                 uint64_t cw = w->co_wait;
-                uint32_t count = (uint32_t)(cw >> 32);
-                if (cw == 2u << 8)      /* yield: again in the next pass */
+                if (cw == CO_WAIT_YIELD)    /* again in the next pass */
                     continue;
-                if ((cw & 0xffff) || (count && count < nthreads)) {
+                if (!whole_block_sync(cw, nthreads)) {
                     /* the arrivals so far wait at barrier 0 */
                     if (arrived) {
                         run->arrived[0] |= arrived;
@@ -205,19 +223,8 @@ uint32_t zn_warps_run_coro(zn_block_run *run)
     /* a warp that suspended already: its bookkeeping comes first */
     bool resume = !suspended;
     for (;;) {
-        if (resume) {
-            zn_warp_ctx *w = &run->warps[i];
-            uint32_t bit = 1u << i;
-            run->co_next = -1;
-            w->co_status = ZN_KSTATUS_RUNNING;
-            if (!(started & bit)) {
-                started |= bit;
-                (void)fn(w);    /* its status is in co_status when it ends */
-            } else {
-                void *frame = w->co_frame;
-                (*(coro_resume_fn *)frame)(frame);
-            }
-        }
+        if (resume)
+            coro_enter(run, fn, i, &started);
         resume = true;
         if (coro_returned(run, i))
             continue;
