@@ -292,9 +292,11 @@ void zn_lower_branch(zn_lfn *l, const ptx_ins *ins);  /* zn_lower_func.c */
 /* <32 x ptr> host addresses of an [addr] operand in a space (zn_lower_mem.c) */
 LLVMValueRef zn_mem_ptrs(zn_lfn *l, const ptx_opnd *o, ptx_space space);
 /* zn_lower_prefetch.c: PTX prefetch; a prefetch ahead of a load that
- * strides far in a loop; the plan's memory */
+ * strides far in a loop or of a load or store that streams block by
+ * block; the plan's memory */
 void zn_lower_prefetch(zn_lfn *l, const ptx_ins *ins);
 void zn_prefetch_ahead(zn_lfn *l, const ptx_ins *ins);
+void zn_prefetch_store_ahead(zn_lfn *l, const ptx_ins *ins);
 void zn_prefetch_free(zn_lfn *l);
 
 /* A warp's load/store at per-lane i64 host addresses `a` under l->emask:
@@ -433,6 +435,8 @@ bool zn_affine_addr(zn_lfn *l, zn_aff_addr *out);
  * of `y * w + x` at every warp entry, kept alive through the phis of
  * divergent code). */
 LLVMValueRef zn_affine_lanes(zn_lfn *l);
+/* the function reads %tid.y or %tid.z: it expects 2D or 3D blocks */
+bool zn_func_uses_2d(zn_lfn *l);
 /* Deletes writes to registers (and mask/pc slots) that nothing reads and
  * what only they used, before LLVM's pipeline (zn_lower_dce.c). */
 void zn_drop_dead_writes(zn_lfn *l);

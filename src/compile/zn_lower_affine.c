@@ -457,7 +457,7 @@ static bool is_join(zn_lfn *l, uint32_t i)
 }
 
 /* the function reads %tid.y/z: it expects 2D blocks, where rows pay */
-static bool uses_2d(zn_lfn *l)
+bool zn_func_uses_2d(zn_lfn *l)
 {
     const bool *j = fn_facts(l);
     return j && j[l->f->nins + 1];
@@ -747,7 +747,7 @@ bool zn_affine_addr(zn_lfn *l, zn_aff_addr *out)
     const ptx_ins *ins = l->ins;
     /* rows only where 2D blocks are expected: each layout is a path of
      * code at every access */
-    aff_walk w = {.l = l, .use = (uint32_t)(ins - l->f->ins), .ok1 = true, .ok2 = uses_2d(l)};
+    aff_walk w = {.l = l, .use = (uint32_t)(ins - l->f->ins), .ok1 = true, .ok2 = zn_func_uses_2d(l)};
     aff_val v;
     unsigned bits = reg_bits(l, a->reg);
     if ((bits != 32 && bits != 64) || !reg_aff(&w, a->reg, w.use, false, 0, &v))

@@ -235,6 +235,7 @@ static void lower_st(zn_lfn *l, const ptx_ins *ins)
     if (l->m->opts->check) /* memcheck (zn_lower_check.c) */
         zn_check_access(l, host_addr(l, addr_of(l, a), ins->space), n * size, ins->space,
                         ZN_CHECK_WRITE);
+    zn_prefetch_store_ahead(l, ins); /* zn_lower_prefetch.c */
     if (zn_strong_access(ins))
         zn_strong_store(l, ins, host_addr(l, addr_of(l, a), ins->space), vals, n, size);
     else if (zn_uniform_access(l, ins, NULL))

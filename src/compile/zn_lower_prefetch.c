@@ -1,5 +1,6 @@
 /* zn_lower_prefetch.c: software prefetch for loads that stride far in a
- * loop, and PTX's own prefetch instructions.
+ * loop, for loads and stores that stream block by block, and PTX's own
+ * prefetch instructions.
  *
  * A warp runs a grid-stride loop (`for (i = tid; i < n; i += gridDim.x *
  * blockDim.x)`) by itself, iteration after iteration, each load
@@ -24,14 +25,16 @@
  * bench/softmax (blockDim.x strides) 1.2x slower and bench/mmvq (a loop
  * unrolled over its whole constant 4352-byte step, read through several
  * registers) 1.1-2x, and even the run-time test costs sgemm and softmax
- * 3-4%.
+ * 3-4%. Loads and stores outside loops that move from block to block
+ * prefetch ZN_PF_BLOCKS_AHEAD blocks on too (stream_ahead).
  *
  * The steps are found on the PTX. Per iteration: a loop is a backward
  * `bra` (body [target, branch]); a register written nowhere in the body is
  * invariant, one written once as `r = r + u` (u invariant) is an induction
  * register stepping by u, and add/sub/mov/cvt/cvta/mul/mul.wide/mad/shl of
  * those, written once in the body, step by the matching combination (a
- * step may be a constant times one or two registers). Per block: the same
+ * step may be a constant times one or two registers); any other pure
+ * integer operation of invariant sources is invariant. Per block: the same
  * rules over every write in the function, %ctaid.x stepping by 1, kernel
  * parameters invariant, and a register's writes all agreeing (`r = r + u`
  * agrees with any). A prefetch is a hint: a wrong step (a definition
@@ -42,8 +45,9 @@
 #include <stdlib.h>
 
 #define ZN_PF_AHEAD 8          /* iterations ahead */
-#define ZN_PF_BLOCKS_AHEAD 4   /* blocks ahead (tiles' rows) */
+#define ZN_PF_BLOCKS_AHEAD 4   /* blocks ahead (tiles' rows, streams) */
 #define ZN_PF_MIN_GAP 4096     /* gaps below a page are the hardware's */
+#define ZN_PF_MIN_STREAM 512   /* constant steps per block the hardware follows */
 #define ZN_PF_DEPTH 16         /* definitions followed, one chain */
 #define ZN_PF_WORK 4096        /* registers visited, one walk */
 
@@ -220,6 +224,33 @@ static bool int_type(ptx_type t)
            ptx_type_size(t) <= 8;
 }
 
+/* a pure integer operation, whose result is invariant where its sources
+ * are (CUB's `(tid & -32) * 15 | (tid & 31)` lane offsets) */
+static bool pure_int_op(ptx_op op)
+{
+    switch (op) {
+    case PTX_OP_and: case PTX_OP_or: case PTX_OP_xor: case PTX_OP_not: case PTX_OP_shl:
+    case PTX_OP_shr: case PTX_OP_min: case PTX_OP_max: case PTX_OP_neg: case PTX_OP_abs:
+    case PTX_OP_div: case PTX_OP_rem: case PTX_OP_bfe: case PTX_OP_bfi: case PTX_OP_brev:
+    case PTX_OP_clz: case PTX_OP_popc: case PTX_OP_prmt: case PTX_OP_sad: case PTX_OP_mul24:
+    case PTX_OP_mad24: case PTX_OP_bmsk: case PTX_OP_szext: case PTX_OP_mul: case PTX_OP_mad:
+        return true;
+    default:
+        return false;
+    }
+}
+
+static int invariant_sources(pf_walk *w, const ptx_ins *d, int depth)
+{
+    pf_step a;
+    if (!pure_int_op(d->op))
+        return PF_FAIL;
+    for (uint32_t k = 1; k < d->nopnds; k++)
+        if (step_of(w, &d->opnds[k], depth + 1, &a) != PF_INV)
+            return PF_FAIL;
+    return PF_INV;
+}
+
 /* the step that definition d gives register r */
 static int def_step(pf_walk *w, const ptx_ins *d, int32_t r, int depth, pf_step *out)
 {
@@ -259,17 +290,17 @@ static int def_step(pf_walk *w, const ptx_ins *d, int32_t r, int depth, pf_step 
         return step_of(w, &o[1], depth + 1, out);
     case PTX_OP_mul:
         if (d->nopnds != 3 || (d->flags & PTX_F(hi_half)))
-            return PF_FAIL;
+            return invariant_sources(w, d, depth);
         return product(w, &o[1], &o[2], depth + 1, out);
     case PTX_OP_mad: {
         if (d->nopnds != 4 || (d->flags & PTX_F(hi_half)))
-            return PF_FAIL;
+            return invariant_sources(w, d, depth);
         int ka = product(w, &o[1], &o[2], depth + 1, &a), kb = step_of(w, &o[3], depth + 1, &b);
         return combine(ka, a, kb, b, 1, out);
     }
     case PTX_OP_shl: {
         if (d->nopnds != 3 || o[2].kind != PTX_OPND_IMM || o[2].ival < 0 || o[2].ival > 32)
-            return PF_FAIL;
+            return invariant_sources(w, d, depth);
         int ka = step_of(w, &o[1], depth + 1, &a);
         if (ka == PF_SELF)
             return PF_FAIL;
@@ -279,7 +310,7 @@ static int def_step(pf_walk *w, const ptx_ins *d, int32_t r, int depth, pf_step 
         return ka;
     }
     default:
-        return PF_FAIL;
+        return invariant_sources(w, d, depth);
     }
 }
 
@@ -454,7 +485,7 @@ static int64_t blocks_ahead(zn_lfn *l, uint32_t at)
  * none). Constant lanes cost a register extract where the first active
  * lane would cost a spill of the whole address vector; an inactive lane's
  * address is merely a useless hint. */
-static void prefetch_lanes(zn_lfn *l, LLVMValueRef ptrs, LLVMValueRef ahead)
+static void prefetch_lanes(zn_lfn *l, LLVMValueRef ptrs, LLVMValueRef ahead, bool write)
 {
     zn_lmod *m = l->m;
     LLVMBuilderRef b = l->b;
@@ -462,11 +493,30 @@ static void prefetch_lanes(zn_lfn *l, LLVMValueRef ptrs, LLVMValueRef ahead)
         LLVMValueRef p = LLVMBuildExtractElement(b, ptrs, LLVMConstInt(m->t_i32, k ? 31 : 0, 0), "");
         if (ahead)
             p = LLVMBuildGEP2(b, m->t_i8, p, &ahead, 1, "pf");
-        LLVMValueRef args[4] = {p, LLVMConstInt(m->t_i32, 0, 0), LLVMConstInt(m->t_i32, 3, 0),
+        LLVMValueRef args[4] = {p, LLVMConstInt(m->t_i32, write, 0), LLVMConstInt(m->t_i32, 3, 0),
                                 LLVMConstInt(m->t_i32, 1, 0)};
         LLVMTypeRef over = m->t_ptr;
         ll_intrin(l, "llvm.prefetch", &over, 1, args, 4);
     }
+}
+
+/* times * the step s, lane 0's (the same in all lanes of the walks that
+ * use it, though the divergence analysis may not know it) */
+static LLVMValueRef step_bytes(zn_lfn *l, pf_step s, int64_t times)
+{
+    zn_lmod *m = l->m;
+    LLVMBuilderRef b = l->b;
+    LLVMValueRef step = LLVMConstInt(m->t_i64, (uint64_t)wrap_mul(s.scale, times), 0);
+    for (int k = 0; k < 2; k++) {
+        int32_t reg = k ? s.reg2 : s.reg;
+        if (reg < 0)
+            continue;
+        LLVMValueRef v = LLVMBuildExtractElement(b, zn_load_reg(l, reg), LLVMConstInt(m->t_i32, 0, 0), "");
+        if (LLVMTypeOf(v) != m->t_i64)
+            v = LLVMBuildSExt(b, v, m->t_i64, "");
+        step = LLVMBuildMul(b, step, v, "pf.step");
+    }
+    return step;
 }
 
 /* ZINC_NO_PREFETCH=1 (A/B runs) */
@@ -476,17 +526,65 @@ static bool prefetch_disabled(void)
     return e && *e && *e != '0';
 }
 
+/* global or generic, through a register, in the function being lowered */
+static bool prefetchable(zn_lfn *l, const ptx_ins *ins, const ptx_opnd *a)
+{
+    return l->ins && l->ins >= l->f->ins && l->ins < l->f->ins + l->f->nins &&
+           (ins->space == PTX_SPACE_GLOBAL || ins->space == PTX_SPACE_GENERIC) &&
+           a->kind == PTX_OPND_ADDR && a->reg >= 0 && !prefetch_disabled();
+}
+
+/* A load or store outside every loop whose address moves from one block
+ * to the next in x (saxpy's x[blockIdx.x * blockDim.x + threadIdx.x],
+ * CUB's tile loads) is one stream per worker, block after block: it
+ * prefetches (a store: for writing) the lines the block
+ * ZN_PF_BLOCKS_AHEAD on will touch. On an Intel Xeon, saxpy 5.1-5.5 ->
+ * 4.3-4.5 ms, triad 7.9-8.7 -> 6.2-6.7: the hardware's prefetchers, which
+ * start again at every page, ran too little ahead of the warps. */
+static void stream_ahead(zn_lfn *l, const ptx_opnd *a, ptx_space space, bool write)
+{
+    if (!l->pf_plan)
+        l->pf_plan = plan_build(l->f);
+    struct zn_pf_plan *p = l->pf_plan;
+    uint32_t at = (uint32_t)(l->ins - l->f->ins);
+    if (!p || !p->defs || !p->blk_step)
+        return;
+    for (uint32_t k = 0; k < p->nloops; k++)
+        if (p->head[k] <= at && at <= p->latch[k])
+            return;
+    /* with 2D blocks a block's step in x is a row's few lines, which the
+     * hardware follows (bench/stencil: 32 x 8 blocks, 128 bytes) */
+    if (zn_func_uses_2d(l))
+        return;
+    pf_walk w = {.l = l, .p = p, .head = 0, .latch = l->f->nins ? l->f->nins - 1 : 0,
+                 .ctaid = true, .self = -1};
+    ptx_opnd r = {.kind = PTX_OPND_REG, .reg = a->reg, .reg2 = -1};
+    pf_step c;
+    if (step_of(&w, &r, 0, &c) != PF_STEP || c.scale == 0 ||
+        (c.reg < 0 && c.scale < ZN_PF_MIN_STREAM && c.scale > -ZN_PF_MIN_STREAM) ||
+        (c.reg >= 0 && !int_type(l->f->regs[c.reg].type)) ||
+        (c.reg2 >= 0 && !int_type(l->f->regs[c.reg2].type)))
+        return;
+    prefetch_lanes(l, zn_mem_ptrs(l, a, space), step_bytes(l, c, ZN_PF_BLOCKS_AHEAD), write);
+}
+
+void zn_prefetch_store_ahead(zn_lfn *l, const ptx_ins *ins)
+{
+    if (ins->nopnds >= 1 && prefetchable(l, ins, &ins->opnds[0]))
+        stream_ahead(l, &ins->opnds[0], ins->space, true);
+}
+
 void zn_prefetch_ahead(zn_lfn *l, const ptx_ins *ins)
 {
-    if (!l->ins || l->ins < l->f->ins || l->ins >= l->f->ins + l->f->nins ||
-        (ins->space != PTX_SPACE_GLOBAL && ins->space != PTX_SPACE_GENERIC) ||
-        ins->nopnds < 2 || prefetch_disabled())
+    if (ins->nopnds < 2 || !prefetchable(l, ins, &ins->opnds[1]))
         return;
     uint32_t at = (uint32_t)(l->ins - l->f->ins), loop = 0;
     pf_step s = {-1, -1, 0};
     int64_t blocks = 0;
-    if (!load_step(l, at, &s, &loop))
+    if (!load_step(l, at, &s, &loop)) {
+        stream_ahead(l, &ins->opnds[1], ins->space, false);
         return;
+    }
     bool grid = grid_derived(l->f, l->pf_plan, s.reg, 0) ||
                 (s.reg2 >= 0 && grid_derived(l->f, l->pf_plan, s.reg2, 0));
     if (!grid && !(blocks = blocks_ahead(l, at)))
@@ -499,16 +597,7 @@ void zn_prefetch_ahead(zn_lfn *l, const ptx_ins *ins)
      * though the divergence analysis may not know it); only a gap the
      * hardware does not follow gets the prefetch (the test is
      * loop-invariant: well predicted) */
-    LLVMValueRef step = LLVMConstInt(m->t_i64, (uint64_t)s.scale, 0);
-    for (int k = 0; k < 2; k++) {
-        int32_t reg = k ? s.reg2 : s.reg;
-        if (reg < 0)
-            continue;
-        LLVMValueRef v = LLVMBuildExtractElement(b, zn_load_reg(l, reg), LLVMConstInt(m->t_i32, 0, 0), "");
-        if (LLVMTypeOf(v) != m->t_i64)
-            v = LLVMBuildSExt(b, v, m->t_i64, "");
-        step = LLVMBuildMul(b, step, v, "pf.step");
-    }
+    LLVMValueRef step = step_bytes(l, s, 1);
     /* |step| - span >= gap, as one unsigned compare */
     uint64_t edge = (uint64_t)(ZN_PF_MIN_GAP + span);
     LLVMValueRef far = LLVMBuildICmp(b, LLVMIntUGT, LLVMBuildAdd(b, step, LLVMConstInt(m->t_i64, edge - 1, 0), ""),
@@ -518,7 +607,7 @@ void zn_prefetch_ahead(zn_lfn *l, const ptx_ins *ins)
     LLVMBuildCondBr(b, far, yes, done);
     LLVMPositionBuilderAtEnd(b, yes);
     prefetch_lanes(l, ptrs, grid ? LLVMBuildMul(b, step, LLVMConstInt(m->t_i64, ZN_PF_AHEAD, 0), "")
-                                 : LLVMConstInt(m->t_i64, (uint64_t)blocks, 0));
+                                 : LLVMConstInt(m->t_i64, (uint64_t)blocks, 0), false);
     LLVMBuildBr(b, done);
     LLVMPositionBuilderAtEnd(b, done);
 }
@@ -530,5 +619,5 @@ void zn_lower_prefetch(zn_lfn *l, const ptx_ins *ins)
 {
     if (ins->nopnds < 1 || ins->opnds[0].kind != PTX_OPND_ADDR)
         return;
-    prefetch_lanes(l, zn_mem_ptrs(l, &ins->opnds[0], ins->space), NULL);
+    prefetch_lanes(l, zn_mem_ptrs(l, &ins->opnds[0], ins->space), NULL, false);
 }

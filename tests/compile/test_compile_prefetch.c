@@ -10,6 +10,11 @@
  * - A loop over a tile's rows (a page or more apart) whose address moves
  *   128 bytes from one block to the next prefetches 4 blocks on; 8 KiB per
  *   block does not. Results right where the prefetches run past the input.
+ * - A load and a store outside loops whose address moves by blockDim.x
+ *   words from one block to the next prefetch (the store for writing) 4
+ *   blocks on; the same kernel reading %tid.y (2D blocks) and a constant
+ *   128 bytes per block do not. Results right where the last blocks'
+ *   prefetches run past the input.
  * - PTX's prefetch / prefetchu in their forms lower to prefetches of lines
  *   that are not mapped either, and the kernel still runs. */
 #include <stdlib.h>
@@ -66,6 +71,28 @@ static const char *block_ptx = LOOP_PTX("bs", "  cvt.u64.u32 %rd7, %r1;\n");
 
 static const char *rows_ptx = ROWS_PTX("rows", "5");
 static const char *rows_far_ptx = ROWS_PTX("rows_far", "11");
+
+/* out[i] = 3 * in[i] + 1 for i = ctaid.x * BLOCK + INDEX < n, no loop */
+#define STREAM_PTX(NAME, BLOCK, INDEX)                                                 \
+    ".version 7.0\n.target sm_70\n.address_size 64\n"                                \
+    ".visible .entry " NAME "(.param .u64 pin, .param .u64 pout, .param .u64 pn)\n{\n" \
+    "  .reg .pred %p<2>;\n  .reg .b32 %r<10>;\n  .reg .b64 %rd<12>;\n"                 \
+    "  ld.param.u64 %rd1, [pin];\n  ld.param.u64 %rd2, [pout];\n"                    \
+    "  ld.param.u64 %rd3, [pn];\n"                                                     \
+    "  mov.u32 %r1, %ntid.x;\n  mov.u32 %r2, %ctaid.x;\n  mov.u32 %r3, %tid.x;\n"    \
+    "  mul.wide.u32 %rd4, %r2, " BLOCK ";\n" INDEX "  cvt.u64.u32 %rd5, %r9;\n"        \
+    "  add.s64 %rd6, %rd4, %rd5;\n"                                                    \
+    "  setp.ge.s64 %p1, %rd6, %rd3;\n  @%p1 bra DONE;\n"                              \
+    "  shl.b64 %rd8, %rd6, 2;\n  add.s64 %rd9, %rd1, %rd8;\n"                         \
+    "  ld.global.u32 %r5, [%rd9];\n  mad.lo.s32 %r6, %r5, 3, 1;\n"                     \
+    "  add.s64 %rd10, %rd2, %rd8;\n  st.global.u32 [%rd10], %r6;\n"                   \
+    "DONE:\n  ret;\n}\n"
+
+#define INDEX_1D "  mov.u32 %r9, %r3;\n"
+static const char *stream_ptx = STREAM_PTX("stream", "%r1", INDEX_1D);
+static const char *stream_2d_ptx =
+    STREAM_PTX("stream_2d", "%r1", "  mov.u32 %r7, %tid.y;\n  mad.lo.s32 %r9, %r7, %r1, %r3;\n");
+static const char *stream_small_ptx = STREAM_PTX("stream_small", "32", INDEX_1D);
 
 static const char *hint_ptx =
     ".version 8.0\n.target sm_80\n.address_size 64\n"
@@ -160,7 +187,26 @@ int main(void)
     zn_jit_module *rows = load_checking(rows_ptx, "@llvm.prefetch", true, "a tile's rows");
     zn_jit_module *far = load_checking(rows_far_ptx, "@llvm.prefetch", false,
                                        "rows 8 KiB apart per block");
+    /* llvm.prefetch(ptr, rw = 1, locality 3, data): the store's */
+    zn_jit_module *stream = load_checking(stream_ptx, "i32 1, i32 3, i32 1)", true,
+                                          "a block-by-block stream");
+    zn_jit_module *s2d = load_checking(stream_2d_ptx, "@llvm.prefetch", false, "a 2D block's row");
+    zn_jit_module *small = load_checking(stream_small_ptx, "@llvm.prefetch", false,
+                                         "128 bytes per block");
     zn_compile_keep_ir(0);
+    if (stream) {
+        run_loop(stream, "stream", in, n, (uint32_t)((n + 127) / 128), 128);
+        run_loop(stream, "stream", in, 1000, 11, 96);  /* fewer elements than threads */
+        zn_jit_module_free(stream);
+    }
+    if (s2d) {
+        run_loop(s2d, "stream_2d", in, n, (uint32_t)((n + 255) / 256), 256);
+        zn_jit_module_free(s2d);
+    }
+    if (small) {
+        run_loop(small, "stream_small", in, n, (uint32_t)((n + 31) / 32), 32);
+        zn_jit_module_free(small);
+    }
     if (gs) {
         run_loop(gs, "gs", in, n, 16, 128);  /* an 8 KiB step: prefetched */
         run_loop(gs, "gs", in, n, 3, 96);    /* 1152 bytes: the run-time test says no */
