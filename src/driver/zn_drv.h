@@ -451,7 +451,6 @@ typedef struct zn_graph {
     size_t n, cap;
     pthread_mutex_t lock;
     zn_uobj_set uobjs;
-    bool cond_body;             /* a conditional node's body: no memory nodes (as CUDA) */
     struct zn_gedge *pedges;    /* edges with non-default data (zn_drv_graph_edge.c) */
     size_t npedges, cappedges;
 } zn_graph;
@@ -497,7 +496,6 @@ CUresult zn_graph_add(zn_graph *g, CUgraphNodeType type, zn_op *op, zn_gnode *co
 int zn_nodeset_add(zn_nodeset *s, zn_gnode *n);
 /* Graph memory nodes (zn_drv_graph_mem.c). */
 bool zn_graph_has_mem(const zn_graph *g);
-CUresult zn_gmem_refuse_in_body(void);    /* logged CUDA_ERROR_NOT_SUPPORTED */
 /* Edge data (zn_drv_graph_edge.c): non-default CUgraphEdgeData per edge.
  * check: CUDA's rules for data on from -> to (to NULL: not made yet). */
 bool zn_gedge_is_default(const CUgraphEdgeData *e);

@@ -209,7 +209,6 @@ static zn_graph *graph_clone(const zn_graph *g)
         zn_graph_free(c);
         return NULL;
     }
-    c->cond_body = g->cond_body;
     return c;
 }
 
@@ -506,7 +505,6 @@ CUresult cuGraphAddChildGraphNode(CUgraphNode *pn, CUgraph g, const CUgraphNode 
     r = zn_graph_add(g, CU_GRAPH_NODE_TYPE_GRAPH, NULL, deps, ndeps, pn);
     if (r == CUDA_SUCCESS) {
         (*pn)->child = copy;
-        copy->cond_body |= g->cond_body;    /* a body's child: no memory nodes either */
     } else {
         zn_graph_free(copy);
     }

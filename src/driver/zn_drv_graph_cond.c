@@ -161,8 +161,6 @@ CUresult zn_gcond_add(zn_gnode **out, zn_graph *g, zn_gnode *const *deps, size_t
         if (!(c->bodies[i] = zn_graph_new(ctx))) {
             zn_gcond_free(c);
             return CUDA_ERROR_OUT_OF_MEMORY;
-        } else {
-            c->bodies[i]->cond_body = true;     /* no memory nodes (zn_drv_graph_mem.c) */
         }
     r = zn_graph_add(g, CU_GRAPH_NODE_TYPE_CONDITIONAL, NULL, deps, ndeps, out);
     if (r != CUDA_SUCCESS) {

@@ -12,6 +12,7 @@
  * new graph has the same shape.
  */
 #include "zn_drv.h"
+#include "../util/zn_log.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -121,9 +122,18 @@ static void oplist_free(oplist *l)
 static CUresult flatten(const zn_graph *g, oplist *l, const zn_gnode *owner,
                         const idxv *entry, idxv *exits);
 
-/* A conditional node's body as a plain op array (zn_drv_graph_cond.c). */
+/* A conditional node's body as a plain op array (zn_drv_graph_cond.c).
+ * CUDA: a body holds kernel, empty, child, memset, memcpy and conditional
+ * nodes only; NVIDIA's driver accepts memory nodes added there (also
+ * captured with cuStreamBeginCaptureToGraph) and refuses the graph here,
+ * at instantiation (measured on an H200). */
 static CUresult flatten_body(const zn_graph *g, zn_op ***ops, size_t *n, zn_uobj_set *objs)
 {
+    if (zn_graph_has_mem(g)) {
+        zn_log(ZN_LOG_ERROR, "cuGraphInstantiate: a conditional body holds a memory "
+               "alloc or free node, which CUDA does not allow there");
+        return CUDA_ERROR_INVALID_VALUE;
+    }
     oplist l = { 0 };
     /* any non-NULL owner: no defaults */
     CUresult r = flatten(g, &l, (const zn_gnode *)g, NULL, NULL);

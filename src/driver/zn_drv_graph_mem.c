@@ -158,20 +158,9 @@ static CUresult check_params(const CUDA_MEM_ALLOC_NODE_PARAMS *p)
 }
 
 /* Adds an alloc node for p to g after deps; p->dptr receives the address. */
-/* CUDA: conditional bodies hold kernel, empty, child, memset, memcpy and
- * conditional nodes only; memory nodes are refused when added (also when
- * captured into a body with cuStreamBeginCaptureToGraph). */
-CUresult zn_gmem_refuse_in_body(void)
-{
-    zn_log(ZN_LOG_WARN, "memory alloc/free nodes are not allowed in conditional bodies");
-    return CUDA_ERROR_NOT_SUPPORTED;
-}
-
 static CUresult add_alloc(zn_gnode **out, zn_graph *g, zn_gnode *const *deps, size_t ndeps,
                           CUDA_MEM_ALLOC_NODE_PARAMS *p)
 {
-    if (g->cond_body)
-        return zn_gmem_refuse_in_body();
     CUresult r = check_params(p);
     if (r != CUDA_SUCCESS)
         return r;
@@ -224,8 +213,6 @@ static CUresult add_alloc(zn_gnode **out, zn_graph *g, zn_gnode *const *deps, si
 static CUresult add_free(zn_gnode **out, zn_graph *g, zn_gnode *const *deps, size_t ndeps,
                          zn_gmem *m)
 {
-    if (g->cond_body)
-        return zn_gmem_refuse_in_body();
     for (size_t i = 0; i < g->n; i++)
         if (g->nodes[i]->type == CU_GRAPH_NODE_TYPE_MEM_FREE && g->nodes[i]->mem == m)
             return CUDA_ERROR_INVALID_VALUE;

@@ -148,13 +148,10 @@ static CUresult add_child_moved(CUgraphNode *pn, CUgraph g, const CUgraphNode *d
     if (!pn || !zn_graph_valid(g) || !zn_graph_valid(child) || child == g ||
         (ndeps && !deps))
         return CUDA_ERROR_INVALID_VALUE;
-    if (g->cond_body && zn_graph_has_mem(child))
-        return zn_gmem_refuse_in_body();
     CUresult r = zn_graph_add(g, CU_GRAPH_NODE_TYPE_GRAPH, NULL, deps, ndeps, pn);
     if (r != CUDA_SUCCESS)
         return r;
     (*pn)->child = child;   /* the node owns it now; the handle stays valid */
-    child->cond_body |= g->cond_body;
     /* the parent holds the child's memory blocks and user objects too */
     return zn_uobj_set_merge(&g->uobjs, &child->uobjs) ? CUDA_SUCCESS
                                                         : CUDA_ERROR_OUT_OF_MEMORY;

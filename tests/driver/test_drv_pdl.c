@@ -12,7 +12,8 @@
  * programmatic edge, and a stream waiting on a captured programmatic event
  * (both ports); the programmatic and launch-completion events recorded
  * after the grid. Batch memory-op nodes: writes, barrier and waits in graph
- * order, get/set, exec set. Memory nodes refused in conditional bodies.
+ * order, get/set, exec set. Memory nodes in conditional bodies: added, then
+ * refused at instantiation.
  */
 #include "graph_test.h"
 
@@ -491,50 +492,84 @@ static CUDA_MEM_ALLOC_NODE_PARAMS alloc_params(size_t bytes)
     return p;
 }
 
-/* CUDA: a conditional body holds kernel, empty, child, memset, memcpy and
- * conditional nodes only; memory nodes are refused when added. */
-static void cond_body_memory(void)
+/* a graph with an IF node whose body is returned in *body */
+static CUgraph if_graph(CUgraph *body)
 {
     CUgraph g;
     OK(cuGraphCreate(&g, 0));
     CUgraphConditionalHandle h;
     OK(cuGraphConditionalHandleCreate(&h, g, f.ctx, 1, CU_GRAPH_COND_ASSIGN_DEFAULT));
     CUgraphNodeParams p = gt_if_params(h, f.ctx);
-    CUgraphNode nc, na, nchild;
+    CUgraphNode nc;
     OK(cuGraphAddNode(&nc, g, NULL, NULL, 0, &p));
-    if (!p.conditional.phGraph_out) {
-        EXPECT(p.conditional.phGraph_out != NULL);
+    EXPECT(p.conditional.phGraph_out != NULL);
+    *body = p.conditional.phGraph_out ? p.conditional.phGraph_out[0] : NULL;
+    return g;
+}
+
+/* g cannot be instantiated: INVALID_VALUE, as on an H200 */
+static void refused(CUgraph g, const char *why)
+{
+    CUgraphExec x = NULL;
+    CUresult r = cuGraphInstantiateWithFlags(&x, g, 0);
+    if (r != CUDA_ERROR_INVALID_VALUE)
+        fprintf(stderr, "FAIL %s: instantiate -> %d, want INVALID_VALUE\n", why, (int)r);
+    EXPECT_RC(r, CUDA_ERROR_INVALID_VALUE);
+    if (r == CUDA_SUCCESS)
+        OK(cuGraphExecDestroy(x));
+    OK(cuGraphDestroy(g));
+}
+
+/* CUDA: a conditional body holds kernel, empty, child, memset, memcpy and
+ * conditional nodes only. NVIDIA's driver (H200) accepts memory nodes added
+ * there and refuses the graph at cuGraphInstantiate (INVALID_VALUE). */
+static void cond_body_memory(void)
+{
+    CUgraph body, g = if_graph(&body);
+    if (!body)
         return;
-    }
-    CUgraph body = p.conditional.phGraph_out[0];
     CUDA_MEM_ALLOC_NODE_PARAMS ap = alloc_params(4096);
-    EXPECT_RC(cuGraphAddMemAllocNode(&na, body, NULL, 0, &ap), CUDA_ERROR_NOT_SUPPORTED);
-    /* a graph with an alloc node: its allocation may not be freed in the
-     * body, and the graph may not be moved in */
+    CUgraphNode na, nchild;
+    OK(cuGraphAddMemAllocNode(&na, body, NULL, 0, &ap));
+    EXPECT(ap.dptr != 0);
+    refused(g, "an alloc node in the body");
+
+    /* a free node of another graph's allocation */
     CUgraph inner;
     OK(cuGraphCreate(&inner, 0));
+    ap = alloc_params(4096);
     OK(cuGraphAddMemAllocNode(&na, inner, NULL, 0, &ap));
+    g = if_graph(&body);
     CUgraphNodeParams fp;
     memset(&fp, 0, sizeof fp);
     fp.type = CU_GRAPH_NODE_TYPE_MEM_FREE;
     fp.free.dptr = ap.dptr;
-    EXPECT_RC(cuGraphAddNode(&na, body, NULL, NULL, 0, &fp), CUDA_ERROR_NOT_SUPPORTED);
+    OK(cuGraphAddNode(&na, body, NULL, NULL, 0, &fp));
+    refused(g, "a free node in the body");
+
+    /* a graph with an alloc node moved in as a child */
+    g = if_graph(&body);
     CUgraphNodeParams cp;
     memset(&cp, 0, sizeof cp);
     cp.type = CU_GRAPH_NODE_TYPE_GRAPH;
     cp.graph.graph = inner;
     cp.graph.ownership = CU_GRAPH_CHILD_GRAPH_OWNERSHIP_MOVE;
-    EXPECT_RC(cuGraphAddNode(&nchild, body, NULL, NULL, 0, &cp), CUDA_ERROR_NOT_SUPPORTED);
-    OK(cuGraphDestroy(inner));
-    /* a child graph node of the body: its graph is a body's too */
-    CUgraph empty;
+    OK(cuGraphAddNode(&nchild, body, NULL, NULL, 0, &cp));   /* inner is the node's now */
+    refused(g, "a child with an alloc node in the body");
+
+    /* an alloc node in the graph of a child of the body */
+    g = if_graph(&body);
+    CUgraph empty, own;
     OK(cuGraphCreate(&empty, 0));
     OK(cuGraphAddChildGraphNode(&nchild, body, NULL, 0, empty));
-    CUgraph own;
-    OK(cuGraphChildGraphNodeGetGraph(nchild, &own));
-    EXPECT_RC(cuGraphAddMemAllocNode(&na, own, NULL, 0, &ap), CUDA_ERROR_NOT_SUPPORTED);
     OK(cuGraphDestroy(empty));
-    /* the allowed kinds still go in, and the graph runs */
+    OK(cuGraphChildGraphNodeGetGraph(nchild, &own));
+    ap = alloc_params(4096);
+    OK(cuGraphAddMemAllocNode(&na, own, NULL, 0, &ap));
+    refused(g, "an alloc node in a child of the body");
+
+    /* the allowed kinds go in, and the graph runs */
+    g = if_graph(&body);
     CUDA_MEMSET_NODE_PARAMS ms = gt_set_params(b, 0x33, N);
     CUgraphNode ns;
     OK(cuGraphAddMemsetNode(&ns, body, NULL, 0, &ms, f.ctx));
