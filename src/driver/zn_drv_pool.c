@@ -727,9 +727,12 @@ CUresult cuMemPoolGetAccess(int *flags, CUmemoryPool pool, CUmemLocation *loc)
     if (!p)
         r = CUDA_ERROR_INVALID_VALUE;
     else {
+        /* a managed pool's memory is reached as managed memory, not
+         * through the pool's access map, which NVIDIA's driver reports
+         * empty (PROT_NONE for the host and the device, H200) */
         int place = place_of(loc, &r);
         if (place >= 0)
-            *flags = own_place(p, place) ? ACCESS_RW : p->peer_access;
+            *flags = p->managed ? ACCESS_NONE : own_place(p, place) ? ACCESS_RW : p->peer_access;
     }
     pthread_mutex_unlock(&pool_lock);
     ZN_RET(r);
