@@ -495,8 +495,8 @@ CUresult cuMemPoolImportFromShareableHandle(CUmemoryPool *pool, void *handle, in
         ZN_RET(CUDA_ERROR_UNKNOWN);
     if (pread(fd, &pg, sizeof pg, 0) != (ssize_t)sizeof pg || pg.magic != POOL_SHARE_MAGIC)
         ZN_RET(CUDA_ERROR_INVALID_VALUE);
-    if (pg.pid == getpid())     /* as with cuIpcOpenMemHandle */
-        ZN_RET(CUDA_ERROR_INVALID_CONTEXT);
+    /* the process's own pool: NVIDIA's driver imports it too (H200),
+     * unlike its own cuIpcOpenMemHandle; its pointers are not (below) */
     zn_pool *p = calloc(1, sizeof *p);
     if (!p)
         ZN_RET(CUDA_ERROR_OUT_OF_MEMORY);
@@ -562,6 +562,11 @@ CUresult cuMemPoolImportPointer(CUdeviceptr *out, CUmemoryPool pool,
     pthread_mutex_unlock(&pool_lock);
     if (!ok)    /* not data exported from this pool */
         ZN_RET(CUDA_ERROR_INVALID_VALUE);
+    if (w.pid == getpid()) {
+        zn_log(ZN_LOG_WARN, "cuMemPoolImportPointer: a pointer of this process's own pool "
+               "(imported from its own handle) is not supported; use the pointer itself");
+        ZN_RET(CUDA_ERROR_NOT_SUPPORTED);
+    }
     int fd;
     CUresult r = zn_ipc_open_peer(w.pid, w.fd, w.tag, w.span, &fd);
     if (r != CUDA_SUCCESS)

@@ -423,11 +423,13 @@ int main(int argc, char **argv)
                                                CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR, 0),
               CUDA_ERROR_INVALID_VALUE);
     OK(cuMemPoolExportToShareableHandle(&pfd, pool, CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR, 0));
-    CUmemoryPool self_pool;
-    EXPECT_RC(cuMemPoolImportFromShareableHandle(&self_pool, (void *)(intptr_t)pfd,
-                                                 CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR, 0),
-              CUDA_ERROR_INVALID_CONTEXT);
-    CUdeviceptr pp = 0, pplain = 0;
+    /* the process's own pool imports (as on an H200); its pointers from
+     * that import are NOT_SUPPORTED (not modelled), the pool destroys */
+    CUmemoryPool self_pool = NULL;
+    OK(cuMemPoolImportFromShareableHandle(&self_pool, (void *)(intptr_t)pfd,
+                                          CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR, 0));
+    EXPECT(self_pool != NULL && self_pool != pool);
+    CUdeviceptr pp = 0, pplain = 0, pself = 0;
     OK(cuMemAllocFromPoolAsync(&pp, bytes, pool, NULL));
     OK(cuMemAllocFromPoolAsync(&pplain, 4096, plain, NULL));
     launch_fill(fill, NULL, pp, N, 21);
@@ -435,6 +437,10 @@ int main(int argc, char **argv)
     EXPECT_RC(cuMemPoolExportPointer(&pd, pplain), CUDA_ERROR_INVALID_VALUE);
     EXPECT_RC(cuMemPoolExportPointer(&pd, a), CUDA_ERROR_INVALID_VALUE);
     OK(cuMemPoolExportPointer(&pd, pp));
+    if (self_pool) {
+        EXPECT_RC(cuMemPoolImportPointer(&pself, self_pool, &pd), CUDA_ERROR_NOT_SUPPORTED);
+        OK(cuMemPoolDestroy(self_pool));
+    }
 
     /* the event, recorded behind a slow host function and a kernel on B */
     CUevent ev;
