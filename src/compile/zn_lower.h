@@ -132,6 +132,8 @@ typedef struct zn_lfn {
     bool *aff_join;             /* labels at ins i, [nins + 1]: reads tid.y/z (zn_lower_affine.c) */
     int32_t *aff_loop;          /* per register: induction loop facts (zn_lower_affine.c) */
     struct zn_pf_plan *pf_plan; /* loops and register writes (zn_lower_prefetch.c), or NULL */
+    uint8_t *gs_latch;          /* per ins: a grid-stride loop's backward branch,
+                                 * where a coroutine warp yields (zn_lower_coro.c) */
     uint32_t *pair_act;         /* paired 16-bit loads (zn_lower_pairld.c), or NULL */
     struct zn_lanetab *lanetab; /* predicted lane offsets (zn_lower_lanetab.c), or NULL */
     zn_win_seen win_seen[ZN_WIN_SEEN]; /* recent window tests (zn_lower_window.c) */
@@ -298,6 +300,11 @@ void zn_lower_prefetch(zn_lfn *l, const ptx_ins *ins);
 void zn_prefetch_ahead(zn_lfn *l, const ptx_ins *ins);
 void zn_prefetch_store_ahead(zn_lfn *l, const ptx_ins *ins);
 void zn_prefetch_free(zn_lfn *l);
+/* Grid-stride loops (zn_lower_prefetch.c): a backward branch's loop whose
+ * body adds a register computed from %nctaid outside it and makes a global
+ * or generic access. latch (f->nins entries, or NULL): set at the backward
+ * branch of each. Returns whether f has one. */
+bool zn_grid_loops(const ptx_func *f, uint8_t *latch);
 
 /* A warp's load/store at per-lane i64 host addresses `a` under l->emask:
  * contiguous, uniform or gather/scatter, picked at run time
@@ -499,6 +506,14 @@ bool zn_func_reaches(const ptx_module *pm, const ptx_func *f, bool (*pred)(const
 /* zn_lower_coro.c: kernels with barriers as coroutines */
 bool zn_coro_disabled(void);    /* ZINC_NO_CORO */
 bool zn_func_coro(const ptx_module *pm, const ptx_func *f);
+/* an entry without block barriers whose grid-stride loops yield at their
+ * backward branch, so the block's warps take turns per iteration (a
+ * coroutine, zn_lower_coro.c) */
+bool zn_func_grid_interleaved(const ptx_module *pm, const ptx_func *f);
+/* l->gs_latch, where the function is interleaved (zn_func_grid_interleaved) */
+void zn_grid_yield_latches(zn_lfn *l, const ptx_module *pm);
+/* at a grid-stride loop's backward branch: a yield when a lane takes it */
+void zn_grid_loop_yield(zn_lfn *l);
 void zn_coro_prologue(zn_lfn *l);
 void zn_coro_return(zn_lfn *l, LLVMValueRef status); /* branches to the exit */
 void zn_call_barrier_rt(zn_lfn *l, LLVMValueRef id, LLVMValueRef count, unsigned mode);

@@ -19,6 +19,24 @@
  * kernels whose frame estimate exceeds what a thread stack may carry.
  * ZINC_NO_CORO=1 keeps every kernel on fibers (A/B runs; part of the
  * kernel cache key).
+ *
+ * Grid-stride loops (`for (i = tid; i < n; i += gridDim.x * blockDim.x)`)
+ * make a kernel a coroutine too, barriers or not: a warp that runs its
+ * whole loop alone touches 128 bytes per page per iteration, one page
+ * after another, and the block's next warp then walks the lines next to
+ * them, long evicted. With a yield at the loop's backward branch (taken
+ * by some lane) the block's warps take turns iteration by iteration, as
+ * on a GPU, so each round reads and writes blockDim.x contiguous elements
+ * (2^24 floats, 128 blocks of 256 threads, on an Intel Xeon: `y[i] = 2 *
+ * x[i]` 12-13 -> 7-8.5 ms, `y[i] = a x[i] + b z[i] + c w[i]` 27 -> 17,
+ * a dot product 12.3 -> 6.9). A warp that leaves the loop after its first
+ * iteration never yields. Only kernels without block barriers: the yield
+ * makes LLVM keep the loop's live values in the coroutine frame, saved
+ * every iteration, and a kernel that is a coroutine anyway lost more there
+ * than it gained (bench/histogram 28-30 -> 35-39 ms: its conflict-add
+ * vectors, 768 bytes); yielding every 4 or 8 iterations instead gave most
+ * of the gain back (the three-input sum 28 ms). ZINC_NO_GRID_INTERLEAVE=1
+ * turns this off (A/B runs; part of the kernel cache key).
  */
 #include "zn_lower.h"
 
@@ -46,7 +64,8 @@ static bool waits_in_callee(const ptx_ins *ins)
 
 bool zn_func_coro(const ptx_module *pm, const ptx_func *f)
 {
-    if (!f->is_entry || zn_coro_disabled() || !zn_func_uses_barrier(pm, f))
+    if (!f->is_entry || zn_coro_disabled() ||
+        (!zn_func_uses_barrier(pm, f) && !zn_func_grid_interleaved(pm, f)))
         return false;
     if (64u * 1024 + f->nregs * 256u + zn_func_local_bytes(f) * ZN_LANES > ZN_CORO_STACK_LIMIT)
         return false;
@@ -69,6 +88,38 @@ bool zn_func_coro(const ptx_module *pm, const ptx_func *f)
             return false;   /* through a pointer: the callee is unknown */
     }
     return true;
+}
+
+bool zn_grid_interleave_disabled(void)
+{
+    const char *s = getenv("ZINC_NO_GRID_INTERLEAVE");
+    return s && *s && *s != '0';
+}
+
+bool zn_func_grid_interleaved(const ptx_module *pm, const ptx_func *f)
+{
+    return f->is_entry && !zn_grid_interleave_disabled() && !zn_func_uses_barrier(pm, f) &&
+           zn_grid_loops(f, NULL);
+}
+
+void zn_grid_yield_latches(zn_lfn *l, const ptx_module *pm)
+{
+    if (!l->coro || !zn_func_grid_interleaved(pm, l->f) ||
+        !(l->gs_latch = calloc(l->f->nins + 1, 1)))
+        return;
+    zn_grid_loops(l->f, l->gs_latch);
+}
+
+void zn_grid_loop_yield(zn_lfn *l)
+{
+    zn_lmod *m = l->m;
+    LLVMBasicBlockRef go = LLVMAppendBasicBlockInContext(m->ctx, l->fn, "gs.yield");
+    LLVMBasicBlockRef cont = LLVMAppendBasicBlockInContext(m->ctx, l->fn, "gs.next");
+    LLVMBuildCondBr(l->b, ll_any(l, l->emask), go, cont);
+    LLVMPositionBuilderAtEnd(l->b, go);
+    zn_lower_yield(l);
+    LLVMBuildBr(l->b, cont);
+    LLVMPositionBuilderAtEnd(l->b, cont);
 }
 
 static LLVMValueRef intrinsic(zn_lfn *l, const char *name, LLVMTypeRef *over, size_t nover,

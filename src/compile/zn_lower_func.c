@@ -276,6 +276,9 @@ void zn_lower_branch(zn_lfn *l, const ptx_ins *ins)
             return;
         }
         uint32_t T = l->block_of_ins[l->f->labels[o->label].ins];
+        if (l->gs_latch && ins >= l->f->ins && ins < l->f->ins + l->f->nins &&
+            l->gs_latch[ins - l->f->ins])
+            zn_grid_loop_yield(l);  /* zn_lower_coro.c */
         if (l->blk_conv[l->cur_block] && (ins->guard_reg < 0 || l->reg_uni[ins->guard_reg])) {
             uniform_branch(l, ins, T, next);
             return;
@@ -543,6 +546,7 @@ void zn_lower_func(zn_lmod *m, const ptx_func *f, LLVMValueRef fn)
     l->fn = fn;
     l->is_entry = f->is_entry;
     l->coro = zn_func_coro(m->pm, f); /* zn_lower_coro.c */
+    zn_grid_yield_latches(l, m->pm);
     l->uses_cluster = zn_module_uses_cluster(m); /* zn_lower_cluster.c */
     l->w = LLVMGetParam(fn, 0);
     split_blocks(l);
@@ -623,6 +627,7 @@ void zn_lower_func(zn_lmod *m, const ptx_func *f, LLVMValueRef fn)
     free(l->aff_join);
     free(l->aff_loop);
     zn_prefetch_free(l);
+    free(l->gs_latch);
     zn_lanetab_free(l->lanetab);
     free(l->reg_uni);
     free(l->reg_nan_free);

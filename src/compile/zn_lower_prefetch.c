@@ -8,7 +8,8 @@
  * a new page every time, which the CPU's prefetchers do not follow. Every
  * iteration then waits for DRAM (bench/histogram: 128 blocks of 256
  * threads, 32 KiB per step, about 100 ns per warp iteration). For a
- * global or generic load in a loop whose address moves by the same amount
+ * global or generic load (or store: prefetched for writing, saving the
+ * read-for-ownership wait) in a loop whose address moves by the same amount
  * every iteration by a multiple of a register computed from %nctaid (the
  * grid's size), when that step is a page or more beyond the bytes the
  * loop's accesses through the same register span (tested at run time),
@@ -137,9 +138,8 @@ static struct zn_pf_plan *plan_build(const ptx_func *f)
     return p;
 }
 
-void zn_prefetch_free(zn_lfn *l)
+static void plan_free(struct zn_pf_plan *p)
 {
-    struct zn_pf_plan *p = l->pf_plan;
     if (!p)
         return;
     free(p->head);
@@ -149,6 +149,11 @@ void zn_prefetch_free(zn_lfn *l)
     free(p->blk_kind);
     free(p->blk_step);
     free(p);
+}
+
+void zn_prefetch_free(zn_lfn *l)
+{
+    plan_free(l->pf_plan);
     l->pf_plan = NULL;
 }
 
@@ -413,9 +418,58 @@ static bool grid_derived(const ptx_func *f, const struct zn_pf_plan *p, int32_t 
     return false;
 }
 
-/* the step of the address of load `at` in its innermost loop (*loop),
- * when it is a multiple of a register (a run-time amount) */
-static bool load_step(zn_lfn *l, uint32_t at, pf_step *out, uint32_t *loop)
+/* The loop [head, latch] steps by a grid-sized amount: an add in its body
+ * takes a register computed from %nctaid and written outside the body
+ * (`i += gridDim.x * blockDim.x`, or nvcc's unrolled chains of
+ * `p = q + 4 * stride`). */
+static bool grid_step(const ptx_func *f, const struct zn_pf_plan *p, uint32_t head,
+                      uint32_t latch, const ptx_ins *ins)
+{
+    if (ins->op != PTX_OP_add || ins->nopnds != 3)
+        return false;
+    for (int k = 1; k < 3; k++) {
+        const ptx_opnd *u = &ins->opnds[k];
+        if (u->kind != PTX_OPND_REG || u->reg2 >= 0 || !grid_derived(f, p, u->reg, 0))
+            continue;
+        bool inside = false;
+        for (uint32_t d = p->def_start[u->reg]; d < p->def_start[u->reg + 1]; d++)
+            inside |= p->defs[d] >= head && p->defs[d] <= latch;
+        if (!inside)
+            return true;
+    }
+    return false;
+}
+
+static bool global_access(const ptx_ins *ins)
+{
+    return (ins->op == PTX_OP_ld || ins->op == PTX_OP_st || ins->op == PTX_OP_atom ||
+            ins->op == PTX_OP_red) &&
+           (ins->space == PTX_SPACE_GLOBAL || ins->space == PTX_SPACE_GENERIC);
+}
+
+bool zn_grid_loops(const ptx_func *f, uint8_t *latch)
+{
+    struct zn_pf_plan *p = plan_build(f);
+    bool any = false;
+    for (uint32_t k = 0; p && p->defs && k < p->nloops && (latch || !any); k++) {
+        bool step = false, mem = false;
+        for (uint32_t i = p->head[k]; i <= p->latch[k]; i++) {
+            step |= grid_step(f, p, p->head[k], p->latch[k], &f->ins[i]);
+            mem |= global_access(&f->ins[i]);
+        }
+        if (step && mem) {
+            any = true;
+            if (latch)
+                latch[p->latch[k]] = 1;
+        }
+    }
+    plan_free(p);
+    return any;
+}
+
+/* the step of address a of the access at `at` in its innermost loop
+ * (*loop), when it is a multiple of a register (a run-time amount) */
+static bool access_step(zn_lfn *l, uint32_t at, const ptx_opnd *a, pf_step *out, uint32_t *loop)
 {
     if (!l->pf_plan)
         l->pf_plan = plan_build(l->f);
@@ -430,7 +484,6 @@ static bool load_step(zn_lfn *l, uint32_t at, pf_step *out, uint32_t *loop)
     if (best == UINT32_MAX)
         return false;
     pf_walk w = {.l = l, .p = p, .head = p->head[best], .latch = p->latch[best], .self = -1};
-    const ptx_opnd *a = &l->f->ins[at].opnds[1];
     if (a->kind != PTX_OPND_ADDR || a->reg < 0)
         return false;
     ptx_opnd r = {.kind = PTX_OPND_REG, .reg = a->reg, .reg2 = -1};
@@ -443,13 +496,11 @@ static bool load_step(zn_lfn *l, uint32_t at, pf_step *out, uint32_t *loop)
            (out->reg2 < 0 || int_type(l->f->regs[out->reg2].type));
 }
 
-/* the bytes the accesses of loop `loop` through the address register of
- * load `at` span around it per iteration (an unrolled loop reads its
- * whole step) */
-static int64_t loop_span(zn_lfn *l, uint32_t at, uint32_t loop)
+/* the bytes the accesses of loop `loop` through the register of address
+ * a span around it per iteration (an unrolled loop reads its whole step) */
+static int64_t loop_span(zn_lfn *l, const ptx_opnd *a, uint32_t loop)
 {
     const struct zn_pf_plan *p = l->pf_plan;
-    const ptx_opnd *a = &l->f->ins[at].opnds[1];
     int64_t lo = a->ival, hi = a->ival;
     for (uint32_t i = p->head[loop]; i <= p->latch[loop]; i++)
         for (uint32_t k = 0; k < l->f->ins[i].nopnds; k++) {
@@ -468,12 +519,12 @@ static int64_t loop_span(zn_lfn *l, uint32_t at, uint32_t loop)
  * tile's rows, which the warp walks a page or more apart: many streams at
  * once, more than the hardware tracks) ZN_PF_BLOCKS_AHEAD blocks, the
  * blocks a worker runs next. 0: no prefetch. */
-static int64_t blocks_ahead(zn_lfn *l, uint32_t at)
+static int64_t blocks_ahead(zn_lfn *l, const ptx_opnd *a)
 {
     struct zn_pf_plan *p = l->pf_plan;
     pf_walk w = {.l = l, .p = p, .head = 0, .latch = l->f->nins ? l->f->nins - 1 : 0,
                  .ctaid = true, .self = -1};
-    ptx_opnd r = {.kind = PTX_OPND_REG, .reg = l->f->ins[at].opnds[1].reg, .reg2 = -1};
+    ptx_opnd r = {.kind = PTX_OPND_REG, .reg = a->reg, .reg2 = -1};
     pf_step c;
     if (step_of(&w, &r, 0, &c) != PF_STEP || c.reg >= 0 || c.scale == 0 ||
         c.scale >= ZN_PF_MIN_GAP || c.scale <= -ZN_PF_MIN_GAP)
@@ -568,31 +619,26 @@ static void stream_ahead(zn_lfn *l, const ptx_opnd *a, ptx_space space, bool wri
     prefetch_lanes(l, zn_mem_ptrs(l, a, space), step_bytes(l, c, ZN_PF_BLOCKS_AHEAD), write);
 }
 
-void zn_prefetch_store_ahead(zn_lfn *l, const ptx_ins *ins)
+/* the prefetch ahead of the load or store (write) ins at address a */
+static void access_ahead(zn_lfn *l, const ptx_ins *ins, const ptx_opnd *a, bool write)
 {
-    if (ins->nopnds >= 1 && prefetchable(l, ins, &ins->opnds[0]))
-        stream_ahead(l, &ins->opnds[0], ins->space, true);
-}
-
-void zn_prefetch_ahead(zn_lfn *l, const ptx_ins *ins)
-{
-    if (ins->nopnds < 2 || !prefetchable(l, ins, &ins->opnds[1]))
+    if (!prefetchable(l, ins, a))
         return;
     uint32_t at = (uint32_t)(l->ins - l->f->ins), loop = 0;
     pf_step s = {-1, -1, 0};
     int64_t blocks = 0;
-    if (!load_step(l, at, &s, &loop)) {
-        stream_ahead(l, &ins->opnds[1], ins->space, false);
+    if (!access_step(l, at, a, &s, &loop)) {
+        stream_ahead(l, a, ins->space, write);
         return;
     }
     bool grid = grid_derived(l->f, l->pf_plan, s.reg, 0) ||
                 (s.reg2 >= 0 && grid_derived(l->f, l->pf_plan, s.reg2, 0));
-    if (!grid && !(blocks = blocks_ahead(l, at)))
+    if (!grid && !(blocks = blocks_ahead(l, a)))
         return;
-    int64_t span = loop_span(l, at, loop);
+    int64_t span = loop_span(l, a, loop);
     zn_lmod *m = l->m;
     LLVMBuilderRef b = l->b;
-    LLVMValueRef ptrs = zn_mem_ptrs(l, &ins->opnds[1], ins->space);
+    LLVMValueRef ptrs = zn_mem_ptrs(l, a, ins->space);
     /* the loop's step, lane 0's (the same in all lanes of these loops,
      * though the divergence analysis may not know it); only a gap the
      * hardware does not follow gets the prefetch (the test is
@@ -607,9 +653,21 @@ void zn_prefetch_ahead(zn_lfn *l, const ptx_ins *ins)
     LLVMBuildCondBr(b, far, yes, done);
     LLVMPositionBuilderAtEnd(b, yes);
     prefetch_lanes(l, ptrs, grid ? LLVMBuildMul(b, step, LLVMConstInt(m->t_i64, ZN_PF_AHEAD, 0), "")
-                                 : LLVMConstInt(m->t_i64, (uint64_t)blocks, 0), false);
+                                 : LLVMConstInt(m->t_i64, (uint64_t)blocks, 0), write);
     LLVMBuildBr(b, done);
     LLVMPositionBuilderAtEnd(b, done);
+}
+
+void zn_prefetch_ahead(zn_lfn *l, const ptx_ins *ins)
+{
+    if (ins->nopnds >= 2)
+        access_ahead(l, ins, &ins->opnds[1], false);
+}
+
+void zn_prefetch_store_ahead(zn_lfn *l, const ptx_ins *ins)
+{
+    if (ins->nopnds >= 1)
+        access_ahead(l, ins, &ins->opnds[0], true);
 }
 
 /* prefetch{u}: the lines of lanes 0 and 31 (a warp's lanes usually read

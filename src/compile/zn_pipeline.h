@@ -64,6 +64,9 @@ void zn_kernel_facts_shared(const ptx_module *pm, const ptx_func *f, uint32_t st
 bool zn_jit_splittable(const ptx_module *pm);
 /* ZINC_NO_CORO: kernels with barriers stay on fibers (zn_lower_coro.c) */
 bool zn_coro_disabled(void);
+/* ZINC_NO_GRID_INTERLEAVE: grid-stride loops do not yield per iteration
+ * (zn_lower_coro.c) */
+bool zn_grid_interleave_disabled(void);
 /* want[i] (pm->nfuncs entries) = the function with a body at pm->funcs[i]
  * is reachable from the kernel at index entry (calls, function addresses). */
 void zn_jit_closure(const ptx_module *pm, uint32_t entry, bool *want);

@@ -1,8 +1,8 @@
 /* test_compile_prefetch.c: software prefetch (zn_lower_prefetch.c).
  *
  * - A grid-stride loop (`i += nctaid.x * ntid.x`) gets a prefetch ahead of
- *   its load, behind the run-time test of the step; a block-stride loop
- *   (`i += ntid.x`) gets none.
+ *   its load and one for writing ahead of its store, behind the run-time
+ *   test of the step; a block-stride loop (`i += ntid.x`) gets none.
  * - Both compute out[i] = 3 * in[i] + 1 right (checked against the same
  *   sum in C, unwritten output keeps its poison) where the input ends
  *   just before a PROT_NONE page: the prefetches run far past it (the
@@ -133,7 +133,7 @@ static void run_loop(zn_jit_module *jm, const char *kernel, const uint32_t *in, 
         out[i] = POISON;
     void *pin = (void *)in, *pout = out;
     void *args[] = {&pin, &pout, &n};
-    CHECK(zt_run(jm, kernel, ZT_DIM1(blocks), ZT_DIM1(threads), 0, args) == 0,
+    CHECK(zt_run_exec(jm, kernel, ZT_DIM1(blocks), ZT_DIM1(threads), 0, args) == 0,
           "%s %ux%u: status", kernel, blocks, threads);
     int bad = 0;
     for (uint64_t i = 0; i < n + 64; i++) {
@@ -181,13 +181,13 @@ int main(void)
         in[i] = (uint32_t)(i * 2654435761u + 12345);
 
     zn_compile_keep_ir(1); /* keeps the IR text (and bypasses the cache) */
-    zn_jit_module *gs = load_checking(grid_ptx, "@llvm.prefetch", true, "grid-stride loop");
+    /* llvm.prefetch(ptr, rw = 1, locality 3, data): the store's too */
+    zn_jit_module *gs = load_checking(grid_ptx, "i32 1, i32 3, i32 1)", true, "grid-stride loop");
     zn_jit_module *bs = load_checking(block_ptx, "@llvm.prefetch", false, "block-stride loop");
     zn_jit_module *hint = load_checking(hint_ptx, "@llvm.prefetch", true, "prefetch instructions");
     zn_jit_module *rows = load_checking(rows_ptx, "@llvm.prefetch", true, "a tile's rows");
     zn_jit_module *far = load_checking(rows_far_ptx, "@llvm.prefetch", false,
                                        "rows 8 KiB apart per block");
-    /* llvm.prefetch(ptr, rw = 1, locality 3, data): the store's */
     zn_jit_module *stream = load_checking(stream_ptx, "i32 1, i32 3, i32 1)", true,
                                           "a block-by-block stream");
     zn_jit_module *s2d = load_checking(stream_2d_ptx, "@llvm.prefetch", false, "a 2D block's row");
