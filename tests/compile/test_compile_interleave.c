@@ -14,35 +14,11 @@
  *   warp (warp collectives after the interleaved loop) is exact. */
 #include <stdlib.h>
 #include <string.h>
-#include "zn_test_harness.h"
+#include "zt_loop_kernel.h"
 
-#define POISON 0xa5a5a5a5u
-
-/* STRIDE: %rd7, the loop's step in elements, from %r1 (ntid) and %r4
- * (nctaid); BODY_END: before the loop's end test (a barrier or nothing) */
-#define LOOP_PTX(NAME, STRIDE, BODY_END)                                               \
-    ".version 7.0\n.target sm_70\n.address_size 64\n"                                \
-    ".visible .entry " NAME "(.param .u64 pin, .param .u64 pout, .param .u64 pn)\n{\n" \
-    "  .reg .pred %p<2>;\n  .reg .b32 %r<8>;\n  .reg .b64 %rd<12>;\n"                 \
-    "  ld.param.u64 %rd1, [pin];\n  ld.param.u64 %rd2, [pout];\n"                    \
-    "  ld.param.u64 %rd3, [pn];\n"                                                     \
-    "  mov.u32 %r1, %ntid.x;\n  mov.u32 %r2, %ctaid.x;\n  mov.u32 %r3, %tid.x;\n"    \
-    "  mov.u32 %r4, %nctaid.x;\n"                                                      \
-    "  mul.wide.u32 %rd4, %r2, %r1;\n  cvt.u64.u32 %rd5, %r3;\n"                      \
-    "  add.s64 %rd6, %rd4, %rd5;\n" STRIDE                                             \
-    "  setp.ge.s64 %p1, %rd6, %rd3;\n  @%p1 bra DONE;\n"                              \
-    "LOOP:\n"                                                                          \
-    "  shl.b64 %rd8, %rd6, 2;\n  add.s64 %rd9, %rd1, %rd8;\n"                         \
-    "  ld.global.u32 %r5, [%rd9];\n  mad.lo.s32 %r6, %r5, 3, 1;\n"                     \
-    "  add.s64 %rd10, %rd2, %rd8;\n  st.global.u32 [%rd10], %r6;\n"                   \
-    "  add.s64 %rd6, %rd6, %rd7;\n" BODY_END                                           \
-    "  setp.lt.s64 %p1, %rd6, %rd3;\n  @%p1 bra LOOP;\n"                              \
-    "DONE:\n  ret;\n}\n"
-
-#define GRID_STRIDE "  mul.wide.u32 %rd7, %r4, %r1;\n"
-static const char *grid_ptx = LOOP_PTX("gs", GRID_STRIDE, "");
-static const char *block_ptx = LOOP_PTX("bs", "  cvt.u64.u32 %rd7, %r1;\n", "");
-static const char *barrier_ptx = LOOP_PTX("gsbar", GRID_STRIDE, "  bar.sync 0;\n");
+static const char *grid_ptx = ZT_LOOP_PTX("gs", ZT_GRID_STRIDE, "");
+static const char *block_ptx = ZT_LOOP_PTX("bs", ZT_BLOCK_STRIDE, "");
+static const char *barrier_ptx = ZT_LOOP_PTX("gsbar", ZT_GRID_STRIDE, "  bar.sync 0;\n");
 
 /* *out += the sum of in[0..n) (u32, wrapping): a grid-stride sum per
  * thread, a butterfly over the warp, lane 0 adds it */
@@ -71,49 +47,16 @@ static const char *sum_ptx =
  * function or not */
 static zn_jit_module *load_checking(const char *ptx, bool want, const char *why)
 {
-    zn_jit_module *jm = zt_load_text(ptx, NULL);
-    CHECK(jm != NULL, "%s: did not compile", why);
-    if (!jm)
-        return NULL;
-    char *ir = zn_jit_ir_text(jm, 0);
-    CHECK(ir != NULL, "%s: IR kept", why);
-    if (ir && !getenv("ZINC_NO_CORO"))
-        CHECK((strstr(ir, ".resume") != NULL) == want, "%s: coroutine %s", why,
-              want ? "missing" : "present");
-    free(ir);
-    return jm;
-}
-
-static void run_loop(zn_jit_module *jm, const char *kernel, const uint32_t *in, uint64_t n,
-                     uint32_t blocks, uint32_t threads)
-{
-    uint32_t *out = malloc((n + 64) * sizeof *out);
-    CHECK(out != NULL, "malloc");
-    if (!out)
-        return;
-    for (uint64_t i = 0; i < n + 64; i++)
-        out[i] = POISON;
-    void *pin = (void *)in, *pout = out;
-    void *args[] = {&pin, &pout, &n};
-    CHECK(zt_run_exec(jm, kernel, ZT_DIM1(blocks), ZT_DIM1(threads), 0, args) == 0,
-          "%s %ux%u: status", kernel, blocks, threads);
-    int bad = 0;
-    for (uint64_t i = 0; i < n + 64; i++) {
-        uint32_t want = i < n ? 3 * in[i] + 1 : POISON;
-        if (out[i] != want && bad++ < 5)
-            CHECK(0, "%s %ux%u n=%llu: out[%llu] = 0x%08x, want 0x%08x", kernel, blocks,
-                  threads, (unsigned long long)n, (unsigned long long)i, out[i], want);
-    }
-    free(out);
+    return zt_load_ir_has(ptx, ".resume", want, "ZINC_NO_CORO", why);
 }
 
 static void run_shapes(zn_jit_module *jm, const char *kernel, const uint32_t *in, uint64_t n)
 {
-    run_loop(jm, kernel, in, n, 16, 128);    /* 16 iterations or so per thread */
-    run_loop(jm, kernel, in, n, 7, 100);     /* a partial last warp */
-    run_loop(jm, kernel, in, 2048, 16, 128); /* exactly one iteration */
-    run_loop(jm, kernel, in, 100, 8, 64);    /* fewer elements than threads */
-    run_loop(jm, kernel, in, 0, 4, 64);      /* none */
+    zt_run_loop(jm, kernel, in, n, 16, 128);    /* 16 iterations or so per thread */
+    zt_run_loop(jm, kernel, in, n, 7, 100);     /* a partial last warp */
+    zt_run_loop(jm, kernel, in, 2048, 16, 128); /* exactly one iteration */
+    zt_run_loop(jm, kernel, in, 100, 8, 64);    /* fewer elements than threads */
+    zt_run_loop(jm, kernel, in, 0, 4, 64);      /* none */
 }
 
 static void run_sum(zn_jit_module *jm, const uint32_t *in, uint64_t n, uint32_t blocks,
@@ -164,7 +107,7 @@ int main(void)
             /* gsbar's barrier sits in a loop whose trip count differs per
              * thread: only shapes where every thread runs as many */
             if (k == 2)
-                run_loop(all[k], names[k], in, 2048 * 4, 16, 128);
+                zt_run_loop(all[k], names[k], in, 2048 * 4, 16, 128);
             else
                 run_shapes(all[k], names[k], in, n);
             zn_jit_module_free(all[k]);

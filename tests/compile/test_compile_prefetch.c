@@ -21,34 +21,12 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <unistd.h>
-#include "zn_test_harness.h"
+#include "zt_loop_kernel.h"
 
-#define POISON 0xa5a5a5a5u
+#define POISON ZT_POISON
 
-/* STRIDE: the loop's step in elements, from %r1 (ntid) and %r4 (nctaid) */
-#define LOOP_PTX(NAME, STRIDE)                                                         \
-    ".version 7.0\n.target sm_70\n.address_size 64\n"                                \
-    ".visible .entry " NAME "(.param .u64 pin, .param .u64 pout, .param .u64 pn)\n{\n" \
-    "  .reg .pred %p<2>;\n  .reg .b32 %r<8>;\n  .reg .b64 %rd<12>;\n"                 \
-    "  ld.param.u64 %rd1, [pin];\n  ld.param.u64 %rd2, [pout];\n"                    \
-    "  ld.param.u64 %rd3, [pn];\n"                                                     \
-    "  mov.u32 %r1, %ntid.x;\n  mov.u32 %r2, %ctaid.x;\n  mov.u32 %r3, %tid.x;\n"    \
-    "  mov.u32 %r4, %nctaid.x;\n"                                                      \
-    "  mul.wide.u32 %rd4, %r2, %r1;\n  cvt.u64.u32 %rd5, %r3;\n"                      \
-    "  add.s64 %rd6, %rd4, %rd5;\n"                                                    \
-    STRIDE                                                                             \
-    "  setp.ge.s64 %p1, %rd6, %rd3;\n  @%p1 bra DONE;\n"                              \
-    "LOOP:\n"                                                                          \
-    "  shl.b64 %rd8, %rd6, 2;\n  add.s64 %rd9, %rd1, %rd8;\n"                         \
-    "  ld.global.u32 %r5, [%rd9];\n"                                                   \
-    "  mad.lo.s32 %r6, %r5, 3, 1;\n"                                                   \
-    "  add.s64 %rd10, %rd2, %rd8;\n  st.global.u32 [%rd10], %r6;\n"                   \
-    "  add.s64 %rd6, %rd6, %rd7;\n"                                                    \
-    "  setp.lt.s64 %p1, %rd6, %rd3;\n  @%p1 bra LOOP;\n"                              \
-    "DONE:\n  ret;\n}\n"
-
-static const char *grid_ptx = LOOP_PTX("gs", "  mul.wide.u32 %rd7, %r4, %r1;\n");
-static const char *block_ptx = LOOP_PTX("bs", "  cvt.u64.u32 %rd7, %r1;\n");
+static const char *grid_ptx = ZT_LOOP_PTX("gs", ZT_GRID_STRIDE, "");
+static const char *block_ptx = ZT_LOOP_PTX("bs", ZT_BLOCK_STRIDE, "");
 
 /* a tile's rows: j = tid.y, tid.y + ntid.y, ... < 32 over rows of pitch w
  * words, x = ctaid.x << SHIFT + tid.x: out = 3 * in + 1 at (j, x) */
@@ -109,40 +87,7 @@ static const char *hint_ptx =
 /* the kernel's IR (kept by zn_compile_keep_ir) contains `what` or not */
 static zn_jit_module *load_checking(const char *ptx, const char *what, bool want, const char *why)
 {
-    zn_jit_module *jm = zt_load_text(ptx, NULL);
-    CHECK(jm != NULL, "%s: did not compile", why);
-    if (!jm)
-        return NULL;
-    char *ir = zn_jit_ir_text(jm, 0);
-    CHECK(ir != NULL, "%s: IR kept", why);
-    if (ir && !getenv("ZINC_NO_PREFETCH"))
-        CHECK((strstr(ir, what) != NULL) == want, "%s: %s %s in the IR", why, what,
-              want ? "missing" : "present");
-    free(ir);
-    return jm;
-}
-
-static void run_loop(zn_jit_module *jm, const char *kernel, const uint32_t *in, uint64_t n,
-                     uint32_t blocks, uint32_t threads)
-{
-    uint32_t *out = malloc((n + 64) * sizeof *out);
-    CHECK(out != NULL, "malloc");
-    if (!out)
-        return;
-    for (uint64_t i = 0; i < n + 64; i++)
-        out[i] = POISON;
-    void *pin = (void *)in, *pout = out;
-    void *args[] = {&pin, &pout, &n};
-    CHECK(zt_run_exec(jm, kernel, ZT_DIM1(blocks), ZT_DIM1(threads), 0, args) == 0,
-          "%s %ux%u: status", kernel, blocks, threads);
-    int bad = 0;
-    for (uint64_t i = 0; i < n + 64; i++) {
-        uint32_t want = i < n ? 3 * in[i] + 1 : POISON;
-        if (out[i] != want && bad++ < 5)
-            CHECK(0, "%s %ux%u: out[%llu] = 0x%08x, want 0x%08x", kernel, blocks, threads,
-                  (unsigned long long)i, out[i], want);
-    }
-    free(out);
+    return zt_load_ir_has(ptx, what, want, "ZINC_NO_PREFETCH", why);
 }
 
 /* 32 rows of w words ending at the protected page; blocks of 32 x 8 */
@@ -195,26 +140,26 @@ int main(void)
                                          "128 bytes per block");
     zn_compile_keep_ir(0);
     if (stream) {
-        run_loop(stream, "stream", in, n, (uint32_t)((n + 127) / 128), 128);
-        run_loop(stream, "stream", in, 1000, 11, 96);  /* fewer elements than threads */
+        zt_run_loop(stream, "stream", in, n, (uint32_t)((n + 127) / 128), 128);
+        zt_run_loop(stream, "stream", in, 1000, 11, 96);  /* fewer elements than threads */
         zn_jit_module_free(stream);
     }
     if (s2d) {
-        run_loop(s2d, "stream_2d", in, n, (uint32_t)((n + 255) / 256), 256);
+        zt_run_loop(s2d, "stream_2d", in, n, (uint32_t)((n + 255) / 256), 256);
         zn_jit_module_free(s2d);
     }
     if (small) {
-        run_loop(small, "stream_small", in, n, (uint32_t)((n + 31) / 32), 32);
+        zt_run_loop(small, "stream_small", in, n, (uint32_t)((n + 31) / 32), 32);
         zn_jit_module_free(small);
     }
     if (gs) {
-        run_loop(gs, "gs", in, n, 16, 128);  /* an 8 KiB step: prefetched */
-        run_loop(gs, "gs", in, n, 3, 96);    /* 1152 bytes: the run-time test says no */
-        run_loop(gs, "gs", in, 100, 64, 64); /* fewer elements than threads */
+        zt_run_loop(gs, "gs", in, n, 16, 128);  /* an 8 KiB step: prefetched */
+        zt_run_loop(gs, "gs", in, n, 3, 96);    /* 1152 bytes: the run-time test says no */
+        zt_run_loop(gs, "gs", in, 100, 64, 64); /* fewer elements than threads */
         zn_jit_module_free(gs);
     }
     if (bs) {
-        run_loop(bs, "bs", in, n, 1, 256);
+        zt_run_loop(bs, "bs", in, n, 1, 256);
         zn_jit_module_free(bs);
     }
     if (rows) {
