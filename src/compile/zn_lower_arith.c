@@ -70,6 +70,30 @@ static LLVMValueRef get_cc(zn_lfn *l)
     return LLVMBuildLoad2(l->b, ll_vec(l->m->t_i32), l->cc_slot, "");
 }
 
+/* A vector of 32-bit quotients (remainders) by way of f64: the operands
+ * and the truncated quotient are exact (|a|, |b| < 2^32, so the rounding
+ * error of a / b, below 2^-21 / b in any rounding mode, never reaches the
+ * next integer, at least 1 / b away), and x86 divides vectors only in
+ * floating point: a <32 x i32> udiv was 32 scalar divides (nvcc's
+ * grid-stride trip count, index / width in 2D kernels). sb has no zero
+ * lanes and no INT_MIN / -1. */
+static LLVMValueRef divrem32_f64(zn_lfn *l, LLVMValueRef a, LLVMValueRef sb, bool sign, bool rem)
+{
+    LLVMBuilderRef b = l->b;
+    LLVMTypeRef vt = LLVMTypeOf(a);
+    LLVMTypeRef vd = LLVMVectorType(l->m->t_f64, LLVMGetVectorSize(vt));
+    LLVMValueRef fa = sign ? LLVMBuildSIToFP(b, a, vd, "") : LLVMBuildUIToFP(b, a, vd, "");
+    LLVMValueRef fb = sign ? LLVMBuildSIToFP(b, sb, vd, "") : LLVMBuildUIToFP(b, sb, vd, "");
+    LLVMValueRef fq = LLVMBuildFDiv(b, fa, fb, "div.f64");
+    LLVMValueRef q = sign ? LLVMBuildFPToSI(b, fq, vt, "") : LLVMBuildFPToUI(b, fq, vt, "");
+    return rem ? LLVMBuildSub(b, a, LLVMBuildMul(b, q, sb, ""), "") : q;
+}
+
+static bool vec32(LLVMTypeRef t)
+{
+    return LLVMGetTypeKind(t) == LLVMVectorTypeKind && ll_bits(t) == 32;
+}
+
 /* Division and remainder without traps: x/0 = all ones; x%0 = all ones
  * for 64 bits and x for 32 (an H200 gives all ones for rem.u32 on its own
  * but x where ptxas computes it as x - q * y next to the division, as nvcc's
@@ -90,7 +114,8 @@ static LLVMValueRef safe_divrem(zn_lfn *l, LLVMValueRef a, LLVMValueRef b,
             LLVMBuildICmp(l->b, LLVMIntEQ, b, ones, ""), "");
         bad = LLVMBuildOr(l->b, bz, ovf, "");
         LLVMValueRef sb = LLVMBuildSelect(l->b, bad, one, b, "");
-        LLVMValueRef q = rem ? LLVMBuildSRem(l->b, a, sb, "") : LLVMBuildSDiv(l->b, a, sb, "");
+        LLVMValueRef q = vec32(vt) ? divrem32_f64(l, a, sb, true, rem)
+                         : rem ? LLVMBuildSRem(l->b, a, sb, "") : LLVMBuildSDiv(l->b, a, sb, "");
         /* overflow: INT_MIN / -1 = INT_MIN (= a), INT_MIN % -1 = 0 */
         LLVMValueRef ovr = rem ? zero : a;
         LLVMValueRef zr = rem && w < 64 ? a : ones;
@@ -98,7 +123,8 @@ static LLVMValueRef safe_divrem(zn_lfn *l, LLVMValueRef a, LLVMValueRef b,
         return LLVMBuildSelect(l->b, bz, zr, q, "");
     }
     LLVMValueRef sb = LLVMBuildSelect(l->b, bz, one, b, "");
-    LLVMValueRef q = rem ? LLVMBuildURem(l->b, a, sb, "") : LLVMBuildUDiv(l->b, a, sb, "");
+    LLVMValueRef q = vec32(vt) ? divrem32_f64(l, a, sb, false, rem)
+                     : rem ? LLVMBuildURem(l->b, a, sb, "") : LLVMBuildUDiv(l->b, a, sb, "");
     return LLVMBuildSelect(l->b, bz, rem && w < 64 ? a : ones, q, "");
 }
 
