@@ -89,9 +89,12 @@ static LLVMValueRef divrem32_f64(zn_lfn *l, LLVMValueRef a, LLVMValueRef sb, boo
     return rem ? LLVMBuildSub(b, a, LLVMBuildMul(b, q, sb, ""), "") : q;
 }
 
-static bool vec32(LLVMTypeRef t)
+/* a per-lane 32-bit division by a divisor that is not a constant (LLVM
+ * divides by constants with a multiply and shifts) */
+static bool div_by_f64(LLVMValueRef b)
 {
-    return LLVMGetTypeKind(t) == LLVMVectorTypeKind && ll_bits(t) == 32;
+    LLVMTypeRef t = LLVMTypeOf(b);
+    return LLVMGetTypeKind(t) == LLVMVectorTypeKind && ll_bits(t) == 32 && !LLVMIsConstant(b);
 }
 
 /* Division and remainder without traps: x/0 = all ones; x%0 = all ones
@@ -114,7 +117,7 @@ static LLVMValueRef safe_divrem(zn_lfn *l, LLVMValueRef a, LLVMValueRef b,
             LLVMBuildICmp(l->b, LLVMIntEQ, b, ones, ""), "");
         bad = LLVMBuildOr(l->b, bz, ovf, "");
         LLVMValueRef sb = LLVMBuildSelect(l->b, bad, one, b, "");
-        LLVMValueRef q = vec32(vt) ? divrem32_f64(l, a, sb, true, rem)
+        LLVMValueRef q = div_by_f64(b) ? divrem32_f64(l, a, sb, true, rem)
                          : rem ? LLVMBuildSRem(l->b, a, sb, "") : LLVMBuildSDiv(l->b, a, sb, "");
         /* overflow: INT_MIN / -1 = INT_MIN (= a), INT_MIN % -1 = 0 */
         LLVMValueRef ovr = rem ? zero : a;
@@ -123,7 +126,7 @@ static LLVMValueRef safe_divrem(zn_lfn *l, LLVMValueRef a, LLVMValueRef b,
         return LLVMBuildSelect(l->b, bz, zr, q, "");
     }
     LLVMValueRef sb = LLVMBuildSelect(l->b, bz, one, b, "");
-    LLVMValueRef q = vec32(vt) ? divrem32_f64(l, a, sb, false, rem)
+    LLVMValueRef q = div_by_f64(b) ? divrem32_f64(l, a, sb, false, rem)
                      : rem ? LLVMBuildURem(l->b, a, sb, "") : LLVMBuildUDiv(l->b, a, sb, "");
     return LLVMBuildSelect(l->b, bz, rem && w < 64 ? a : ones, q, "");
 }
