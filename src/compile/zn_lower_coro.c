@@ -104,10 +104,14 @@ bool zn_func_grid_interleaved(const ptx_module *pm, const ptx_func *f)
 
 void zn_grid_yield_latches(zn_lfn *l, const ptx_module *pm)
 {
-    if (!l->coro || !zn_func_grid_interleaved(pm, l->f) ||
+    /* a coroutine with barriers keeps its loops whole (zn_func_grid_interleaved) */
+    if (!l->coro || zn_grid_interleave_disabled() || zn_func_uses_barrier(pm, l->f) ||
         !(l->gs_latch = calloc(l->f->nins + 1, 1)))
         return;
-    zn_grid_loops(l->f, l->gs_latch);
+    if (!zn_grid_loops(l->f, l->gs_latch)) {
+        free(l->gs_latch);
+        l->gs_latch = NULL;
+    }
 }
 
 void zn_grid_loop_yield(zn_lfn *l)

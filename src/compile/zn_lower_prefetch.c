@@ -1,6 +1,7 @@
 /* zn_lower_prefetch.c: software prefetch for loads that stride far in a
  * loop, for loads and stores that stream block by block, and PTX's own
- * prefetch instructions.
+ * prefetch instructions; the same loop and step facts find grid-stride
+ * loops for zn_lower_coro.c (zn_grid_loops).
  *
  * A warp runs a grid-stride loop (`for (i = tid; i < n; i += gridDim.x *
  * blockDim.x)`) by itself, iteration after iteration, each load
@@ -155,6 +156,26 @@ void zn_prefetch_free(zn_lfn *l)
 {
     plan_free(l->pf_plan);
     l->pf_plan = NULL;
+}
+
+/* the function's plan, built on first use; NULL when out of memory */
+static struct zn_pf_plan *plan_of(zn_lfn *l)
+{
+    if (!l->pf_plan)
+        l->pf_plan = plan_build(l->f);
+    struct zn_pf_plan *p = l->pf_plan;
+    return p && p->defs && p->blk_step ? p : NULL;
+}
+
+/* the innermost loop holding instruction at, or UINT32_MAX */
+static uint32_t innermost_loop(const struct zn_pf_plan *p, uint32_t at)
+{
+    uint32_t best = UINT32_MAX;
+    for (uint32_t k = 0; k < p->nloops; k++)
+        if (p->head[k] <= at && at <= p->latch[k] &&
+            (best == UINT32_MAX || p->latch[k] - p->head[k] < p->latch[best] - p->head[best]))
+            best = k;
+    return best;
 }
 
 /* A walk finds how a register's value moves: per iteration of the loop
@@ -469,31 +490,34 @@ bool zn_grid_loops(const ptx_func *f, uint8_t *latch)
 
 /* the step of address a of the access at `at` in its innermost loop
  * (*loop), when it is a multiple of a register (a run-time amount) */
-static bool access_step(zn_lfn *l, uint32_t at, const ptx_opnd *a, pf_step *out, uint32_t *loop)
+/* the step's registers are integers (a step read from them makes sense) */
+static bool int_regs(const ptx_func *f, pf_step s)
 {
-    if (!l->pf_plan)
-        l->pf_plan = plan_build(l->f);
-    struct zn_pf_plan *p = l->pf_plan;
-    if (!p || !p->defs || !p->blk_step)
-        return false;
-    uint32_t best = UINT32_MAX;
-    for (uint32_t k = 0; k < p->nloops; k++)
-        if (p->head[k] <= at && at <= p->latch[k] &&
-            (best == UINT32_MAX || p->latch[k] - p->head[k] < p->latch[best] - p->head[best]))
-            best = k;
-    if (best == UINT32_MAX)
-        return false;
-    pf_walk w = {.l = l, .p = p, .head = p->head[best], .latch = p->latch[best], .self = -1};
-    if (a->kind != PTX_OPND_ADDR || a->reg < 0)
-        return false;
+    return (s.reg < 0 || int_type(f->regs[s.reg].type)) &&
+           (s.reg2 < 0 || int_type(f->regs[s.reg2].type));
+}
+
+/* the step of address a of the access in loop `loop` per iteration, when
+ * it is a multiple of a register (a run-time amount) */
+static bool access_step(zn_lfn *l, const struct zn_pf_plan *p, uint32_t loop, const ptx_opnd *a,
+                        pf_step *out)
+{
+    pf_walk w = {.l = l, .p = (struct zn_pf_plan *)p, .head = p->head[loop],
+                 .latch = p->latch[loop], .self = -1};
     ptx_opnd r = {.kind = PTX_OPND_REG, .reg = a->reg, .reg2 = -1};
-    if (step_of(&w, &r, 0, out) != PF_STEP || out->scale == 0)
-        return false;
-    *loop = best;
     /* constant steps are left alone: a large one is mostly a loop unrolled
      * over it, whose loads through several registers read it all */
-    return out->reg >= 0 && int_type(l->f->regs[out->reg].type) &&
-           (out->reg2 < 0 || int_type(l->f->regs[out->reg2].type));
+    return step_of(&w, &r, 0, out) == PF_STEP && out->scale != 0 && out->reg >= 0 &&
+           int_regs(l->f, *out);
+}
+
+/* the step of address a from one block to the next in x (ctaid walk) */
+static bool block_step(zn_lfn *l, const ptx_opnd *a, pf_step *out)
+{
+    pf_walk w = {.l = l, .p = l->pf_plan, .head = 0, .latch = l->f->nins ? l->f->nins - 1 : 0,
+                 .ctaid = true, .self = -1};
+    ptx_opnd r = {.kind = PTX_OPND_REG, .reg = a->reg, .reg2 = -1};
+    return step_of(&w, &r, 0, out) == PF_STEP && out->scale != 0 && int_regs(l->f, *out);
 }
 
 /* the bytes the accesses of loop `loop` through the register of address
@@ -521,13 +545,9 @@ static int64_t loop_span(zn_lfn *l, const ptx_opnd *a, uint32_t loop)
  * blocks a worker runs next. 0: no prefetch. */
 static int64_t blocks_ahead(zn_lfn *l, const ptx_opnd *a)
 {
-    struct zn_pf_plan *p = l->pf_plan;
-    pf_walk w = {.l = l, .p = p, .head = 0, .latch = l->f->nins ? l->f->nins - 1 : 0,
-                 .ctaid = true, .self = -1};
-    ptx_opnd r = {.kind = PTX_OPND_REG, .reg = a->reg, .reg2 = -1};
     pf_step c;
-    if (step_of(&w, &r, 0, &c) != PF_STEP || c.reg >= 0 || c.scale == 0 ||
-        c.scale >= ZN_PF_MIN_GAP || c.scale <= -ZN_PF_MIN_GAP)
+    if (!block_step(l, a, &c) || c.reg >= 0 || c.scale >= ZN_PF_MIN_GAP ||
+        c.scale <= -ZN_PF_MIN_GAP)
         return 0;
     return c.scale * ZN_PF_BLOCKS_AHEAD;
 }
@@ -594,27 +614,11 @@ static bool prefetchable(zn_lfn *l, const ptx_ins *ins, const ptx_opnd *a)
  * start again at every page, ran too little ahead of the warps. */
 static void stream_ahead(zn_lfn *l, const ptx_opnd *a, ptx_space space, bool write)
 {
-    if (!l->pf_plan)
-        l->pf_plan = plan_build(l->f);
-    struct zn_pf_plan *p = l->pf_plan;
-    uint32_t at = (uint32_t)(l->ins - l->f->ins);
-    if (!p || !p->defs || !p->blk_step)
-        return;
-    for (uint32_t k = 0; k < p->nloops; k++)
-        if (p->head[k] <= at && at <= p->latch[k])
-            return;
     /* with 2D blocks a block's step in x is a row's few lines, which the
      * hardware follows (bench/stencil: 32 x 8 blocks, 128 bytes) */
-    if (zn_func_uses_2d(l))
-        return;
-    pf_walk w = {.l = l, .p = p, .head = 0, .latch = l->f->nins ? l->f->nins - 1 : 0,
-                 .ctaid = true, .self = -1};
-    ptx_opnd r = {.kind = PTX_OPND_REG, .reg = a->reg, .reg2 = -1};
     pf_step c;
-    if (step_of(&w, &r, 0, &c) != PF_STEP || c.scale == 0 ||
-        (c.reg < 0 && c.scale < ZN_PF_MIN_STREAM && c.scale > -ZN_PF_MIN_STREAM) ||
-        (c.reg >= 0 && !int_type(l->f->regs[c.reg].type)) ||
-        (c.reg2 >= 0 && !int_type(l->f->regs[c.reg2].type)))
+    if (zn_func_uses_2d(l) || !block_step(l, a, &c) ||
+        (c.reg < 0 && c.scale < ZN_PF_MIN_STREAM && c.scale > -ZN_PF_MIN_STREAM))
         return;
     prefetch_lanes(l, zn_mem_ptrs(l, a, space), step_bytes(l, c, ZN_PF_BLOCKS_AHEAD), write);
 }
@@ -622,17 +626,20 @@ static void stream_ahead(zn_lfn *l, const ptx_opnd *a, ptx_space space, bool wri
 /* the prefetch ahead of the load or store (write) ins at address a */
 static void access_ahead(zn_lfn *l, const ptx_ins *ins, const ptx_opnd *a, bool write)
 {
-    if (!prefetchable(l, ins, a))
+    struct zn_pf_plan *p = prefetchable(l, ins, a) ? plan_of(l) : NULL;
+    if (!p)
         return;
-    uint32_t at = (uint32_t)(l->ins - l->f->ins), loop = 0;
-    pf_step s = {-1, -1, 0};
-    int64_t blocks = 0;
-    if (!access_step(l, at, a, &s, &loop)) {
+    uint32_t loop = innermost_loop(p, (uint32_t)(l->ins - l->f->ins));
+    if (loop == UINT32_MAX) {
         stream_ahead(l, a, ins->space, write);
         return;
     }
-    bool grid = grid_derived(l->f, l->pf_plan, s.reg, 0) ||
-                (s.reg2 >= 0 && grid_derived(l->f, l->pf_plan, s.reg2, 0));
+    pf_step s = {-1, -1, 0};
+    int64_t blocks = 0;
+    if (!access_step(l, p, loop, a, &s))
+        return;
+    bool grid = grid_derived(l->f, p, s.reg, 0) ||
+                (s.reg2 >= 0 && grid_derived(l->f, p, s.reg2, 0));
     if (!grid && !(blocks = blocks_ahead(l, a)))
         return;
     int64_t span = loop_span(l, a, loop);

@@ -98,66 +98,6 @@ static const variant variants[] = {
 #define NVARIANTS (int)(sizeof variants / sizeof variants[0])
 
 /* ---- host: the reference ---- */
-static double half_value(unsigned h)
-{
-    int e = (h >> 10) & 31, m = h & 1023;
-    double s = (h & 0x8000) ? -1.0 : 1.0;
-    if (e == 31)
-        return m ? NAN : s * INFINITY;
-    return s * (e == 0 ? ldexp(m, -24) : ldexp(1024 + m, e - 25));
-}
-
-/* floor(log2 |v|) of a nonzero finite v, at least lo */
-static int xexp(double v, int lo)
-{
-    int e;
-    frexp(v, &e);
-    return e - 1 < lo ? lo : e - 1;
-}
-
-/* v rounded to f16 (nearest even, past 65504 an infinity) */
-static double round_f16(double v)
-{
-    if (v == 0 || !isfinite(v))
-        return v;
-    int e = xexp(v, -14);
-    double r = ldexp(nearbyint(ldexp(fabs(v), 10 - e)), e - 10);
-    return copysign(r >= 65520 ? INFINITY : r, v);
-}
-
-/* v rounded toward zero to f32 (no overflow here) */
-static double rz_f32(double v)
-{
-    if (v == 0 || !isfinite(v))
-        return v;
-    int e = xexp(v, -149 + 23);
-    return copysign(ldexp(trunc(ldexp(fabs(v), 23 - e)), e - 23), v);
-}
-
-/* One tensor-core step: acc (the accumulator's value) plus n products. */
-static double step(double acc, const double *a, const double *b, int n, bool f32)
-{
-    double plain = acc;
-    for (int i = 0; i < n; i++)
-        plain += a[i] * b[i];
-    if (!isfinite(plain)) /* an infinite or NaN operand: IEEE */
-        return plain;
-    int E = -100000;
-    if (acc != 0)
-        E = xexp(acc, f32 ? -126 : -14) + 1;
-    for (int i = 0; i < n; i++)
-        if (a[i] != 0 && b[i] != 0 && xexp(a[i], -14) + xexp(b[i], -14) + 1 > E)
-            E = xexp(a[i], -14) + xexp(b[i], -14) + 1;
-    if (E == -100000) /* every term zero: the signed-zero sum */
-        return plain;
-    /* terms below 2^27 units of 2^(E - 26), at most 17 of them: exact */
-    double s = trunc(ldexp(acc, 26 - E));
-    for (int i = 0; i < n; i++)
-        s += trunc(ldexp(a[i] * b[i], 26 - E));
-    double v = ldexp(s, E - 26);
-    return f32 ? rz_f32(v) : round_f16(v);
-}
-
 static unsigned bits_of(double v, bool f32)
 {
     if (isnan(v))
@@ -170,14 +110,14 @@ static unsigned ref(const variant *v, const unsigned short *a, const unsigned sh
                     const unsigned *c, int row, int col)
 {
     unsigned cw = c[row * 8 + col];
-    double acc = v->f32 ? (double)zt_u2f(cw) : half_value(cw & 0xffff);
+    double acc = v->f32 ? (double)zt_u2f(cw) : mma_half_value(cw & 0xffff);
     for (int s = 0; s < v->ns; s++) {
         double pa[16], pb[16];
         for (int k = 0; k < v->K; k++) {
-            pa[k] = half_value(a[row * 32 + s * v->K + k]);
-            pb[k] = half_value(b[(s * v->K + k) * 8 + col]);
+            pa[k] = mma_half_value(a[row * 32 + s * v->K + k]);
+            pb[k] = mma_half_value(b[(s * v->K + k) * 8 + col]);
         }
-        acc = step(acc, pa, pb, v->K, v->f32);
+        acc = mma_step(acc, pa, pb, v->K, !v->f32, true);
         if (isnan(acc))
             acc = NAN;
     }
@@ -215,7 +155,7 @@ static void make_inputs(const variant *v, int mode, unsigned short *a, unsigned 
         unsigned short h = mode == 0 ? hrand(-24, 15) : mode == 1 ? (unsigned short)(0x5400 | (zt_rand() & 1023))
                          : mode == 2 ? hrand(8, 12) : hrand(-5, 15);
         if (v->f32) {
-            float f = (float)half_value(h);
+            float f = (float)mma_half_value(h);
             unsigned u = zt_f2u(f);
             if (mode == 0 && (zt_rand() & 1)) /* full f32 significands, tiny and huge */
                 u = (zt_rand() & 0x80000000u) | ((1 + zt_rand() % 253) << 23) | (zt_rand() & 0x7fffff);
@@ -225,45 +165,7 @@ static void make_inputs(const variant *v, int mode, unsigned short *a, unsigned 
     }
 }
 
-static unsigned short *d_a, *d_b;
-static unsigned *d_c, *d_d;
-
-static void launch(const variant *v, const unsigned short *a, const unsigned short *b,
-                   const unsigned *c, unsigned *d)
-{
-    CK(cudaMemcpy(d_a, a, 16 * 32 * 2, cudaMemcpyHostToDevice));
-    CK(cudaMemcpy(d_b, b, 32 * 8 * 2, cudaMemcpyHostToDevice));
-    CK(cudaMemcpy(d_c, c, 128 * 4, cudaMemcpyHostToDevice));
-    POISON(d_d, 128 * 4);
-    v->kern<<<1, 32>>>(d_a, d_b, d_c, d_d);
-    CK_LAUNCH();
-    CK(cudaMemcpy(d, d_d, 128 * 4, cudaMemcpyDeviceToHost));
-}
-
-/* an mma's inputs, for the reference through zn_mma_h200.h */
-typedef struct batch_inputs {
-    const variant *v;
-    const unsigned short *a, *b;
-    const unsigned *c;
-} batch_inputs;
-
-static unsigned batch_ref(const void *ctx, int r, int n)
-{
-    const batch_inputs *in = (const batch_inputs *)ctx;
-    return ref(in->v, in->a, in->b, in->c, r, n);
-}
-
-static void run_random(const variant *v, int mode, int trials)
-{
-    for (int trial = 0; trial < trials; trial++) {
-        unsigned short a[16 * 32], b[32 * 8];
-        unsigned c[128], d[128];
-        make_inputs(v, mode, a, b, c);
-        launch(v, a, b, c, d);
-        const batch_inputs in = {v, a, b, c};
-        zn_mma_check_all(v->name, mode_name[mode], trial, d, batch_ref, &in);
-    }
-}
+static zn_mma_host<variant, unsigned short, ref, make_inputs> host;
 
 /* ---- elements recorded on an H200 ---- */
 static const char *const h200_cases[] = {
@@ -282,76 +184,30 @@ static unsigned short fp8_half(unsigned c, bool e5m2)
     return (unsigned short)(s | __half_as_ushort(__double2half(v)));
 }
 
-static void run_h200(void)
+/* m16n8k16 cases with the variant's accumulator and steps */
+static bool takes(const variant *v, const zn_mma_case *cs)
 {
-    int ncases = (int)(sizeof h200_cases / sizeof h200_cases[0]), checked = 0;
-    for (int vi = 0; vi < NVARIANTS; vi++) {
-        const variant *v = &variants[vi];
-        if (v->K != 16)
-            continue;
-        unsigned short a[16 * 32], b[32 * 8];
-        unsigned c[128], want[8];
-        int idx[8], nb = 0;
-        for (int i = 0; i <= ncases; i++) {
-            if (i < ncases) {
-                zn_mma_case cs;
-                if (zn_mma_case_parse(h200_cases[i], i, &cs))
-                    continue;
-                int K = cs.K;
-                const char *ta = cs.ta, *tb = cs.tb, *tc = cs.tc, *ha = cs.ha, *hb = cs.hb;
-                unsigned cw = cs.c, dw = cs.d;
-                if (K != 16 * v->ns || (strcmp(tc, "f32") == 0) != v->f32)
-                    continue;
-                if (nb == 0) {
-                    memset(a, 0, sizeof a);
-                    memset(b, 0, sizeof b);
-                    memset(c, 0, sizeof c);
-                }
-                /* element nb: A row nb, B column nb, C[nb][nb] */
-                bool ok = true;
-                for (int k = 0; k < K && ok; k++) {
-                    unsigned x, y;
-                    ok = sscanf(ha + 2 * k, "%2x", &x) == 1 && sscanf(hb + 2 * k, "%2x", &y) == 1;
-                    a[nb * 32 + k] = fp8_half(x, !strcmp(ta, "e5m2"));
-                    b[k * 8 + nb] = fp8_half(y, !strcmp(tb, "e5m2"));
-                }
-                if (!ok) {
-                    zt_fail("h200 case %d unreadable", i);
-                    continue;
-                }
-                c[nb * 8 + nb] = cw;
-                want[nb] = dw;
-                idx[nb++] = i;
-                if (nb < 8)
-                    continue;
-            }
-            if (nb == 0)
-                continue;
-            unsigned d[128];
-            launch(v, a, b, c, d);
-            const batch_inputs in = {v, a, b, c};
-            checked += zn_mma_h200_batch(v->name, d, nb, idx, want, batch_ref, &in);
-            nb = 0;
-        }
+    return v->K == 16 && cs->K == 16 * v->ns && (strcmp(cs->tc, "f32") == 0) == v->f32;
+}
+
+/* the case's fp8 codes as f16 (exact): A row e, B column e */
+static bool fill(const variant *v, const zn_mma_case *cs, int e, unsigned short *a,
+                 unsigned short *b)
+{
+    (void)v;
+    for (int k = 0; k < cs->K; k++) {
+        unsigned x, y;
+        if (sscanf(cs->ha + 2 * k, "%2x", &x) != 1 || sscanf(cs->hb + 2 * k, "%2x", &y) != 1)
+            return false;
+        a[e * 32 + k] = fp8_half(x, !strcmp(cs->ta, "e5m2"));
+        b[k * 8 + e] = fp8_half(y, !strcmp(cs->tb, "e5m2"));
     }
-    if (checked != ncases)
-        zt_fail("checked %d of %d h200 cases", checked, ncases);
+    return true;
 }
 
 int main(void)
 {
     zt_begin("mma_f16");
-    CK(cudaMalloc(&d_a, 16 * 32 * 2));
-    CK(cudaMalloc(&d_b, 32 * 8 * 2));
-    CK(cudaMalloc(&d_c, 128 * 4));
-    CK(cudaMalloc(&d_d, 128 * 4));
-    for (int vi = 0; vi < NVARIANTS; vi++)
-        for (int mode = 0; mode < NMODES; mode++)
-            run_random(&variants[vi], mode, 3);
-    run_h200();
-    CK(cudaFree(d_a));
-    CK(cudaFree(d_b));
-    CK(cudaFree(d_c));
-    CK(cudaFree(d_d));
-    return zt_finish();
+    return host.all(variants, NVARIANTS, mode_name, NMODES, h200_cases,
+                    (int)(sizeof h200_cases / sizeof h200_cases[0]), takes, fill);
 }

@@ -232,66 +232,6 @@ static double fp8_value(unsigned c, bool e5m2)
     return s * (e == 0 ? ldexp(m, -9) : ldexp(1.0 + m / 8.0, e - 7));
 }
 
-static double half_value(unsigned h)
-{
-    int e = (h >> 10) & 31, m = h & 1023;
-    double s = (h & 0x8000) ? -1.0 : 1.0;
-    if (e == 31)
-        return m ? NAN : s * INFINITY;
-    return s * (e == 0 ? ldexp(m, -24) : ldexp(1024 + m, e - 25));
-}
-
-/* floor(log2 |v|) of a nonzero finite v, at least lo */
-static int xexp(double v, int lo)
-{
-    int e;
-    frexp(v, &e);
-    return e - 1 < lo ? lo : e - 1;
-}
-
-/* v rounded to f16 (nearest even, past 65504 an infinity), as a double */
-static double round_f16(double v)
-{
-    if (v == 0 || !isfinite(v))
-        return v;
-    int e = xexp(v, -14);
-    double r = ldexp(nearbyint(ldexp(fabs(v), 10 - e)), e - 10);
-    return copysign(r > 65504 ? INFINITY : r, v);
-}
-
-/* v rounded toward zero to f32 (no overflow here) */
-static double rz_f32(double v)
-{
-    if (v == 0 || !isfinite(v))
-        return v;
-    int e = xexp(v, -126);
-    return copysign(ldexp(trunc(ldexp(fabs(v), 23 - e)), e - 23), v);
-}
-
-/* One tensor-core step: acc plus the n products a[i] * b[i]. */
-static double step(double acc, const double *a, const double *b, int n, bool f16)
-{
-    double plain = acc;
-    for (int i = 0; i < n; i++)
-        plain += a[i] * b[i];
-    if (!isfinite(plain)) /* an infinite or NaN operand: IEEE */
-        return plain;
-    int E = -100000;
-    if (acc != 0)
-        E = xexp(acc, f16 ? -14 : -126) + 1;
-    for (int i = 0; i < n; i++)
-        if (a[i] != 0 && b[i] != 0 && xexp(a[i], -14) + xexp(b[i], -14) + 1 > E)
-            E = xexp(a[i], -14) + xexp(b[i], -14) + 1;
-    if (E == -100000)
-        return 0.0;
-    /* terms below 2^27 units of 2^(E - 26), at most 17 of them: exact */
-    double s = trunc(ldexp(acc, 26 - E));
-    for (int i = 0; i < n; i++)
-        s += trunc(ldexp(a[i] * b[i], 26 - E));
-    double v = ldexp(s, E - 26);
-    return f16 ? round_f16(v) : rz_f32(v);
-}
-
 /* D(row, col) as bits: f16 in the low half or f32 */
 static unsigned ref(const variant *v, const unsigned char *a, const unsigned char *b,
                     const unsigned *c, int row, int col)
@@ -304,11 +244,11 @@ static unsigned ref(const variant *v, const unsigned char *a, const unsigned cha
         pb[h][i] = fp8_value(b[k * 8 + col], v->b5);
         n = i + 1;
     }
-    double acc = step(0.0, pa[0], pb[0], n, v->f16);
-    acc = step(acc, pa[1], pb[1], n, v->f16);
+    double acc = mma_step(0.0, pa[0], pb[0], n, v->f16, false);
+    acc = mma_step(acc, pa[1], pb[1], n, v->f16, false);
     unsigned cw = c[row * 8 + col];
     if (v->f16) {
-        double d = round_f16(acc + half_value(cw));
+        double d = mma_round_f16(acc + mma_half_value(cw));
         return isnan(d) ? 0x7fff : __half_as_ushort(__double2half(d)); /* d is an f16 */
     }
     float d = (float)(acc + (double)zt_u2f(cw)); /* double rounding harmless: 53 >= 2 * 24 + 2 */
@@ -422,45 +362,7 @@ static void make_inputs(const variant *v, int mode, unsigned char *a, unsigned c
     }
 }
 
-static unsigned char *d_a, *d_b;
-static unsigned *d_c, *d_d;
-
-static void launch(const variant *v, const unsigned char *a, const unsigned char *b,
-                   const unsigned *c, unsigned *d)
-{
-    CK(cudaMemcpy(d_a, a, 16 * 32, cudaMemcpyHostToDevice));
-    CK(cudaMemcpy(d_b, b, 32 * 8, cudaMemcpyHostToDevice));
-    CK(cudaMemcpy(d_c, c, 128 * 4, cudaMemcpyHostToDevice));
-    POISON(d_d, 128 * 4);
-    v->kern<<<1, 32>>>(d_a, d_b, d_c, d_d);
-    CK_LAUNCH();
-    CK(cudaMemcpy(d, d_d, 128 * 4, cudaMemcpyDeviceToHost));
-}
-
-/* an mma's inputs, for the reference through zn_mma_h200.h */
-typedef struct batch_inputs {
-    const variant *v;
-    const unsigned char *a, *b;
-    const unsigned *c;
-} batch_inputs;
-
-static unsigned batch_ref(const void *ctx, int r, int n)
-{
-    const batch_inputs *in = (const batch_inputs *)ctx;
-    return ref(in->v, in->a, in->b, in->c, r, n);
-}
-
-static void run_random(const variant *v, int mode, int trials)
-{
-    for (int trial = 0; trial < trials; trial++) {
-        unsigned char a[16 * 32], b[32 * 8];
-        unsigned c[128], d[128];
-        make_inputs(v, mode, a, b, c);
-        launch(v, a, b, c, d);
-        const batch_inputs in = {v, a, b, c};
-        zn_mma_check_all(v->name, mode_name[mode], trial, d, batch_ref, &in);
-    }
-}
+static zn_mma_host<variant, unsigned char, ref, make_inputs> host;
 
 /* ---- elements recorded on an H200 ----
  * "K atype btype ctype A-row B-column C D", codes in k order, C and D as
@@ -481,71 +383,28 @@ static int hexbytes(const char *s, unsigned char *out, int n)
     return 0;
 }
 
-static void run_h200(void)
+/* cases of the variant's K and input and accumulator types */
+static bool takes(const variant *v, const zn_mma_case *cs)
 {
-    int ncases = (int)(sizeof h200_cases / sizeof h200_cases[0]), checked = 0;
-    for (int vi = 0; vi < NVARIANTS; vi++) {
-        const variant *v = &variants[vi];
-        unsigned char a[16 * 32], b[32 * 8];
-        unsigned c[128], want[8];
-        int idx[8], nb = 0;
-        for (int i = 0; i <= ncases; i++) {
-            if (i < ncases) {
-                zn_mma_case cs;
-                if (zn_mma_case_parse(h200_cases[i], i, &cs))
-                    continue;
-                int K = cs.K;
-                const char *ta = cs.ta, *tb = cs.tb, *tc = cs.tc, *ha = cs.ha, *hb = cs.hb;
-                unsigned cw = cs.c, dw = cs.d;
-                if (K != v->K || (strcmp(ta, "e5m2") == 0) != v->a5 ||
-                    (strcmp(tb, "e5m2") == 0) != v->b5 || (strcmp(tc, "f16") == 0) != v->f16)
-                    continue;
-                if (nb == 0) {
-                    memset(a, 0, sizeof a);
-                    memset(b, 0, sizeof b);
-                    memset(c, 0, sizeof c);
-                }
-                /* element nb: A row nb, B column nb, C[nb][nb] */
-                unsigned char col[32];
-                if (hexbytes(ha, &a[nb * K], K) || hexbytes(hb, col, K)) {
-                    zt_fail("h200 case %d unreadable", i);
-                    continue;
-                }
-                for (int k = 0; k < K; k++)
-                    b[k * 8 + nb] = col[k];
-                c[nb * 8 + nb] = cw;
-                want[nb] = dw;
-                idx[nb++] = i;
-                if (nb < 8)
-                    continue;
-            }
-            if (nb == 0)
-                continue;
-            unsigned d[128];
-            launch(v, a, b, c, d);
-            const batch_inputs in = {v, a, b, c};
-            checked += zn_mma_h200_batch(v->name, d, nb, idx, want, batch_ref, &in);
-            nb = 0;
-        }
-    }
-    if (checked != ncases)
-        zt_fail("checked %d of %d h200 cases", checked, ncases);
+    return cs->K == v->K && (strcmp(cs->ta, "e5m2") == 0) == v->a5 &&
+           (strcmp(cs->tb, "e5m2") == 0) == v->b5 && (strcmp(cs->tc, "f16") == 0) == v->f16;
+}
+
+/* the case's codes: A row e, B column e */
+static bool fill(const variant *v, const zn_mma_case *cs, int e, unsigned char *a,
+                 unsigned char *b)
+{
+    unsigned char col[32];
+    if (hexbytes(cs->ha, &a[e * v->K], v->K) || hexbytes(cs->hb, col, v->K))
+        return false;
+    for (int k = 0; k < v->K; k++)
+        b[k * 8 + e] = col[k];
+    return true;
 }
 
 int main(void)
 {
     zt_begin("mma_fp8");
-    CK(cudaMalloc(&d_a, 16 * 32));
-    CK(cudaMalloc(&d_b, 32 * 8));
-    CK(cudaMalloc(&d_c, 128 * 4));
-    CK(cudaMalloc(&d_d, 128 * 4));
-    for (int vi = 0; vi < NVARIANTS; vi++)
-        for (int mode = 0; mode < NMODES; mode++)
-            run_random(&variants[vi], mode, 3);
-    run_h200();
-    CK(cudaFree(d_a));
-    CK(cudaFree(d_b));
-    CK(cudaFree(d_c));
-    CK(cudaFree(d_d));
-    return zt_finish();
+    return host.all(variants, NVARIANTS, mode_name, NMODES, h200_cases,
+                    (int)(sizeof h200_cases / sizeof h200_cases[0]), takes, fill);
 }
