@@ -21,7 +21,7 @@
  * kernel cache key).
  *
  * Grid-stride loops (`for (i = tid; i < n; i += gridDim.x * blockDim.x)`)
- * make a kernel a coroutine too, barriers or not: a warp that runs its
+ * make a kernel without barriers a coroutine too: a warp that runs its
  * whole loop alone touches 128 bytes per page per iteration, one page
  * after another, and the block's next warp then walks the lines next to
  * them, long evicted. With a yield at the loop's backward branch (taken
@@ -96,17 +96,21 @@ bool zn_grid_interleave_disabled(void)
     return s && *s && *s != '0';
 }
 
+/* an entry whose grid-stride loops may interleave: not turned off, and
+ * no block barriers (a coroutine with barriers keeps its loops whole) */
+static bool may_interleave(const ptx_module *pm, const ptx_func *f)
+{
+    return f->is_entry && !zn_grid_interleave_disabled() && !zn_func_uses_barrier(pm, f);
+}
+
 bool zn_func_grid_interleaved(const ptx_module *pm, const ptx_func *f)
 {
-    return f->is_entry && !zn_grid_interleave_disabled() && !zn_func_uses_barrier(pm, f) &&
-           zn_grid_loops(f, NULL);
+    return may_interleave(pm, f) && zn_grid_loops(f, NULL);
 }
 
 void zn_grid_yield_latches(zn_lfn *l, const ptx_module *pm)
 {
-    /* a coroutine with barriers keeps its loops whole (zn_func_grid_interleaved) */
-    if (!l->coro || zn_grid_interleave_disabled() || zn_func_uses_barrier(pm, l->f) ||
-        !(l->gs_latch = calloc(l->f->nins + 1, 1)))
+    if (!l->coro || !may_interleave(pm, l->f) || !(l->gs_latch = calloc(l->f->nins + 1, 1)))
         return;
     if (!zn_grid_loops(l->f, l->gs_latch)) {
         free(l->gs_latch);
