@@ -29,16 +29,21 @@ typedef struct zn_job {
     int on_fibers;
     int on_coro;                    /* coroutine kernel (zn_exec_coro.c) */
     void *grid_ws;                  /* cooperative launches: grid barrier words */
-    _Atomic uint64_t next_block;
-    _Atomic int32_t status;         /* first error, else ZN_KSTATUS_OK */
+    /* l->abort for the pool's grids; NULL for cooperative ones, whose
+     * blocks must all run (a skipped block would hang grid.sync) */
+    const _Atomic int *abort;
+    /* The block counter, bumped by every worker, has a cache line of its
+     * own: status is read before every lockstep round of a coroutine block
+     * (zn_exec_coro.c), and sharing the counter's line made that load a
+     * miss after each bump by another worker (10 % of a one-barrier
+     * kernel's executor time). */
+    _Alignas(64) _Atomic uint64_t next_block;
+    _Alignas(64) _Atomic int32_t status;   /* first error, else ZN_KSTATUS_OK */
     /* the pool's board of published grids (zn_exec_pool.c) */
     struct zn_job *next, *prev;     /* under the pool's lock */
     uint32_t helpers;               /* pool threads wanted */
     int withdrawn;                  /* launcher done with its share */
     _Atomic uint32_t joined;        /* pool threads working on it */
-    /* l->abort for the pool's grids; NULL for cooperative ones, whose
-     * blocks must all run (a skipped block would hang grid.sync) */
-    const _Atomic int *abort;
 } zn_job;
 
 /* ---- memcheck (zn_exec_check.c) ---- */

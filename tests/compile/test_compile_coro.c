@@ -9,7 +9,9 @@
  * lets another warp run, bar.arrive with a counted bar.sync, a named
  * barrier met while other warps wait at bar.sync 0, and a
  * barrier in a called function (which keeps the kernel on fibers,
- * uses_barrier 1). The same kernels again with ZINC_NO_CORO=1 (fibers). */
+ * uses_barrier 1), a trap in one warp in the middle of a loop of barriers
+ * (the launch fails; the worker's frames serve the next launch). The same
+ * kernels again with ZINC_NO_CORO=1 (fibers). */
 #include <stdlib.h>
 #include <string.h>
 #include "zn_test_harness.h"
@@ -132,7 +134,16 @@ static const char ptx[] =
     "  add.s32 %r8, %r4, %r8;\n  ld.shared.u32 %r9, [%r8];\n"
     "  mov.u32 %r7, %ctaid.x;\n  mad.lo.s32 %r13, %r7, %r2, %r1;\n"
     "  mul.wide.u32 %rd3, %r13, 4;\n  add.s64 %rd4, %rd2, %rd3;\n"
-    "  st.global.u32 [%rd4], %r9;\n  ret;\n}\n";
+    "  st.global.u32 [%rd4], %r9;\n  ret;\n}\n"
+    /* six rounds of s[tid] = r; bar.sync 0; thread 70 traps in round 3 */
+    ".visible .entry trap_mid(.param .u64 p)\n{\n"
+    "  .shared .align 4 .b8 s[1024];\n"
+    "  .reg .pred %p<4>;\n  .reg .b32 %r<20>;\n"
+    "  mov.u32 %r1, %tid.x;\n  mov.u32 %r9, 0;\n  shl.b32 %r3, %r1, 2;\n"
+    "  mov.u32 %r4, s;\n  add.s32 %r5, %r4, %r3;\n"
+    "LOOP:\n  st.shared.u32 [%r5], %r9;\n  bar.sync 0;\n  add.s32 %r9, %r9, 1;\n"
+    "  setp.eq.u32 %p1, %r9, 3;\n  setp.eq.u32 %p2, %r1, 70;\n  and.pred %p3, %p1, %p2;\n"
+    "  @%p3 trap;\n  setp.lt.u32 %p1, %r9, 6;\n  @%p1 bra LOOP;\n  ret;\n}\n";
 
 static uint32_t *poisoned(size_t n)
 {
@@ -268,6 +279,16 @@ static void check_callee(const zn_jit_module *jm, uint32_t nt)
     free(out);
 }
 
+/* a trap mid-loop fails the launch; the next launch runs */
+static void check_trap(const zn_jit_module *jm)
+{
+    void *po = NULL;
+    void *args[] = {&po};
+    int st = zt_run_exec(jm, "trap_mid", ZT_DIM1(6), ZT_DIM1(128), 0, args);
+    CHECK(st == ZN_KSTATUS_TRAP, "trap_mid: status %d, want %d", st, ZN_KSTATUS_TRAP);
+    check_rotate(jm, 3, 256, 20);
+}
+
 static void run_all(int coro)
 {
     zn_jit_module *jm = zt_load_text(ptx, NULL);
@@ -281,6 +302,7 @@ static void run_all(int coro)
     expect_mode(jm, "spin", m);
     expect_mode(jm, "counted", m);
     expect_mode(jm, "callee_bar", 1);
+    expect_mode(jm, "trap_mid", m);
     check_rotate(jm, 3, 256, 20);
     check_rotate(jm, 2, 1000, 5);   /* 32 warps, the last of 8 lanes */
     check_rotate(jm, 4, 32, 7);     /* one warp: never waits */
@@ -294,6 +316,7 @@ static void run_all(int coro)
     check_mixed(jm, 128);
     check_mixed(jm, 256);
     check_callee(jm, 256);
+    check_trap(jm);
     zn_jit_module_free(jm);
 }
 
