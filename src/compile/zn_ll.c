@@ -189,49 +189,138 @@ LLVMValueRef ll_rt_fn(zn_lfn *l, unsigned field)
     return ll_load_field(l, m->t_rt, rt, field, m->t_ptr);
 }
 
-/* The loop keeps the result vector in an alloca; mem2reg makes it SSA. */
+/* Run-time lane indices go through memory the code owns. An
+ * extractelement or insertelement at a run-time index into a 32-lane
+ * vector makes LLVM store the whole vector to a stack temporary of its own
+ * and reload it: per lane inside lane loops (CUB's decoupled look-back,
+ * 8-byte relaxed loads per lane: 8 zmm moves per lane), and a temporary
+ * per site that code generation never shares (CUB's scan kernel: 124 KB
+ * of a warp's 141 KB frame, each access's first-lane address touching a
+ * new cache line). Instead the function has a few 256-byte buffers: one
+ * for extracts in big functions (stored and read back at once), one for lane loops'
+ * results and one per operand a lane loop's body reads (stored before the
+ * loop, read per lane). Types whose vector is not laid out like an array
+ * of its elements (i1) keep the vector instructions. */
+static bool lane_array_type(LLVMTypeRef t)
+{
+    LLVMTypeKind k = LLVMGetTypeKind(t);
+    if (k != LLVMIntegerTypeKind && k != LLVMFloatTypeKind && k != LLVMDoubleTypeKind &&
+        k != LLVMHalfTypeKind && k != LLVMBFloatTypeKind && k != LLVMPointerTypeKind)
+        return false;
+    unsigned bits = k == LLVMPointerTypeKind ? 64 : ll_bits(t);
+    return bits >= 8 && bits <= 64 && !(bits & (bits - 1));
+}
+
+/* the function's buffer in *slot, made on first use */
+static LLVMValueRef fn_buffer(zn_lfn *l, LLVMValueRef *slot, const char *name)
+{
+    if (!*slot)
+        *slot = ll_entry_alloca_bytes(l, ZN_LANES * 8, 64, name);
+    return *slot;
+}
+
+/* &buf[lane] as an array of et */
+static LLVMValueRef lane_slot(zn_lfn *l, LLVMValueRef buf, LLVMTypeRef et, LLVMValueRef lane)
+{
+    return LLVMBuildInBoundsGEP2(l->b, et, buf, &lane, 1, "");
+}
+
+/* v fits a buffer as an array of its elements */
+static bool buffer_vector(LLVMValueRef v)
+{
+    LLVMTypeRef t = LLVMTypeOf(v);
+    return LLVMGetTypeKind(t) == LLVMVectorTypeKind && LLVMGetVectorSize(t) <= ZN_LANES &&
+           lane_array_type(LLVMGetElementType(t));
+}
+
+/* PTX instructions above which ll_extract_dyn uses the buffer. Below, the
+ * extract stays an extractelement: few sites, and InstCombine folds many of
+ * them (the first lane of an affine address is its base plus a constant);
+ * through the buffer bench/sgemm and transpose ran 3-4% slower. */
+#define ZN_EXTRACT_BUF_MIN_INS 400u
+
+LLVMValueRef ll_extract_dyn(zn_lfn *l, LLVMValueRef v, LLVMValueRef k)
+{
+    if (l->f->nins <= ZN_EXTRACT_BUF_MIN_INS || !buffer_vector(v))
+        return LLVMBuildExtractElement(l->b, v, k, "");
+    LLVMValueRef buf = fn_buffer(l, &l->buf_extract, "extract.buf");
+    LLVMSetAlignment(LLVMBuildStore(l->b, v, buf), 64);
+    LLVMTypeRef et = LLVMGetElementType(LLVMTypeOf(v));
+    return LLVMBuildLoad2(l->b, et, lane_slot(l, buf, et, k), "");
+}
+
+LLVMValueRef ll_lane_elt(zn_lfn *l, LLVMValueRef v, LLVMValueRef lane)
+{
+    if (!l->lane_pre || !buffer_vector(v) || l->nlane_in == ZN_LANE_LOOP_INS)
+        return LLVMBuildExtractElement(l->b, v, lane, "");
+    LLVMTypeRef et = LLVMGetElementType(LLVMTypeOf(v));
+    LLVMValueRef arr = fn_buffer(l, &l->buf_lane_in[l->nlane_in++], "lane.in");
+    LLVMBasicBlockRef cur = LLVMGetInsertBlock(l->b);
+    LLVMPositionBuilderBefore(l->b, l->lane_pre);
+    LLVMSetAlignment(LLVMBuildStore(l->b, v, arr), 64);
+    LLVMPositionBuilderAtEnd(l->b, cur);
+    return LLVMBuildLoad2(l->b, et, lane_slot(l, arr, et, lane), "");
+}
+
 LLVMValueRef ll_lane_loop(zn_lfn *l, LLVMValueRef mask, LLVMTypeRef res_ty,
                           ll_lane_body body, void *ud)
 {
     zn_lmod *m = l->m;
     LLVMValueRef res = NULL;
-    if (res_ty) {
+    /* a loop in another's body (none today) keeps its result in a vector
+     * and its operands in the buffers after the outer loop's */
+    LLVMValueRef outer = l->lane_pre;
+    unsigned outer_in = l->nlane_in;
+    bool in_array = res_ty && lane_array_type(res_ty) && !outer;
+    if (in_array) {
+        res = fn_buffer(l, &l->buf_lane_res, "lane.res");
+    } else if (res_ty) {
         res = ll_entry_alloca(l, ll_vec(res_ty), "lane.res");
         LLVMBuildStore(l->b, LLVMGetPoison(ll_vec(res_ty)), res);
     }
-    LLVMValueRef bits = ll_mask_to_i32(l, mask);
+    /* over the set bits of the mask, lowest first: a trip count LLVM
+     * cannot know, so it does not unroll the 32 lanes (it did once the
+     * body had no vector insert to weigh: 3x the code) */
+    LLVMValueRef bits = ll_mask_to_i32(l, mask), zero = LLVMConstInt(m->t_i32, 0, 0);
     LLVMBasicBlockRef pre = LLVMGetInsertBlock(l->b);
-    LLVMBasicBlockRef head = LLVMAppendBasicBlockInContext(m->ctx, l->fn, "lane.head");
-    LLVMBasicBlockRef doit = LLVMAppendBasicBlockInContext(m->ctx, l->fn, "lane.do");
+    LLVMBasicBlockRef head = LLVMAppendBasicBlockInContext(m->ctx, l->fn, "lane.do");
     LLVMBasicBlockRef latch = LLVMAppendBasicBlockInContext(m->ctx, l->fn, "lane.next");
     LLVMBasicBlockRef done = LLVMAppendBasicBlockInContext(m->ctx, l->fn, "lane.done");
-    LLVMBuildBr(l->b, head);
+    LLVMValueRef enter = LLVMBuildCondBr(l->b, LLVMBuildICmp(l->b, LLVMIntEQ, bits, zero, ""),
+                                         done, head);
 
     LLVMPositionBuilderAtEnd(l->b, head);
-    LLVMValueRef i = LLVMBuildPhi(l->b, m->t_i32, "lane");
-    LLVMValueRef bit = LLVMBuildAnd(l->b, LLVMBuildLShr(l->b, bits, i, ""),
-                                    LLVMConstInt(m->t_i32, 1, 0), "");
-    LLVMBuildCondBr(l->b, LLVMBuildTrunc(l->b, bit, m->t_i1, ""), doit, latch);
-
-    LLVMPositionBuilderAtEnd(l->b, doit);
+    LLVMValueRef rem = LLVMBuildPhi(l->b, m->t_i32, "lanes.left");
+    LLVMTypeRef ct = m->t_i32;
+    LLVMValueRef cargs[2] = {rem, LLVMConstInt(m->t_i1, 1, 0)};
+    LLVMValueRef i = ll_intrin(l, "llvm.cttz", &ct, 1, cargs, 2);
+    l->lane_pre = enter;
+    l->nlane_in = outer ? outer_in : 0;
     LLVMValueRef r = body(l, i, ud);
-    if (res && r) {
+    l->lane_pre = outer;
+    l->nlane_in = outer_in;
+    if (in_array && r) {
+        LLVMBuildStore(l->b, r, lane_slot(l, res, res_ty, i));
+    } else if (res && r) {
         LLVMValueRef cur = LLVMBuildLoad2(l->b, ll_vec(res_ty), res, "");
         LLVMBuildStore(l->b, LLVMBuildInsertElement(l->b, cur, r, i, ""), res);
     }
     LLVMBuildBr(l->b, latch);
 
     LLVMPositionBuilderAtEnd(l->b, latch);
-    LLVMValueRef next = LLVMBuildAdd(l->b, i, LLVMConstInt(m->t_i32, 1, 0), "");
-    LLVMBuildCondBr(l->b, LLVMBuildICmp(l->b, LLVMIntULT, next,
-                                        LLVMConstInt(m->t_i32, ZN_LANES, 0), ""),
-                    head, done);
-    LLVMValueRef in_v[2] = {LLVMConstInt(m->t_i32, 0, 0), next};
+    LLVMValueRef rest = LLVMBuildAnd(l->b, rem, LLVMBuildSub(l->b, rem, LLVMConstInt(m->t_i32, 1, 0), ""), "");
+    LLVMBuildCondBr(l->b, LLVMBuildICmp(l->b, LLVMIntEQ, rest, zero, ""), done, head);
+    LLVMValueRef in_v[2] = {bits, rest};
     LLVMBasicBlockRef in_b[2] = {pre, latch};
-    LLVMAddIncoming(i, in_v, in_b, 2);
+    LLVMAddIncoming(rem, in_v, in_b, 2);
 
     LLVMPositionBuilderAtEnd(l->b, done);
-    return res ? LLVMBuildLoad2(l->b, ll_vec(res_ty), res, "") : NULL;
+    if (!res)
+        return NULL;
+    LLVMValueRef v = LLVMBuildLoad2(l->b, ll_vec(res_ty), res, "");
+    if (in_array)
+        LLVMSetAlignment(v, 64);
+    return v;
 }
 
 LLVMValueRef ll_lanes(zn_lfn *l, LLVMValueRef v, unsigned first, unsigned n)

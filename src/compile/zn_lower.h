@@ -71,6 +71,9 @@ typedef struct zn_win_seen {
     LLVMValueRef base, exact;   /* i64 lane-0 address, i1 all at base + T */
 } zn_win_seen;
 #define ZN_WIN_SEEN 8           /* window tests remembered per straight-line run */
+/* operands a lane loop's body may read through ll_lane_elt */
+#define ZN_LANE_LOOP_INS 6
+
 typedef struct zn_lfn {
     zn_lmod *m;
     LLVMBuilderRef b;
@@ -119,6 +122,12 @@ typedef struct zn_lfn {
                                  * (pure ins hoisted above a barrier, zn_lower_warp.c) */
 
     LLVMValueRef lane_ids;      /* <0, 1, ..., 31> as <32 x i32> */
+    LLVMValueRef lane_pre;      /* in a lane loop's body: the branch into the
+                                 * loop (ll_lane_elt stores operands there) */
+    /* 256-byte stack buffers shared by all sites of the function (zn_ll.c):
+     * run-time-index extracts, lane loops' results and operands */
+    LLVMValueRef buf_extract, buf_lane_res, buf_lane_in[ZN_LANE_LOOP_INS];
+    unsigned nlane_in;          /* operands stored for the current lane loop */
     LLVMValueRef sreg_cache[PTX_SREG_COUNT]; /* computed in the entry block */
     LLVMValueRef shared_base;   /* i64 splat of block->shared */
     bool uses_cluster;          /* mapa or .shared::cluster: shared atomics
@@ -198,11 +207,17 @@ LLVMValueRef ll_coerce(zn_lfn *l, LLVMValueRef v, LLVMTypeRef to, bool sign);
 /* Calls a function pointer loaded from w->rt at field `field`. */
 LLVMValueRef ll_rt_fn(zn_lfn *l, unsigned field);
 /* Lane loop: for every lane set in mask (ascending), body(l, lane, ud)
- * returns a scalar (or NULL); the result vector collects them (poison for
- * other lanes). res_ty is the scalar type or NULL for no result. */
+ * returns a scalar (or NULL); the result vector collects them (undefined
+ * for other lanes). res_ty is the scalar type or NULL for no result. */
 typedef LLVMValueRef (*ll_lane_body)(zn_lfn *l, LLVMValueRef lane, void *ud);
 LLVMValueRef ll_lane_loop(zn_lfn *l, LLVMValueRef mask, LLVMTypeRef res_ty,
                           ll_lane_body body, void *ud);
+/* In a lane loop's body: element `lane` of the 32-lane vector v, which must
+ * be defined before the loop (read from a copy stored once, before it). */
+LLVMValueRef ll_lane_elt(zn_lfn *l, LLVMValueRef v, LLVMValueRef lane);
+/* extractelement(v, k) for a run-time k, through the function's one
+ * extract buffer (zn_ll.c) */
+LLVMValueRef ll_extract_dyn(zn_lfn *l, LLVMValueRef v, LLVMValueRef k);
 LLVMValueRef ll_field_ptr(zn_lfn *l, LLVMTypeRef st, LLVMValueRef p,
                           unsigned field);
 LLVMValueRef ll_load_field(zn_lfn *l, LLVMTypeRef st, LLVMValueRef p,

@@ -112,7 +112,7 @@ static zn_shape shape_of(zn_lfn *l, const zn_part *p, uint64_t stride)
                           LLVMBuildSelect(l->b, p->m, p->a,
                                           splat_part(l, c64(l, UINT64_MAX), p->w), ""));
     else
-        s.ak = LLVMBuildExtractElement(l->b, p->a, k, "addr.first");
+        s.ak = ll_extract_dyn(l, p->a, k);
     LLVMValueRef k64 = LLVMBuildZExt(l->b, k, m->t_i64, "");
     s.base = LLVMBuildSub(l->b, s.ak, LLVMBuildMul(l->b, k64, c64(l, stride), ""), "");
     LLVMValueRef off[ZN_LANES];
@@ -402,7 +402,7 @@ static void store_uniform(zn_lfn *l, const zn_part *p, LLVMValueRef ak, LLVMValu
     for (unsigned i = 0; i < n; i++) {
         if (!v[i])
             continue;
-        LLVMValueRef e = LLVMBuildExtractElement(l->b, v[i], last, "");
+        LLVMValueRef e = ll_extract_dyn(l, v[i], last);
         LLVMValueRef st = LLVMBuildStore(l->b, e, scalar_ptr(l, ak, (uint64_t)i * size));
         LLVMSetAlignment(st, size);
     }
@@ -526,7 +526,7 @@ static void store_one(zn_lfn *l, const zn_part *p, LLVMValueRef a, LLVMValueRef 
     for (unsigned i = 0; i < n; i++) {
         if (!v[i])
             continue;
-        LLVMValueRef e = LLVMBuildExtractElement(l->b, v[i], last, "");
+        LLVMValueRef e = ll_extract_dyn(l, v[i], last);
         LLVMValueRef ev = LLVMBuildInsertElement(l->b, LLVMGetPoison(LLVMVectorType(
                                                  LLVMTypeOf(e), 1)), e, c32(l, 0), "");
         LLVMTypeRef over[2] = {LLVMTypeOf(ev), m->t_ptr};

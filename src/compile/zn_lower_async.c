@@ -229,8 +229,8 @@ static LLVMValueRef atom16_lane(zn_lfn *l, LLVMValueRef lane, void *ud)
     atom16_job *j = ud;
     zn_lmod *m = l->m;
     LLVMBuilderRef b = l->b;
-    LLVMValueRef p = LLVMBuildExtractElement(b, j->ptrs, lane, "");
-    LLVMValueRef v = LLVMBuildExtractElement(b, j->v, lane, "");
+    LLVMValueRef p = ll_lane_elt(l, j->ptrs, lane);
+    LLVMValueRef v = ll_lane_elt(l, j->v, lane);
     LLVMValueRef res = LLVMConstInt(m->t_i32, 0, 0);
     for (unsigned k = 0; k < j->parts; k++) {
         LLVMValueRef ix = LLVMConstInt(m->t_i64, 2 * k, 0);

@@ -77,11 +77,11 @@ static LLVMValueRef atom_lane(zn_lfn *l, LLVMValueRef lane, void *ud)
 {
     atom_job *j = ud;
     LLVMBuilderRef b = l->b;
-    LLVMValueRef p = LLVMBuildExtractElement(b, j->ptrs, lane, "");
-    LLVMValueRef v = LLVMBuildExtractElement(b, j->b, lane, "");
+    LLVMValueRef p = ll_lane_elt(l, j->ptrs, lane);
+    LLVMValueRef v = ll_lane_elt(l, j->b, lane);
     LLVMAtomicOrdering ord = LLVMAtomicOrderingSequentiallyConsistent;
     if (j->cas) {
-        LLVMValueRef c = LLVMBuildExtractElement(b, j->c, lane, "");
+        LLVMValueRef c = ll_lane_elt(l, j->c, lane);
         LLVMValueRef cmp = v, nv = c;
         bool fp = ll_is_fp(j->et);
         LLVMTypeRef it = LLVMIntTypeInContext(l->m->ctx, ll_bits(j->et));

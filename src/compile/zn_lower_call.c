@@ -60,7 +60,7 @@ typedef struct rt_job {
 
 static LLVMValueRef lane_arg(zn_lfn *l, rt_job *j, unsigned k, LLVMValueRef lane)
 {
-    return LLVMBuildExtractElement(l->b, j->a[k], lane, "");
+    return ll_lane_elt(l, j->a[k], lane);
 }
 
 static LLVMValueRef rt_lane(zn_lfn *l, LLVMValueRef lane, void *ud)

@@ -76,8 +76,8 @@ static LLVMValueRef mb_lane(zn_lfn *l, LLVMValueRef lane, void *ud)
     mb_job *j = ud;
     LLVMBuilderRef b = l->b;
     LLVMTypeRef i64 = l->m->t_i64;
-    LLVMValueRef p = LLVMBuildExtractElement(b, j->ptrs, lane, "");
-    LLVMValueRef a = LLVMBuildExtractElement(b, j->arg, lane, "");
+    LLVMValueRef p = ll_lane_elt(l, j->ptrs, lane);
+    LLVMValueRef a = ll_lane_elt(l, j->arg, lane);
     if (j->kind == MB_INIT || j->kind == MB_INVAL) {
         LLVMValueRef v = c64(l, 0);
         if (j->kind == MB_INIT) {
@@ -87,10 +87,10 @@ static LLVMValueRef mb_lane(zn_lfn *l, LLVMValueRef lane, void *ud)
         LLVMSetAlignment(LLVMBuildStore(b, v, p), 8);
         return NULL;
     }
-    LLVMValueRef tx = j->tx ? LLVMBuildExtractElement(b, j->tx, lane, "") : NULL;
+    LLVMValueRef tx = j->tx ? ll_lane_elt(l, j->tx, lane) : NULL;
     if (j->src) { /* the bulk copy is done before its bytes are counted */
-        LLVMValueRef d = LLVMBuildExtractElement(b, j->dst, lane, "");
-        LLVMValueRef s = LLVMBuildExtractElement(b, j->src, lane, "");
+        LLVMValueRef d = ll_lane_elt(l, j->dst, lane);
+        LLVMValueRef s = ll_lane_elt(l, j->src, lane);
         LLVMBuildMemCpy(b, d, 16, s, 16, tx);
     }
     LLVMValueRef old = LLVMBuildLoad2(b, i64, p, "mb.old");

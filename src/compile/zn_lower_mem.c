@@ -212,7 +212,7 @@ static void lower_st_uniform(zn_lfn *l, const ptx_ins *ins, LLVMValueRef *vals, 
         LLVMValueRef p = LLVMBuildIntToPtr(l->b, LLVMBuildAdd(l->b, addr,
                                            LLVMConstInt(m->t_i64, (uint64_t)i * size, 0), ""),
                                            m->t_ptr, "");
-        LLVMValueRef st = LLVMBuildStore(l->b, LLVMBuildExtractElement(l->b, vals[i], last, ""), p);
+        LLVMValueRef st = LLVMBuildStore(l->b, ll_extract_dyn(l, vals[i], last), p);
         LLVMSetAlignment(st, size);
     }
 }

@@ -46,7 +46,7 @@ typedef struct strong_ctx {
 
 static LLVMValueRef lane_ptr(zn_lfn *l, strong_ctx *c, LLVMValueRef lane)
 {
-    LLVMValueRef a = LLVMBuildExtractElement(l->b, c->addr, lane, "");
+    LLVMValueRef a = ll_lane_elt(l, c->addr, lane);
     return LLVMBuildIntToPtr(l->b, a, l->m->t_ptr, "");
 }
 
@@ -69,7 +69,7 @@ static LLVMValueRef load_lane(zn_lfn *l, LLVMValueRef lane, void *ud)
 static LLVMValueRef store_lane(zn_lfn *l, LLVMValueRef lane, void *ud)
 {
     strong_ctx *c = ud;
-    LLVMValueRef v = LLVMBuildExtractElement(l->b, c->val, lane, "");
+    LLVMValueRef v = ll_lane_elt(l, c->val, lane);
     mark(c, LLVMBuildStore(l->b, v, lane_ptr(l, c, lane)), true);
     return NULL;
 }

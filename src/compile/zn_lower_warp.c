@@ -155,7 +155,7 @@ typedef struct match_job {
 static LLVMValueRef match_lane(zn_lfn *l, LLVMValueRef lane, void *ud)
 {
     match_job *j = ud;
-    LLVMValueRef ai = LLVMBuildExtractElement(l->b, j->a, lane, "");
+    LLVMValueRef ai = ll_lane_elt(l, j->a, lane);
     LLVMValueRef eq = LLVMBuildICmp(l->b, LLVMIntEQ, j->a, ll_splat(l, ai), "");
     return ll_mask_to_i32(l, LLVMBuildAnd(l->b, eq, l->emask, ""));
 }
@@ -195,7 +195,7 @@ static LLVMValueRef redux_lane(zn_lfn *l, LLVMValueRef lane, void *ud)
 {
     redux_job *j = ud;
     LLVMBuilderRef b = l->b;
-    LLVMValueRef mm = ll_splat(l, LLVMBuildExtractElement(b, j->member, lane, ""));
+    LLVMValueRef mm = ll_splat(l, ll_lane_elt(l, j->member, lane));
     LLVMValueRef bit = LLVMBuildAnd(b, LLVMBuildLShr(b, mm, l->lane_ids, ""), cvec(l, 1), "");
     LLVMValueRef in = LLVMBuildAnd(b, LLVMBuildICmp(b, LLVMIntNE, bit, cvec(l, 0), ""),
                                    l->emask, "");
