@@ -644,14 +644,14 @@ static bool induction(aff_walk *w, int32_t r, uint32_t at, int depth, aff_val *o
     LLVMValueRef rv = zn_load_reg(l, r);
     if (LLVMGetElementType(LLVMTypeOf(rv)) != it)
         rv = LLVMBuildBitCast(b, rv, ll_vec(it), "");
-    LLVMValueRef v = LLVMBuildExtractElement(b, rv, j, "ind.rj");
+    LLVMValueRef v = ll_extract_dyn(l, rv, j);
     const ptx_sreg sr[2] = {PTX_SREG_TID_X, PTX_SREG_TID_Y};
     const int64_t st[2] = {va.s, va.sy};
     for (int k = 0; k < 2; k++) {
         if (!st[k])
             continue;
         LLVMValueRef t = zn_sreg(l, sr[k]);
-        LLVMValueRef dt = LLVMBuildSub(b, LLVMBuildExtractElement(b, t, j, ""),
+        LLVMValueRef dt = LLVMBuildSub(b, ll_extract_dyn(l, t, j),
                                        LLVMBuildExtractElement(b, t, LLVMConstInt(i32, 0, 0), ""),
                                        "");
         LLVMValueRef off = LLVMBuildMul(b, resize(l, dt, bits, true),
