@@ -85,10 +85,6 @@ static LLVMValueRef none_active(zn_lfn *l, const zn_part *p, LLVMValueRef bad)
     return LLVMBuildICmp(l->b, LLVMIntEQ, part_bits(l, bad, p->w), c32(l, 0), "");
 }
 
-/* PTX instructions above which shape_of avoids variable-index extracts
- * (bench/ kernels: at most ~1000; CUB's onesweep kernel ~8000) */
-#define ZN_ACCESS_HUGE_FN 2000u
-
 static zn_shape shape_of(zn_lfn *l, const zn_part *p, uint64_t stride)
 {
     zn_lmod *m = l->m;
@@ -100,19 +96,12 @@ static zn_shape shape_of(zn_lfn *l, const zn_part *p, uint64_t stride)
      * lane is touched then anyway) */
     LLVMValueRef k = ll_intrin(l, "llvm.cttz", &ct, 1, args, 2);
     k = LLVMBuildAnd(l->b, k, c32(l, p->w - 1), "");
-    /* In a huge function, the lowest active address instead of
-     * extractelement(a, k): a variable index costs a stack temporary per
-     * access that codegen never reuses (CUB's onesweep kernel: 700 KB of
-     * its 870 KB frame). Equal to a[k] whenever the tests below pass
-     * (contiguous: the first lane is the lowest; uniform: all equal);
-     * otherwise the access gathers anyway. Small functions keep the
-     * extract, which is faster (bench/transpose 11 %, docs/compile-time.md). */
-    if (l->f->nins > ZN_ACCESS_HUGE_FN)
-        s.ak = ll_intrin1(l, "llvm.vector.reduce.umin",
-                          LLVMBuildSelect(l->b, p->m, p->a,
-                                          splat_part(l, c64(l, UINT64_MAX), p->w), ""));
-    else
-        s.ak = ll_extract_dyn(l, p->a, k);
+    /* a variable-index extract gave every access a stack temporary that
+     * codegen never reuses (CUB's onesweep kernel: 700 KB of its 870 KB
+     * frame); in big functions it reads back from the function's buffer
+     * (zn_ll.c). The lowest active address (a reduction) did that job
+     * before, slower per access (bench/transpose 11 %, docs/compile-time.md). */
+    s.ak = ll_extract_dyn(l, p->a, k);
     LLVMValueRef k64 = LLVMBuildZExt(l->b, k, m->t_i64, "");
     s.base = LLVMBuildSub(l->b, s.ak, LLVMBuildMul(l->b, k64, c64(l, stride), ""), "");
     LLVMValueRef off[ZN_LANES];
