@@ -197,10 +197,10 @@ LLVMValueRef ll_rt_fn(zn_lfn *l, unsigned field)
  * per site that code generation never shares (CUB's scan kernel: 124 KB
  * of a warp's 141 KB frame, each access's first-lane address touching a
  * new cache line). Instead the function has a few 256-byte buffers: one
- * for extracts in big functions (stored and read back at once), one for lane loops'
- * results and one per operand a lane loop's body reads (stored before the
- * loop, read per lane). Types whose vector is not laid out like an array
- * of its elements (i1) keep the vector instructions. */
+ * for extracts in big functions (stored and read back at once), one for
+ * lane loops' results and one per operand a lane loop's body reads
+ * (stored before the loop, read per lane). Types whose vector is not laid
+ * out like an array of its elements (i1) keep the vector instructions. */
 static bool lane_array_type(LLVMTypeRef t)
 {
     LLVMTypeKind k = LLVMGetTypeKind(t);
@@ -225,12 +225,27 @@ static LLVMValueRef lane_slot(zn_lfn *l, LLVMValueRef buf, LLVMTypeRef et, LLVMV
     return LLVMBuildInBoundsGEP2(l->b, et, buf, &lane, 1, "");
 }
 
-/* v fits a buffer as an array of its elements */
+/* a constant or a splat: any lane of it folds to one scalar */
+static bool same_lanes(LLVMValueRef v)
+{
+    if (LLVMIsConstant(v))
+        return true;
+    if (!LLVMIsAShuffleVectorInst(v))
+        return false;
+    unsigned n = LLVMGetNumMaskElements(v);
+    for (unsigned i = 0; i < n; i++)
+        if (LLVMGetMaskValue(v, i) != 0)
+            return false;
+    return true;
+}
+
+/* v goes through a buffer: an array of its elements fits, and its lanes
+ * are not all one value (an extract of those folds away) */
 static bool buffer_vector(LLVMValueRef v)
 {
     LLVMTypeRef t = LLVMTypeOf(v);
     return LLVMGetTypeKind(t) == LLVMVectorTypeKind && LLVMGetVectorSize(t) <= ZN_LANES &&
-           lane_array_type(LLVMGetElementType(t));
+           lane_array_type(LLVMGetElementType(t)) && !same_lanes(v);
 }
 
 /* PTX instructions above which ll_extract_dyn uses the buffer. Below, the
@@ -308,7 +323,8 @@ LLVMValueRef ll_lane_loop(zn_lfn *l, LLVMValueRef mask, LLVMTypeRef res_ty,
     LLVMBuildBr(l->b, latch);
 
     LLVMPositionBuilderAtEnd(l->b, latch);
-    LLVMValueRef rest = LLVMBuildAnd(l->b, rem, LLVMBuildSub(l->b, rem, LLVMConstInt(m->t_i32, 1, 0), ""), "");
+    LLVMValueRef rest = LLVMBuildAnd(l->b, rem,
+                                     LLVMBuildSub(l->b, rem, LLVMConstInt(m->t_i32, 1, 0), ""), "");
     LLVMBuildCondBr(l->b, LLVMBuildICmp(l->b, LLVMIntEQ, rest, zero, ""), done, head);
     LLVMValueRef in_v[2] = {bits, rest};
     LLVMBasicBlockRef in_b[2] = {pre, latch};
