@@ -261,6 +261,8 @@ zn_var_kind zn_var_find(zn_lfn *l, const ptx_opnd *o, uint32_t *index,
                         const ptx_var **var);
 /* Fills sreg_cache and shared_base in the entry block. */
 void zn_sreg_prologue(zn_lfn *l);
+/* block->shared as an i64 splat where it is used (zn_lower_operand.c) */
+LLVMValueRef zn_shared_base(zn_lfn *l);
 /* Byte offset of kernel parameter i in the parameter buffer. */
 uint32_t zn_param_offset(const ptx_func *f, uint32_t i, uint32_t *total);
 

@@ -350,7 +350,7 @@ static bool ins_aff(aff_walk *w, uint32_t at, bool tinv, unsigned dbits, int dep
             return false;
         LLVMValueRef v = va.v0;
         if (ins->space == PTX_SPACE_SHARED) {
-            LLVMValueRef sb = first(w, l->shared_base);
+            LLVMValueRef sb = first(w, zn_shared_base(l));
             v = (ins->flags & PTX_F(to)) ? LLVMBuildSub(b, v, sb, "") : LLVMBuildAdd(b, v, sb, "");
         }
         *out = va;
@@ -735,7 +735,7 @@ LLVMValueRef zn_affine_lanes(zn_lfn *l)
     if (a->ival)
         x = LLVMBuildAdd(l->b, x, ll_const_vec(l->m->t_i64, (uint64_t)a->ival), "");
     if (ins->space == PTX_SPACE_SHARED)
-        x = LLVMBuildAdd(l->b, l->shared_base, x, "");
+        x = LLVMBuildAdd(l->b, zn_shared_base(l), x, "");
     return x;
 }
 
@@ -760,7 +760,7 @@ bool zn_affine_addr(zn_lfn *l, zn_aff_addr *out)
     if (a->ival)
         a0 = LLVMBuildAdd(l->b, a0, LLVMConstInt(l->m->t_i64, (uint64_t)a->ival, 0), "");
     if (ins->space == PTX_SPACE_SHARED)
-        a0 = LLVMBuildAdd(l->b, a0, LLVMBuildExtractElement(l->b, l->shared_base,
+        a0 = LLVMBuildAdd(l->b, a0, LLVMBuildExtractElement(l->b, zn_shared_base(l),
                           LLVMConstInt(l->m->t_i32, 0, 0), ""), "");
     LLVMTypeRef i1 = l->m->t_i1;
     *out = (zn_aff_addr){.s = v.s, .sy = v.sy, .base = a0};

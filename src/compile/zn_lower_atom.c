@@ -134,9 +134,9 @@ static LLVMValueRef conflict_add(zn_lfn *l, const atom_job *j)
      * vpgatherdd/vpscatterdd per half instead of two 8-lane ones of 64-bit
      * addresses */
     LLVMValueRef keys = LLVMBuildTrunc(b, LLVMBuildSub(b, LLVMBuildPtrToInt(b, j->ptrs,
-                                       ll_vec(m->t_i64), ""), l->shared_base, ""),
+                                       ll_vec(m->t_i64), ""), zn_shared_base(l), ""),
                                        ll_vec(m->t_i32), "");
-    LLVMValueRef base = LLVMBuildIntToPtr(b, LLVMBuildExtractElement(b, l->shared_base,
+    LLVMValueRef base = LLVMBuildIntToPtr(b, LLVMBuildExtractElement(b, zn_shared_base(l),
                                           LLVMConstInt(m->t_i32, 0, 0), ""), m->t_ptr, "");
     LLVMValueRef bits = ll_mask_to_i32(l, l->emask), old[2];
     for (unsigned h = 0; h < 2; h++) {

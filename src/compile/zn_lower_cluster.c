@@ -119,7 +119,7 @@ static LLVMValueRef rank_base(zn_lfn *l, LLVMValueRef rank, LLVMValueRef use)
     LLVMValueRef idx = LLVMBuildZExt(b, r16, ll_vec(m->t_i64), "");
     LLVMValueRef ptrs = LLVMBuildGEP2(b, m->t_ptr, tab, &idx, 1, "cl.tab");
     LLVMTypeRef over[2] = {ll_vec(m->t_ptr), ll_vec(m->t_ptr)};
-    LLVMValueRef own = LLVMBuildIntToPtr(b, l->shared_base, ll_vec(m->t_ptr), "");
+    LLVMValueRef own = LLVMBuildIntToPtr(b, zn_shared_base(l), ll_vec(m->t_ptr), "");
     LLVMValueRef args[4] = {ptrs, LLVMConstInt(m->t_i32, 8, 0), use, own};
     LLVMValueRef base = ll_intrin(l, "llvm.masked.gather", over, 2, args, 4);
     return LLVMBuildPtrToInt(b, base, ll_vec(m->t_i64), "cl.base");
@@ -170,7 +170,7 @@ void zn_lower_mapa(zn_lfn *l, const ptx_ins *ins)
         return;
     }
     /* generic: the same offset in rank's window */
-    LLVMValueRef off = var ? a : LLVMBuildSub(b, a, l->shared_base, "");
+    LLVMValueRef off = var ? a : LLVMBuildSub(b, a, zn_shared_base(l), "");
     LLVMValueRef d = LLVMBuildAdd(b, rank_base(l, rank, ll_all_ones(l)), off, "mapa");
     zn_dst(l, &ins->opnds[0], t, ll_coerce(l, d, zn_vec_type(m, t), false));
 }
@@ -244,7 +244,7 @@ void zn_lower_getctarank(zn_lfn *l, const ptx_ins *ins)
         d = LLVMBuildSelect(b, tagged, tr, own, "");
     } else {
         if (var)    /* a .shared variable named in a generic getctarank */
-            a = LLVMBuildAdd(b, a, l->shared_base, "");
+            a = LLVMBuildAdd(b, a, zn_shared_base(l), "");
         LLVMValueRef tab = ll_load_field(l, m->t_block, l->block, ZN_BLOCK_FIELD_CLUSTER, m->t_ptr);
         LLVMValueRef size = LLVMBuildZExt(b, ll_load_field(l, m->t_block, l->block,
                                           ZN_BLOCK_FIELD_SHARED_SIZE, m->t_i32), m->t_i64, "");

@@ -39,7 +39,7 @@ static LLVMValueRef host_addr(zn_lfn *l, LLVMValueRef a, ptx_space space)
     if (space == PTX_SPACE_SHARED)
         a = l->ins && zn_ins_shared_cluster(l->ins)
                 ? zn_cluster_host_addr(l, a) /* maybe a peer block's (zn_lower_cluster.c) */
-                : LLVMBuildAdd(l->b, l->shared_base, a, "");
+                : LLVMBuildAdd(l->b, zn_shared_base(l), a, "");
     return a;
 }
 
@@ -114,7 +114,7 @@ static LLVMValueRef uniform_addr(zn_lfn *l, const ptx_ins *ins, const ptx_opnd *
         addr = LLVMBuildExtractElement(l->b, zn_sym_addr(l, a), zero, "");
     }
     if (ins->space == PTX_SPACE_SHARED)
-        addr = LLVMBuildAdd(l->b, addr, LLVMBuildExtractElement(l->b, l->shared_base, zero, ""), "");
+        addr = LLVMBuildAdd(l->b, addr, LLVMBuildExtractElement(l->b, zn_shared_base(l), zero, ""), "");
     return addr;
 }
 
@@ -253,9 +253,9 @@ static void lower_cvta(zn_lfn *l, const ptx_ins *ins)
     if (ins->space == PTX_SPACE_SHARED) {
         /* cvta.shared::cluster: a mapa-tagged address may be a peer's
          * (zn_lower_cluster.c); .to gives an offset in the executing block */
-        a = (ins->flags & PTX_F(to)) ? LLVMBuildSub(l->b, a, l->shared_base, "")
+        a = (ins->flags & PTX_F(to)) ? LLVMBuildSub(l->b, a, zn_shared_base(l), "")
             : zn_ins_shared_cluster(ins) ? zn_cluster_host_addr(l, a)
-                                         : LLVMBuildAdd(l->b, a, l->shared_base, "");
+                                         : LLVMBuildAdd(l->b, a, zn_shared_base(l), "");
     }
     /* local, global, const, param: generic and space addresses coincide */
     zn_dst(l, &ins->opnds[0], t, ll_coerce(l, a, zn_vec_type(l->m, t), false));
@@ -268,7 +268,7 @@ static void lower_isspacep(zn_lfn *l, const ptx_ins *ins)
     LLVMValueRef size = LLVMBuildZExt(l->b, zn_sreg(l, PTX_SREG_TOTAL_SMEM_SIZE),
                                       ll_vec(m->t_i64), "");
     LLVMValueRef in_sh = LLVMBuildICmp(l->b, LLVMIntULT,
-                                       LLVMBuildSub(l->b, a, l->shared_base, ""), size, "");
+                                       LLVMBuildSub(l->b, a, zn_shared_base(l), ""), size, "");
     LLVMValueRef r;
     switch (ins->space) {
     case PTX_SPACE_SHARED: r = in_sh; break;

@@ -300,6 +300,20 @@ void zn_sreg_prologue(zn_lfn *l)
     l->shared_base = ll_splat(l, LLVMBuildPtrToInt(l->b, sh, m->t_i64, ""));
 }
 
+/* In a coroutine the entry block's splat is live across every barrier, so
+ * LLVM keeps its 32 lanes (256 bytes) in each warp's frame, stored by
+ * every warp and reloaded after each suspend (CoroSplit does not
+ * rematerialize a shufflevector). There each use loads the scalar again
+ * (a load is not moved across a suspend) and splats it. */
+LLVMValueRef zn_shared_base(zn_lfn *l)
+{
+    if (!l->coro)
+        return l->shared_base;
+    zn_lmod *m = l->m;
+    LLVMValueRef sh = ll_load_field(l, m->t_block, l->block, ZN_BLOCK_FIELD_SHARED, m->t_ptr);
+    return ll_splat(l, LLVMBuildPtrToInt(l->b, sh, m->t_i64, ""));
+}
+
 static LLVMValueRef rt_time(zn_lfn *l, unsigned field)
 {
     zn_lmod *m = l->m;
