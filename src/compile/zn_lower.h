@@ -215,8 +215,8 @@ LLVMValueRef ll_lane_loop(zn_lfn *l, LLVMValueRef mask, LLVMTypeRef res_ty,
 /* In a lane loop's body: element `lane` of the 32-lane vector v, which must
  * be defined before the loop (read from a copy stored once, before it). */
 LLVMValueRef ll_lane_elt(zn_lfn *l, LLVMValueRef v, LLVMValueRef lane);
-/* extractelement(v, k) for a run-time k, through the function's one
- * extract buffer (zn_ll.c) */
+/* extractelement(v, k) for a run-time k; in functions of more than 400
+ * PTX instructions through the function's extract buffer (zn_ll.c) */
 LLVMValueRef ll_extract_dyn(zn_lfn *l, LLVMValueRef v, LLVMValueRef k);
 LLVMValueRef ll_field_ptr(zn_lfn *l, LLVMTypeRef st, LLVMValueRef p,
                           unsigned field);
@@ -261,7 +261,8 @@ zn_var_kind zn_var_find(zn_lfn *l, const ptx_opnd *o, uint32_t *index,
                         const ptx_var **var);
 /* Fills sreg_cache and shared_base in the entry block. */
 void zn_sreg_prologue(zn_lfn *l);
-/* block->shared as an i64 splat where it is used (zn_lower_operand.c) */
+/* block->shared as an i64 splat: the entry block's, or in a coroutine
+ * loaded where it is used (zn_lower_operand.c) */
 LLVMValueRef zn_shared_base(zn_lfn *l);
 /* Byte offset of kernel parameter i in the parameter buffer. */
 uint32_t zn_param_offset(const ptx_func *f, uint32_t i, uint32_t *total);

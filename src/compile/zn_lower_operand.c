@@ -251,6 +251,14 @@ LLVMValueRef zn_load_tid(zn_lfn *l, unsigned d)
     return v;
 }
 
+/* block->shared as an i64 splat, loaded here */
+static LLVMValueRef load_shared_base(zn_lfn *l)
+{
+    zn_lmod *m = l->m;
+    LLVMValueRef sh = ll_load_field(l, m->t_block, l->block, ZN_BLOCK_FIELD_SHARED, m->t_ptr);
+    return ll_splat(l, LLVMBuildPtrToInt(l->b, sh, m->t_i64, ""));
+}
+
 void zn_sreg_prologue(zn_lfn *l)
 {
     zn_lmod *m = l->m;
@@ -296,8 +304,7 @@ void zn_sreg_prologue(zn_lfn *l)
     c[PTX_SREG_ENVREG0 + 2] = ll_splat(l, LLVMBuildTrunc(l->b, ws, m->t_i32, ""));
     c[PTX_SREG_ENVREG0 + 1] = ll_splat(l, LLVMBuildTrunc(l->b,
         LLVMBuildLShr(l->b, ws, LLVMConstInt(m->t_i64, 32, 0), ""), m->t_i32, ""));
-    LLVMValueRef sh = ll_load_field(l, m->t_block, l->block, ZN_BLOCK_FIELD_SHARED, m->t_ptr);
-    l->shared_base = ll_splat(l, LLVMBuildPtrToInt(l->b, sh, m->t_i64, ""));
+    l->shared_base = load_shared_base(l);
 }
 
 /* In a coroutine the entry block's splat is live across every barrier, so
@@ -307,11 +314,7 @@ void zn_sreg_prologue(zn_lfn *l)
  * (a load is not moved across a suspend) and splats it. */
 LLVMValueRef zn_shared_base(zn_lfn *l)
 {
-    if (!l->coro)
-        return l->shared_base;
-    zn_lmod *m = l->m;
-    LLVMValueRef sh = ll_load_field(l, m->t_block, l->block, ZN_BLOCK_FIELD_SHARED, m->t_ptr);
-    return ll_splat(l, LLVMBuildPtrToInt(l->b, sh, m->t_i64, ""));
+    return l->coro ? load_shared_base(l) : l->shared_base;
 }
 
 static LLVMValueRef rt_time(zn_lfn *l, unsigned field)

@@ -488,8 +488,6 @@ bool zn_grid_loops(const ptx_func *f, uint8_t *latch)
     return any;
 }
 
-/* the step of address a of the access at `at` in its innermost loop
- * (*loop), when it is a multiple of a register (a run-time amount) */
 /* the step's registers are integers (a step read from them makes sense) */
 static bool int_regs(const ptx_func *f, pf_step s)
 {
