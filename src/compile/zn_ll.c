@@ -72,6 +72,18 @@ LLVMValueRef ll_entry_alloca(zn_lfn *l, LLVMTypeRef t, const char *name)
     return a;
 }
 
+LLVMValueRef ll_load_slot(zn_lfn *l, LLVMTypeRef t, LLVMValueRef slot)
+{
+    LLVMValueRef v = LLVMBuildLoad2(l->b, t, slot, "");
+    LLVMSetAlignment(v, 16);
+    return v;
+}
+
+void ll_store_slot(zn_lfn *l, LLVMValueRef v, LLVMValueRef slot)
+{
+    LLVMSetAlignment(LLVMBuildStore(l->b, v, slot), 16);
+}
+
 LLVMValueRef ll_entry_alloca_bytes(zn_lfn *l, uint64_t bytes, uint32_t align,
                                    const char *name)
 {

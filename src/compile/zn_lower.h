@@ -188,6 +188,11 @@ LLVMValueRef ll_mask_to_i32(zn_lfn *l, LLVMValueRef m);
 LLVMValueRef ll_i32_to_mask(zn_lfn *l, LLVMValueRef i);
 LLVMValueRef ll_any(zn_lfn *l, LLVMValueRef m);    /* i1: any lane set */
 LLVMValueRef ll_entry_alloca(zn_lfn *l, LLVMTypeRef t, const char *name);
+/* Whole-vector load/store of a call argument slot: a .param variable's
+ * slot is only 16-byte aligned (zn_lower_func.c), and in a coroutine's
+ * frame it lands at that alignment, so these never claim more. */
+LLVMValueRef ll_load_slot(zn_lfn *l, LLVMTypeRef t, LLVMValueRef slot);
+void ll_store_slot(zn_lfn *l, LLVMValueRef v, LLVMValueRef slot);
 LLVMValueRef ll_entry_alloca_bytes(zn_lfn *l, uint64_t bytes, uint32_t align,
                                    const char *name);
 /* Calls an overloaded intrinsic by name: "llvm.fma" with overload types. */

@@ -118,7 +118,7 @@ static void call_runtime(zn_lfn *l, const ptx_func *f, const call_parts *c)
         LLVMValueRef slot = arg_slot(l, &c->params->elems[i], t);
         if (!slot)
             return;
-        LLVMValueRef v = LLVMBuildLoad2(l->b, zn_vec_type(m, t), slot, "");
+        LLVMValueRef v = ll_load_slot(l, zn_vec_type(m, t), slot);
         j.a[i] = ll_coerce(l, v, ll_vec(m->t_i64), false);
     }
     bool has_ret = !strcmp(f->name, "vprintf") || !strcmp(f->name, "malloc");
@@ -129,8 +129,8 @@ static void call_runtime(zn_lfn *l, const ptx_func *f, const call_parts *c)
         if (!slot)
             return;
         /* write only the lanes that called */
-        LLVMValueRef old = LLVMBuildLoad2(l->b, ll_vec(rt), slot, "");
-        LLVMBuildStore(l->b, LLVMBuildSelect(l->b, l->emask, r, old, ""), slot);
+        LLVMValueRef old = ll_load_slot(l, ll_vec(rt), slot);
+        ll_store_slot(l, LLVMBuildSelect(l->b, l->emask, r, old, ""), slot);
     }
     if (!strcmp(f->name, "__assertfail")) {
         LLVMBasicBlockRef fail = LLVMAppendBasicBlockInContext(m->ctx, l->fn, "assert");
@@ -179,7 +179,7 @@ static void call_func(zn_lfn *l, const ptx_func *f, LLVMValueRef fn, const call_
         const ptx_opnd *e = &c->rets->elems[i];
         if (e->kind == PTX_OPND_REG)
             zn_dst(l, e, f->rets[i].type,
-                   LLVMBuildLoad2(l->b, zn_vec_type(m, f->rets[i].type), args[2 + np + i], ""));
+                   ll_load_slot(l, zn_vec_type(m, f->rets[i].type), args[2 + np + i]));
     }
     free(args);
     free(at);
@@ -265,7 +265,7 @@ static void call_indirect(zn_lfn *l, const ptx_ins *ins, const call_parts *c)
         const ptx_opnd *e = &c->rets->elems[i];
         if (e->kind == PTX_OPND_REG)
             zn_dst(l, e, proto->rets[i].type,
-                   LLVMBuildLoad2(b, zn_vec_type(m, proto->rets[i].type), args[2 + np + i], ""));
+                   ll_load_slot(l, zn_vec_type(m, proto->rets[i].type), args[2 + np + i]));
     }
     free(args);
     free(at);

@@ -36,8 +36,8 @@ static void copy_in(zn_lfn *l, uint32_t reg, uint32_t i, bool ret)
 {
     if (ret || reg >= l->f->nregs)
         return;
-    LLVMValueRef v = LLVMBuildLoad2(l->b, zn_vec_type(l->m, l->f->params[i].type),
-                                    l->param_arg[i], "");
+    LLVMValueRef v = ll_load_slot(l, zn_vec_type(l->m, l->f->params[i].type),
+                                  l->param_arg[i]);
     LLVMBuildStore(l->b, ll_coerce(l, v, l->reg_ty[reg], false), l->regs[reg]);
 }
 
@@ -46,8 +46,8 @@ static void copy_out(zn_lfn *l, uint32_t reg, uint32_t i, bool ret)
     if (!ret || reg >= l->f->nregs)
         return;
     LLVMValueRef v = LLVMBuildLoad2(l->b, l->reg_ty[reg], l->regs[reg], "");
-    LLVMBuildStore(l->b, ll_coerce(l, v, zn_vec_type(l->m, l->f->rets[i].type), false),
-                   l->ret_arg[i]);
+    ll_store_slot(l, ll_coerce(l, v, zn_vec_type(l->m, l->f->rets[i].type), false),
+                  l->ret_arg[i]);
 }
 
 void zn_reg_params_divergent(zn_lfn *l)
