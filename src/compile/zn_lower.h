@@ -525,7 +525,10 @@ void zn_lower_func(zn_lmod *m, const ptx_func *f, LLVMValueRef fn);
 int zn_shared_layout(zn_lmod *m, const bool *want);
 bool zn_func_uses_barrier(const ptx_module *pm, const ptx_func *f);
 /* whether f, or a function it calls, has an instruction pred holds for */
-bool zn_func_reaches(const ptx_module *pm, const ptx_func *f, bool (*pred)(const ptx_ins *));
+bool zn_func_reaches(const ptx_module *pm, const ptx_func *f,
+                     bool (*pred)(const ptx_func *, uint32_t));
+/* the bra at f->ins[i] closes a spin-wait loop: it yields (zn_lower_module.c) */
+bool zn_ins_spin_edge(const ptx_func *f, uint32_t i);
 /* zn_lower_coro.c: kernels with barriers as coroutines */
 bool zn_coro_disabled(void);    /* ZINC_NO_CORO */
 bool zn_func_coro(const ptx_module *pm, const ptx_func *f);

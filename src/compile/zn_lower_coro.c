@@ -54,10 +54,11 @@ bool zn_coro_disabled(void)
     return s && *s && *s != '0';
 }
 
-static bool waits_in_callee(const ptx_ins *ins)
+static bool waits_in_callee(const ptx_func *f, uint32_t i)
 {
+    const ptx_ins *ins = &f->ins[i];
     return zn_ins_is_block_barrier(ins) || ins->op == PTX_OP_mbarrier ||
-           ins->op == PTX_OP_nanosleep ||
+           ins->op == PTX_OP_nanosleep || zn_ins_spin_edge(f, i) ||
            ((ins->op == PTX_OP_bar || ins->op == PTX_OP_barrier) &&
             ins->scope == PTX_SCOPE_CLUSTER);
 }

@@ -276,8 +276,9 @@ void zn_lower_branch(zn_lfn *l, const ptx_ins *ins)
             return;
         }
         uint32_t T = l->block_of_ins[l->f->labels[o->label].ins];
-        if (l->gs_latch && ins >= l->f->ins && ins < l->f->ins + l->f->nins &&
-            l->gs_latch[ins - l->f->ins])
+        if (ins >= l->f->ins && ins < l->f->ins + l->f->nins &&
+            ((l->gs_latch && l->gs_latch[ins - l->f->ins]) ||
+             zn_ins_spin_edge(l->f, (uint32_t)(ins - l->f->ins))))
             zn_grid_loop_yield(l);  /* zn_lower_coro.c */
         if (l->blk_conv[l->cur_block] && (ins->guard_reg < 0 || l->reg_uni[ins->guard_reg])) {
             uniform_branch(l, ins, T, next);

@@ -126,7 +126,7 @@ int zn_shared_layout(zn_lmod *m, const bool *want)
         free(used);
         return -1;
     }
-    uint32_t off = 0;
+    uint32_t off = ZN_SMEM_RESERVED;    /* the window's reserved bytes first */
     for (uint32_t i = 0; i < pm->nvars; i++)
         if (pm->vars[i].space == PTX_SPACE_SHARED && (!want || used[i]))
             place(m, &pm->vars[i], &off);
@@ -147,8 +147,8 @@ int zn_shared_layout(zn_lmod *m, const bool *want)
     }
     /* reported rounded up to 16 so that static + dynamic needs no padding
      * rule on the executor's side */
-    m->static_shared = (off + 15) & ~15u;
-    m->dyn_shared_off = m->static_shared;
+    m->static_shared = ((off + 15) & ~15u) - ZN_SMEM_RESERVED;
+    m->dyn_shared_off = ZN_SMEM_RESERVED + m->static_shared;
     for (uint32_t i = 0; i < m->nshared; i++)
         if (m->shared[i].offset == UINT32_MAX)
             m->shared[i].offset = m->dyn_shared_off;
@@ -171,8 +171,8 @@ int64_t zn_shared_offset(zn_lmod *m, const ptx_var *v)
 
 /* Whether f, or a function it calls (directly or not), has an instruction
  * for which pred holds. */
-static bool reaches_rec(const ptx_module *pm, const ptx_func *f, bool (*pred)(const ptx_ins *),
-                        uint8_t *seen)
+static bool reaches_rec(const ptx_module *pm, const ptx_func *f,
+                        bool (*pred)(const ptx_func *, uint32_t), uint8_t *seen)
 {
     uint32_t fi = (uint32_t)(f - pm->funcs);
     if (fi < pm->nfuncs) {
@@ -182,7 +182,7 @@ static bool reaches_rec(const ptx_module *pm, const ptx_func *f, bool (*pred)(co
     }
     for (uint32_t i = 0; i < f->nins; i++) {
         const ptx_ins *ins = &f->ins[i];
-        if (pred(ins))
+        if (pred(f, i))
             return true;
         if (ins->op != PTX_OP_call)
             continue;
@@ -196,7 +196,8 @@ static bool reaches_rec(const ptx_module *pm, const ptx_func *f, bool (*pred)(co
     return false;
 }
 
-bool zn_func_reaches(const ptx_module *pm, const ptx_func *f, bool (*pred)(const ptx_ins *))
+bool zn_func_reaches(const ptx_module *pm, const ptx_func *f,
+                     bool (*pred)(const ptx_func *, uint32_t))
 {
     uint8_t *seen = calloc(pm->nfuncs + 1, 1);
     bool r = reaches_rec(pm, f, pred, seen);
@@ -209,10 +210,45 @@ bool zn_ins_is_block_barrier(const ptx_ins *ins)
     return (ins->op == PTX_OP_bar || ins->op == PTX_OP_barrier) && !(ins->flags & PTX_F(warp));
 }
 
-static bool needs_fibers(const ptx_ins *ins)
+/* A spin-wait: a backward branch closing a short loop that polls memory
+ * (strong loads, or atom.cas/exch taking a lock) and writes nothing else,
+ * as cooperative groups' multi-warp tile barrier does:
+ * `while (ld_acquire_cta(arrived) & warp_bit);`. On a GPU the warps it
+ * waits for run meanwhile; here the spinner yields at the back edge
+ * (zn_lower_branch), so its kernel is one whose warps can wait. Loops
+ * with nanosleep yield there already; a store, call or barrier in the
+ * body means it is work, not a wait. */
+#define ZN_SPIN_MAX_INS 24
+
+bool zn_ins_spin_edge(const ptx_func *f, uint32_t i)
 {
-    /* mbarrier waits yield to the block's other warps */
-    return zn_ins_is_block_barrier(ins) || ins->op == PTX_OP_mbarrier;
+    const ptx_ins *br = &f->ins[i];
+    if (br->op != PTX_OP_bra || br->nopnds < 1 || br->opnds[0].kind != PTX_OPND_LABEL ||
+        br->opnds[0].label < 0 || (uint32_t)br->opnds[0].label >= f->nlabels)
+        return false;
+    uint32_t top = f->labels[br->opnds[0].label].ins;
+    if (top > i || i - top > ZN_SPIN_MAX_INS)
+        return false;
+    bool polls = false;
+    for (uint32_t k = top; k < i; k++) {
+        const ptx_ins *p = &f->ins[k];
+        if (p->op == PTX_OP_ld)
+            polls |= zn_strong_access(p);
+        else if (p->op == PTX_OP_atom &&
+                 (p->subop == PTX_SUB_CAS || p->subop == PTX_SUB_EXCH))
+            polls = true;
+        else if ((ptx_op_table[p->op].flags & PTX_OF_SIDE) && p->op != PTX_OP_fence &&
+                 p->op != PTX_OP_membar)
+            return false;
+    }
+    return polls;
+}
+
+static bool needs_fibers(const ptx_func *f, uint32_t i)
+{
+    /* mbarrier waits and spin-waits yield to the block's other warps */
+    const ptx_ins *ins = &f->ins[i];
+    return zn_ins_is_block_barrier(ins) || ins->op == PTX_OP_mbarrier || zn_ins_spin_edge(f, i);
 }
 
 bool zn_func_uses_barrier(const ptx_module *pm, const ptx_func *f)
@@ -228,8 +264,9 @@ bool zn_func_uses_barrier(const ptx_module *pm, const ptx_func *f)
  * starting block k + 64 then waits for the other worker to reach block
  * k + 63, and the grid runs chunk after chunk, one worker spinning. Such
  * kernels get their blocks one at a time, in order (zn_launch.polls). */
-static bool is_poll(const ptx_ins *ins)
+static bool is_poll(const ptx_func *f, uint32_t i)
 {
+    const ptx_ins *ins = &f->ins[i];
     return (ins->op == PTX_OP_ld && zn_strong_access(ins)) || ins->op == PTX_OP_nanosleep;
 }
 

@@ -294,7 +294,16 @@ void zn_sreg_prologue(zn_lfn *l)
     c[PTX_SREG_LANEMASK_GT] = lanemask(l, LLVMIntUGT);
     c[PTX_SREG_LANEMASK_GE] = lanemask(l, LLVMIntUGE);
     c[PTX_SREG_DYNAMIC_SMEM_SIZE] = ll_splat(l, block_u32(l, ZN_BLOCK_FIELD_DYN_SHARED_SIZE, -1));
-    c[PTX_SREG_TOTAL_SMEM_SIZE] = ll_splat(l, block_u32(l, ZN_BLOCK_FIELD_SHARED_SIZE, -1));
+    /* block->shared_size is the whole window: reserved + static + dynamic */
+    LLVMValueRef window = block_u32(l, ZN_BLOCK_FIELD_SHARED_SIZE, -1);
+    c[PTX_SREG_AGGR_SMEM_SIZE] = ll_splat(l, window);
+    c[PTX_SREG_TOTAL_SMEM_SIZE] = ll_splat(l, LLVMBuildSub(l->b, window,
+                                          LLVMConstInt(m->t_i32, ZN_SMEM_RESERVED, 0), ""));
+    c[PTX_SREG_RESERVED_SMEM_BEGIN] = ll_const_vec(m->t_i32, 0);
+    c[PTX_SREG_RESERVED_SMEM_END] = ll_const_vec(m->t_i32, ZN_SMEM_RESERVED);
+    c[PTX_SREG_RESERVED_SMEM_CAP] = ll_const_vec(m->t_i32, ZN_SMEM_RESERVED);
+    c[PTX_SREG_RESERVED_SMEM_0] = ll_const_vec(m->t_i32, 0);
+    c[PTX_SREG_RESERVED_SMEM_1] = ll_const_vec(m->t_i32, ZN_SMEM_RESERVED_CG);
     for (int i = 0; i < 32; i++)
         c[PTX_SREG_ENVREG0 + i] = ll_const_vec(m->t_i32, 0);
     /* cooperative groups' grid.sync() finds its barrier workspace as

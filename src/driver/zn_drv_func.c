@@ -247,8 +247,9 @@ static int blocks_per_sm(const zn_func *f, int bs, size_t dsmem)
     int n = sm->threads_per_sm / (warps * 32);
     if (n > sm->blocks_per_sm)
         n = sm->blocks_per_sm;
-    size_t smem = f->ki->static_shared + dsmem;
-    if (smem) {
+    /* every block also holds the GPU's reserved shared bytes */
+    size_t smem = ZN_SMEM_RESERVED + f->ki->static_shared + dsmem;
+    {
         size_t by_smem = (size_t)sm->smem_per_sm / smem;
         if (by_smem < (size_t)n)
             n = (int)by_smem;
@@ -334,6 +335,7 @@ CUresult cuOccupancyAvailableDynamicSMemPerBlock(size_t *dsmem, CUfunction f, in
     }
     const zn_sm_limits *sm = zn_drv_dev.sm;
     size_t per_block = (size_t)sm->smem_per_sm / (size_t)nblocks;
+    per_block = per_block > ZN_SMEM_RESERVED ? per_block - ZN_SMEM_RESERVED : 0;
     if (per_block > (size_t)sm->smem_optin)
         per_block = (size_t)sm->smem_optin;
     size_t st = f->ki->static_shared;

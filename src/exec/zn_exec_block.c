@@ -104,9 +104,9 @@ static void block_setup(zn_job *job, zn_worker *wk)
     memcpy(b->nctaid, l->grid, sizeof b->nctaid);
     memcpy(b->ntid, l->block, sizeof b->ntid);
     b->nthreads = job->nthreads;
-    b->shared = wk->shared + wk->shared_cap - ZN_SHARED_SLACK -
-                shared_window((size_t)l->static_shared + l->dyn_shared);
-    b->shared_size = l->static_shared + l->dyn_shared;
+    size_t window = ZN_SMEM_RESERVED + (size_t)l->static_shared + l->dyn_shared;
+    b->shared = wk->shared + wk->shared_cap - ZN_SHARED_SLACK - shared_window(window);
+    b->shared_size = (uint32_t)window;
     b->dyn_shared_size = l->dyn_shared;
     b->params = l->params;
     b->exec = run;
@@ -195,6 +195,7 @@ static void block_run_blocks(void *arg)
             block_index(b, grid, ctaid);
         else
             block_next(grid, ctaid);
+        memset(run->blk.shared + ZN_SMEM_RESERVED_CG, 0, ZN_SMEM_RESERVED_CG_ZERO);
         if (job->on_coro) {
             if (zn_warps_run_coro(run))
                 return;     /* the grid failed: its warps stopped */
@@ -232,7 +233,7 @@ void zn_block_worker_free(zn_worker *wk)
 int zn_block_prepare(zn_job *job, zn_worker *wk)
 {
     const zn_launch *l = job->l;
-    if (block_ensure_shared(wk, (size_t)l->static_shared + l->dyn_shared) != 0 ||
+    if (block_ensure_shared(wk, ZN_SMEM_RESERVED + (size_t)l->static_shared + l->dyn_shared) != 0 ||
         (job->on_fibers && block_ensure_fibers(wk, job->nwarps, job->stack_bytes) != 0)) {
         zn_log(ZN_LOG_ERROR, "launch: out of memory for shared memory or warp stacks");
         zn_job_fail(job, ZN_KSTATUS_TRAP);
@@ -260,9 +261,10 @@ void zn_block_run_range(zn_job *job, zn_worker *wk, uint64_t first, uint64_t end
         int status = ZN_KSTATUS_ILLEGAL_ADDRESS;
         if (a >= end && a < end + wk->shared_tail) {
             size_t off = (size_t)(a - wk->run.blk.shared);
+            /* offsets from the kernel's first .shared byte, as in the PTX */
             zn_log(ZN_LOG_ERROR, "kernel fault: shared-memory access at offset 0x%zx, past the "
-                   "block's %u bytes, in block (%u,%u,%u)", off, wk->run.blk.shared_size,
-                   c[0], c[1], c[2]);
+                   "block's %u bytes, in block (%u,%u,%u)", off - ZN_SMEM_RESERVED,
+                   wk->run.blk.shared_size - ZN_SMEM_RESERVED, c[0], c[1], c[2]);
             if (off >= ZN_SHARED_FAR)
                 status = ZN_KSTATUS_ILLEGAL_INSTRUCTION;
         } else {

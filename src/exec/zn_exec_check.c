@@ -368,9 +368,11 @@ static int32_t memcheck(zn_warp_ctx *w, const uint64_t *addr, uint32_t mask, uin
         if (s == SP_SHARED) {
             if (a >= sh && size <= shn && a - sh <= shn - size)
                 continue;
+            /* offsets from the kernel's first .shared byte, past the
+             * window's reserved bytes (zn_kernel_abi.h) */
             snprintf(line, sizeof line, "Address 0x%" PRIxPTR " is at shared offset %" PRIdPTR
                      "; the block's shared memory is %" PRIuPTR " bytes", a,
-                     (intptr_t)(a - sh), shn);
+                     (intptr_t)(a - sh) - (intptr_t)ZN_SMEM_RESERVED, shn - ZN_SMEM_RESERVED);
         } else if (s == SP_LOCAL) {
             if (!lspan)
                 continue; /* depot unknown (several .local variables) */

@@ -321,7 +321,7 @@ int zn_launch_valid(const zn_launch *l)
             return 0;
     uint64_t threads = (uint64_t)l->block[0] * l->block[1] * l->block[2];
     return threads <= ZN_MAX_WARPS * ZN_WARP_SIZE &&
-           (uint64_t)l->static_shared + l->dyn_shared <= UINT32_MAX;
+           ZN_SMEM_RESERVED + (uint64_t)l->static_shared + l->dyn_shared <= UINT32_MAX;
 }
 
 static void board_publish(zn_job *job)

@@ -213,6 +213,13 @@ out:
     return first;
 }
 
+/* A window offset as reported: from the kernel's first .shared byte, past
+ * the window's reserved bytes (zn_kernel_abi.h) */
+static int user_off(uint32_t off)
+{
+    return (int)off - (int)ZN_SMEM_RESERVED;
+}
+
 static void report(zn_warp_ctx *w, const race_hit *h)
 {
     atomic_fetch_add(&race.hazards, h->lanes);
@@ -225,11 +232,11 @@ static void report(zn_warp_ctx *w, const race_hit *h)
     zn_check_print("========= Race reported between %s access at %s\n"
                    "=========     and %s access at %s [%u hazard%s]\n"
                    "=========     threads (%u,%u,%u) and (%u,%u,%u) in block (%u,%u,%u), "
-                   "shared offset %u\n"
+                   "shared offset %d\n"
                    "=========\n",
                    kind_name(h->p.ka), t.wa, kind_name(h->p.kb), t.wb, h->lanes,
                    h->lanes == 1 ? "" : "s", t.xa[0], t.xa[1], t.xa[2], t.xb[0], t.xb[1],
-                   t.xb[2], b->ctaid[0], b->ctaid[1], b->ctaid[2], h->off);
+                   t.xb[2], b->ctaid[0], b->ctaid[1], b->ctaid[2], user_off(h->off));
 }
 
 /* The conflict of one byte with the earlier accesses of other warps, if
@@ -409,12 +416,12 @@ static void report_dsm(zn_warp_ctx *w, const dsm_hit *h, unsigned rank)
                    "=========     and %s access at %s [%u hazard%s]\n"
                    "=========     threads (%u,%u,%u) of cluster rank %u and (%u,%u,%u) of "
                    "cluster rank %u (block (%u,%u,%u)), distributed shared memory of "
-                   "cluster rank %u, offset %u\n"
+                   "cluster rank %u, offset %d\n"
                    "=========\n",
                    kind_name(h->p.ka), t.wa, kind_name(h->p.kb), t.wb, h->lanes,
                    h->lanes == 1 ? "" : "s", t.xa[0], t.xa[1], t.xa[2], h->ra, t.xb[0],
                    t.xb[1], t.xb[2], rank, b->ctaid[0], b->ctaid[1], b->ctaid[2], h->window,
-                   h->off);
+                   user_off(h->off));
 }
 
 /* One byte of a window: a hazard against another rank's access under the

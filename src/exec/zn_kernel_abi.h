@@ -25,7 +25,8 @@
  *
  * Address spaces as compiled code sees them:
  *   global, const, generic: real host addresses (device memory is host memory)
- *   shared: 32-bit offsets from block->shared (cvta adds/subtracts the base)
+ *   shared: 32-bit offsets from block->shared (cvta adds/subtracts the base);
+ *           the window starts with ZN_SMEM_RESERVED bytes (below)
  *   local:  real host addresses of per-lane stack memory in the warp's frame
  *           (so cvta.local and cvta.to.local are the identity)
  *   param (kernel parameters): read from block->params at the PTX offsets
@@ -56,8 +57,8 @@ typedef struct zn_block_ctx {
     uint32_t nctaid[3];     /* %nctaid */
     uint32_t ntid[3];       /* %ntid */
     uint32_t nthreads;      /* ntid.x * ntid.y * ntid.z */
-    uint8_t *shared;        /* base of this block's shared memory */
-    uint32_t shared_size;   /* static + dynamic bytes (%total_smem_size) */
+    uint8_t *shared;        /* base of this block's shared window */
+    uint32_t shared_size;   /* window bytes: reserved + static + dynamic */
     uint32_t dyn_shared_size; /* %dynamic_smem_size */
     const uint8_t *params;  /* kernel parameter buffer, PTX .param layout */
     void *exec;             /* executor-private (barrier state, fibers) */
@@ -74,6 +75,19 @@ typedef struct zn_block_ctx {
     uint32_t cluster_flags;
     const struct zn_cluster_ctx *cluster;
 } zn_block_ctx;
+
+/* A block's shared window starts with the GPU's reserved shared memory
+ * (CU_DEVICE_ATTRIBUTE_RESERVED_SHARED_MEMORY_PER_BLOCK, 1 KiB on sm_80
+ * and later); the kernel's .shared variables follow at ZN_SMEM_RESERVED,
+ * so small negative indices from the first one land there and succeed,
+ * as on an H200 (docs/faults.md), and cooperative groups' multi-warp
+ * tiles find their barrier words at %reserved_smem_offset_1
+ * (ZN_SMEM_RESERVED_CG). CUDA's headers do not initialise those words on
+ * sm_80+: the executor zeroes ZN_SMEM_RESERVED_CG_ZERO bytes there before
+ * each block. The offsets are Zinc's choice (not measured on a GPU). */
+#define ZN_SMEM_RESERVED 1024u
+#define ZN_SMEM_RESERVED_CG 512u
+#define ZN_SMEM_RESERVED_CG_ZERO 32u
 
 /* What compiled code reads of a cluster: the shared-memory window of each
  * block, by rank (%cluster_ctarank; mapa). The executor's barrier state

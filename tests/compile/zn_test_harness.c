@@ -163,7 +163,8 @@ int zt_run(const zn_jit_module *jm, const char *kernel, zt_dim grid, zt_dim bloc
     }
     uint8_t *params = pack(k, args);
     uint32_t nth = block.x * block.y * block.z;
-    uint32_t shared_size = ((k->static_shared + 15) & ~15u) + dyn_shared;
+    /* the window: the GPU's reserved bytes, then static and dynamic */
+    uint32_t shared_size = ZN_SMEM_RESERVED + ((k->static_shared + 15) & ~15u) + dyn_shared;
     uint8_t *shared = calloc(1, shared_size + 16);
     int status = ZN_KSTATUS_OK;
     for (uint32_t bz = 0; bz < grid.z; bz++)

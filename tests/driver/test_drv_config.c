@@ -63,14 +63,22 @@ static void check_occupancy(CUdevice dev, CUfunction f)
             drv_failures++;
         }
     }
-    /* dynamic shared memory: all of the SM's leaves room for one block, more
-     * for none */
-    int n = -1;
-    OK(cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(&n, f, 32,
-                                                            (size_t)(smem_sm - 1024), 0));
+    /* dynamic shared memory: what the SM has beside the static bytes and
+     * the block's reserved 1 KiB (system use, as on sm_80+ GPUs) leaves
+     * room for one block, a byte more for none */
+    int n = -1, reserved = -1;
+    OK(cuDeviceGetAttribute(&reserved, CU_DEVICE_ATTRIBUTE_RESERVED_SHARED_MEMORY_PER_BLOCK, dev));
+    EXPECT(reserved == 1024);
+    size_t room = (size_t)(smem_sm - static_smem - reserved);
+    OK(cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(&n, f, 32, room, 0));
     EXPECT(n == 1);
-    OK(cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(&n, f, 32, (size_t)smem_sm, 0));
+    OK(cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(&n, f, 32, room + 1, 0));
     EXPECT(n == 0);
+    /* and the dynamic bytes each of 2 resident blocks may take: half the
+     * SM less the reserved bytes, less the static ones */
+    size_t avail = 0;
+    OK(cuOccupancyAvailableDynamicSMemPerBlock(&avail, f, 2, 32));
+    EXPECT(avail == (size_t)(smem_sm / 2 - reserved - static_smem));
     EXPECT_RC(cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(&n, f, 32, 0, 2),
               CUDA_ERROR_INVALID_VALUE);
     EXPECT_RC(cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(NULL, f, 32, 0, 0),
