@@ -287,6 +287,9 @@ void zn_check_access(zn_lfn *l, LLVMValueRef addrs, unsigned size, ptx_space spa
 void zn_lower_ins(zn_lfn *l, const ptx_ins *ins);
 void zn_lower_int(zn_lfn *l, const ptx_ins *ins);     /* zn_lower_arith.c */
 void zn_lower_bits(zn_lfn *l, const ptx_ins *ins);    /* zn_lower_bits.c */
+void zn_lower_video(zn_lfn *l, const ptx_ins *ins);   /* zn_lower_video.c */
+/* add/min/max.{u16x2,s16x2}{.relu} (zn_lower_video.c) */
+void zn_lower_int16x2(zn_lfn *l, const ptx_ins *ins);
 void zn_lower_float(zn_lfn *l, const ptx_ins *ins);   /* zn_lower_float.c */
 void zn_lower_cmp(zn_lfn *l, const ptx_ins *ins);     /* zn_lower_cmp.c */
 void zn_lower_cvt(zn_lfn *l, const ptx_ins *ins);     /* zn_lower_cvt.c */

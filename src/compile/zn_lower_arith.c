@@ -158,6 +158,10 @@ void zn_lower_int(zn_lfn *l, const ptx_ins *ins)
     LLVMBuilderRef b = l->b;
     bool sat = ins->flags & PTX_F(sat), cc = ins->flags & PTX_F(cc);
     LLVMValueRef a, bb, c, r, carry;
+    if (t == PTX_T_U16X2 || t == PTX_T_S16X2) {
+        zn_lower_int16x2(l, ins);   /* zn_lower_video.c */
+        return;
+    }
 
     switch (ins->op) {
     case PTX_OP_add: case PTX_OP_sub: case PTX_OP_addc: case PTX_OP_subc: {

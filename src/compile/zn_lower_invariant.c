@@ -30,6 +30,9 @@ bool zn_op_is_pure(ptx_op op)
     case PTX_OP_bfi: case PTX_OP_bfind: case PTX_OP_brev: case PTX_OP_clz:
     case PTX_OP_popc: case PTX_OP_prmt: case PTX_OP_lop3: case PTX_OP_shf:
     case PTX_OP_bmsk: case PTX_OP_szext: case PTX_OP_dp4a: case PTX_OP_dp2a:
+    case PTX_OP_vadd2: case PTX_OP_vadd4: case PTX_OP_vsub2: case PTX_OP_vsub4:
+    case PTX_OP_vavrg2: case PTX_OP_vavrg4: case PTX_OP_vabsdiff2: case PTX_OP_vabsdiff4:
+    case PTX_OP_vmin2: case PTX_OP_vmin4: case PTX_OP_vmax2: case PTX_OP_vmax4:
     case PTX_OP_fma: case PTX_OP_rcp: case PTX_OP_sqrt: case PTX_OP_rsqrt:
     case PTX_OP_ex2: case PTX_OP_lg2: case PTX_OP_sin: case PTX_OP_cos:
     case PTX_OP_tanh: case PTX_OP_copysign: case PTX_OP_testp:

@@ -63,6 +63,7 @@ typedef enum ptx_type {
     PTX_T_F16, PTX_T_F16X2, PTX_T_BF16, PTX_T_BF16X2, PTX_T_TF32,
     PTX_T_F32, PTX_T_F64,
     PTX_T_E4M3X2, PTX_T_E5M2X2,
+    PTX_T_U16X2, PTX_T_S16X2,   /* packed halves: add/min/max (sm_90) */
     PTX_T_PRED,
     PTX_T_COUNT
 } ptx_type;
