@@ -25,6 +25,7 @@ typedef struct zn_capture {
     int mode;
     bool blocking;              /* origin is a blocking stream */
     bool invalidated;
+    bool into;                  /* cuStreamBeginCaptureToGraph: the app's graph */
     pthread_t thread;
     struct zn_capture *next_free;
 } zn_capture;
@@ -239,6 +240,7 @@ static CUresult begin(CUstream h, bool pt, zn_graph *into, const CUgraphNode *de
     c->origin = s;
     c->mode = mode;
     c->invalidated = false;
+    c->into = into != NULL;
     c->thread = pthread_self();
     c->blocking = !(s->flags & ZN_CU_STREAM_NON_BLOCKING);
     if (c->blocking)
@@ -285,23 +287,28 @@ static CUresult end(CUstream h, bool pt, CUgraph *out)
     CUresult r = zn_stream_enter(h, pt, &s);
     if (r != CUDA_SUCCESS)
         return r;
-    if (!out)
-        return CUDA_ERROR_INVALID_VALUE;
     zn_capture *c = s->cap;
+    /* a capture into the app's own graph may be ended without asking for
+     * it back (CUDA's graphConditionalNodes sample passes NULL) */
+    if (!out && !(c && c->into))
+        return CUDA_ERROR_INVALID_VALUE;
     if (!c || c->origin != s)
         return CUDA_ERROR_STREAM_CAPTURE_UNMATCHED;
     if (c->mode != ZN_CU_STREAM_CAPTURE_MODE_RELAXED && !pthread_equal(c->thread, pthread_self()))
         return CUDA_ERROR_STREAM_CAPTURE_WRONG_THREAD;
     leave_all(s->ctx, c);
     zn_graph *g = c->graph;
-    bool bad = c->invalidated;
+    bool bad = c->invalidated, into = c->into;
     cap_end(c);
     if (bad) {
-        zn_graph_free(g);
-        *out = NULL;
+        if (!into)      /* the app's graph stays the app's */
+            zn_graph_free(g);
+        if (out)
+            *out = NULL;
         return CUDA_ERROR_STREAM_CAPTURE_INVALIDATED;
     }
-    *out = g;
+    if (out)
+        *out = g;
     return CUDA_SUCCESS;
 }
 

@@ -163,6 +163,34 @@ static void check_while(cudaStream_t s, int *counter)
         zt_fail("WHILE with the condition 0 ran: counter %d", c);
     CK(cudaGraphExecDestroy(x));
     CK(cudaGraphDestroy(g));
+
+    // the body captured from a stream into the node's own graph, the
+    // capture ended without asking for the graph back (as CUDA's
+    // graphConditionalNodes sample does)
+    CK(cudaGraphCreate(&g, 0));
+    CK(cudaGraphConditionalHandleCreate(&h, g, 1, cudaGraphCondAssignDefault));
+    cp.conditional.handle = h;
+    CK(cudaGraphAddNode(&nc, g, NULL, NULL, 0, &cp));
+    cudaStream_t cs;
+    CK(cudaStreamCreate(&cs));
+    CK(cudaStreamBeginCaptureToGraph(cs, cp.conditional.phGraph_out[0], NULL, NULL, 0,
+                                     cudaStreamCaptureModeGlobal));
+    loop_step<<<1, 1, 0, cs>>>(counter, 7, h);
+    CK(cudaStreamEndCapture(cs, NULL));
+    CK(cudaStreamDestroy(cs));
+    size_t nbody = 0;
+    CK(cudaGraphGetNodes(cp.conditional.phGraph_out[0], NULL, &nbody));
+    if (nbody != 1)
+        zt_fail("captured WHILE body has %zu nodes, expected 1", nbody);
+    CK(cudaGraphInstantiate(&x, g, 0));
+    CK(cudaMemset(counter, 0, sizeof(int)));
+    CK(cudaGraphLaunch(x, s));
+    CK(cudaStreamSynchronize(s));
+    CK(cudaMemcpy(&c, counter, sizeof c, cudaMemcpyDeviceToHost));
+    if (c != 7)
+        zt_fail("captured WHILE body ran %d times, expected 7", c);
+    CK(cudaGraphExecDestroy(x));
+    CK(cudaGraphDestroy(g));
 }
 
 // SWITCH over 3 bodies: body k writes 10 * (k + 1) + i
