@@ -378,11 +378,18 @@ CUresult cuSurfObjectCreate(CUsurfObject *out, const CUDA_RESOURCE_DESC *r)
     ZN_RET(CUDA_SUCCESS);
 }
 
+/* Destroys wait for the context's queued work first, as cuMemFree does:
+ * a kernel launched before may still read the object (CUDA's
+ * NV12toBGRandResize sample destroys its textures right after an
+ * asynchronous launch, which a GPU's driver allows). */
 static CUresult destroy(unsigned long long h, bool surface)
 {
     zn_texobj *t = texobj_get(h, surface);
     if (!t)
         return CUDA_ERROR_INVALID_VALUE;
+    zn_ctx *c;
+    if (zn_ctx_enter(&c) == CUDA_SUCCESS)
+        zn_ctx_wait_all(c);
     zn_handle_retire(ZN_HANDLE_TEXOBJ, t, sizeof *t);
     return CUDA_SUCCESS;
 }

@@ -117,6 +117,16 @@ __global__ void k_fetch1d(cudaTextureObject_t t, const int *idx, float *out, int
         out[i] = tex1Dfetch<float>(t, idx[i]);
 }
 
+/* keeps a stream busy (a dependent chain the compiler cannot fold) */
+__global__ void k_busy(unsigned *sink, int iters)
+{
+    unsigned x = threadIdx.x + 1;
+    for (int i = 0; i < iters; i++)
+        x = x * 1664525u + 1013904223u;
+    if (x == 0x12345678u)
+        *sink = x;
+}
+
 __global__ void k_tex2d(cudaTextureObject_t t, const float2 *c, float4 *out, int n)
 {
     int i = blockIdx.x * blockDim.x + threadIdx.x;
@@ -332,7 +342,24 @@ static void test_fetch1d(void)
         if (hout[i] != want)
             zt_fail("tex1Dfetch(%d): got %g want %g", hidx[i], hout[i], want);
     }
+    /* destroyed right after an asynchronous launch that reads it, behind
+     * a busy kernel on the same stream: the queued kernel still reads it
+     * (CUDA's NV12toBGRandResize sample does this) */
+    cudaStream_t s;
+    CK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
+    CK(cudaMemset(dout, 0xff, N * sizeof(float)));
+    k_busy<<<1, 32, 0, s>>>((unsigned *)dout, 2000000);
+    k_fetch1d<<<N / 64, 64, 0, s>>>(t, didx, dout, N);
+    CK(cudaGetLastError());
     CK(cudaDestroyTextureObject(t));
+    CK(cudaStreamSynchronize(s));
+    CK(cudaStreamDestroy(s));
+    CK(cudaMemcpy(hout, dout, sizeof hout, cudaMemcpyDeviceToHost));
+    for (int i = 0; i < N; i++) {
+        float want = hidx[i] >= 0 && hidx[i] < n ? host[hidx[i]] : 0.0f;
+        if (hout[i] != want)
+            zt_fail("tex1Dfetch(%d) behind a destroy: got %g want %g", hidx[i], hout[i], want);
+    }
     CK(cudaFree(buf));
     CK(cudaFree(didx));
     CK(cudaFree(dout));
