@@ -19,7 +19,8 @@
  *
  * wmma's register layout is implementation-defined; Zinc uses the mma
  * m16n8k16 layouts (A: one m16n8k16 A fragment, f16 A/B: repeated in the
- * upper eight elements; B and C/D: two n8 halves side by side). */
+ * upper eight elements; B and C/D: two n8 halves side by side), for f16,
+ * bf16 and (a word of 4 bytes per register) s8/u8. */
 #include "zn_lower.h"
 
 #include <math.h>
@@ -85,8 +86,10 @@ static void b_loc(const mshape *s, int l, int i, int *row, int *col)
         *row = t;
         return;
     case MC_INT: case MC_FP8: /* register i: word row t; b1 (m16n8k32
-                               * s8, k64 s4, k256 b1) is the second half of k */
-        *row = t + 4 * i;
+                               * s8, k64 s4, k256 b1) is the second half of k;
+                               * wmma s8/u8 (n16): the two n8 halves */
+        *row = s->n == 16 ? t : t + 4 * i;
+        *col = g + (s->n == 16 ? 8 * i : 0);
         return;
     }
 }
@@ -623,8 +626,15 @@ static bool shape_of(const ptx_ins *ins, const etype *ae, mshape *s)
     case PTX_T_TF32: s->cls = MC_TF32; return s->n == 8 && s->m == 16 && (s->k == 4 || s->k == 8);
     case PTX_T_F64: s->cls = MC_F64; return s->m == 8 && s->k == 4;
     case PTX_T_S8: case PTX_T_U8: case PTX_T_B32: {
+        /* wmma s8/u8: m16n16k16 only, k in words (A as m16n8k16's A, B
+         * and C/D as two n8 halves side by side) */
+        if (wmma) {
+            s->cls = MC_INT;
+            s->k = 4;
+            return ae->bits == 8 && s->m == 16 && s->n == 16;
+        }
         /* in words: m8n8 k4 (m8n8k16 s8, k32 s4, k128 b1); m16n8 k4 or k8 */
-        if (!ae->bits || wmma || s->n != 8)
+        if (!ae->bits || s->n != 8)
             return false;
         s->cls = MC_INT;
         int kw = s->k * ae->bits / 32;
@@ -713,6 +723,49 @@ static void lower_mma(zn_lfn *l, const ptx_ins *ins)
 
 /* ---- wmma.load / wmma.store -------------------------------------------------- */
 
+/* wmma.load.{a,b}...m16n16k16.{s8,u8}: each fragment register is a word of
+ * 4 k-consecutive bytes (a_loc/b_loc of the MC_INT shape give its row and
+ * word column, or word row and column), read a byte at a time from the
+ * row- or column-major matrix and packed. */
+static void wmma_load_bytes(zn_lfn *l, const ptx_ins *ins, const ptx_opnd *frag,
+                            LLVMValueRef base, LLVMValueRef stride, bool col_major)
+{
+    zn_lmod *m = l->m;
+    LLVMBuilderRef b = l->b;
+    bool is_a = has_mod(ins, PTX_MOD_a);
+    mshape s = {16, 16, 4, MC_INT};
+    for (unsigned i = 0; i < frag->nelems && i < 2; i++) {
+        LLVMValueRef word = NULL;
+        for (int j = 0; j < 4; j++) {
+            LLVMValueRef ro[ZN_LANES], co[ZN_LANES];
+            for (int lane = 0; lane < ZN_LANES; lane++) {
+                int r, c;
+                (is_a ? a_loc : b_loc)(&s, lane, (int)i, &r, &c);
+                if (is_a)       /* byte j of the word: k = 4 * word + j */
+                    c = 4 * c + j;
+                else
+                    r = 4 * r + j;
+                if (col_major) {
+                    int x = r;
+                    r = c, c = x;
+                }
+                ro[lane] = LLVMConstInt(m->t_i64, (unsigned)r, 0);
+                co[lane] = LLVMConstInt(m->t_i64, (unsigned)c, 0);
+            }
+            LLVMValueRef off = LLVMBuildAdd(b, LLVMBuildMul(b, LLVMConstVector(ro, ZN_LANES),
+                                                            stride, ""),
+                                            LLVMConstVector(co, ZN_LANES), "");
+            LLVMValueRef v;
+            zn_access_load(l, LLVMBuildAdd(b, base, off, ""), m->t_i8, 1, &v);
+            v = LLVMBuildZExt(b, v, ll_vec(m->t_i32), "");
+            if (j)
+                v = LLVMBuildShl(b, v, ll_const_vec(m->t_i32, 8u * (unsigned)j), "");
+            word = word ? LLVMBuildOr(b, word, v, "") : v;
+        }
+        zn_dst(l, &frag->elems[i], PTX_T_B32, word);
+    }
+}
+
 /* wmma.load.{a,b,c}.sync.aligned.layout.m16n16k16{.space}.type d, [p]{, stride}
  * wmma.store.d.sync.aligned.layout.m16n16k16{.space}.type [p], d{, stride} */
 static void lower_wmma_ldst(zn_lfn *l, const ptx_ins *ins)
@@ -733,7 +786,8 @@ static void lower_wmma_ldst(zn_lfn *l, const ptx_ins *ins)
     mshape s = {16, 16, 16, MC_WMMA};
     loc_fn loc = has_mod(ins, PTX_MOD_a) ? a_loc : has_mod(ins, PTX_MOD_b) ? b_loc : c_loc;
     unsigned esize = et == PTX_T_F32 || et == PTX_T_S32 ? 4 : et == PTX_T_F16 || et == PTX_T_BF16 ? 2 : 0;
-    if (!esize) {
+    bool bytes = (et == PTX_T_S8 || et == PTX_T_U8) && !store && loc != c_loc;
+    if (!esize && !bytes) {
         zn_lerr_unsupported(l);
         return;
     }
@@ -743,6 +797,10 @@ static void lower_wmma_ldst(zn_lfn *l, const ptx_ins *ins)
     LLVMValueRef stride = ins->nopnds > 2 ? zn_src(l, &ins->opnds[2], PTX_T_U32)
                                           : ll_const_vec(m->t_i32, 16);
     stride = LLVMBuildZExt(b, stride, v64, "");
+    if (bytes) {
+        wmma_load_bytes(l, ins, frag, base, stride, col_major);
+        return;
+    }
     LLVMTypeRef st = esize == 4 ? m->t_i32 : m->t_i16;
     LLVMValueRef regs[8];
     for (unsigned i = 0; i < nel && i < 16; i++) {
