@@ -20,7 +20,8 @@
  * wmma's register layout is implementation-defined; Zinc uses the mma
  * m16n8k16 layouts (A: one m16n8k16 A fragment, f16 A/B: repeated in the
  * upper eight elements; B and C/D: two n8 halves side by side), for f16,
- * bf16 and (a word of 4 bytes per register) s8/u8. */
+ * bf16 and (a word of 4 bytes per register) s8/u8; tf32 (m16n16k8) uses
+ * the m16n8k8 tf32 layouts the same way. */
 #include "zn_lower.h"
 
 #include <math.h>
@@ -79,8 +80,9 @@ static void b_loc(const mshape *s, int l, int i, int *row, int *col)
         *row = 2 * t + (i & 1) + ((i & 2) ? 8 : 0);
         *col = g + (i >= 4 ? 8 : 0);
         return;
-    case MC_TF32:
-        *row = t + 4 * i;
+    case MC_TF32:   /* wmma m16n16k8 (n16): two n8 halves side by side */
+        *row = t + 4 * (s->n == 16 ? (i & 1) : i);
+        *col = g + (s->n == 16 ? 8 * (i >> 1) : 0);
         return;
     case MC_F64:
         *row = t;
@@ -610,6 +612,7 @@ static bool shape_of(const ptx_ins *ins, const etype *ae, mshape *s)
         {PTX_MOD_m8n8k16, 8, 8, 16}, {PTX_MOD_m8n8k32, 8, 8, 32},
         {PTX_MOD_m8n8k128, 8, 8, 128}, {PTX_MOD_m16n8k64, 16, 8, 64},
         {PTX_MOD_m16n8k128, 16, 8, 128}, {PTX_MOD_m16n8k256, 16, 8, 256},
+        {PTX_MOD_m16n16k8, 16, 16, 8},
     };
     ptx_type at = ae->t;
     unsigned i = 0, n = sizeof shapes / sizeof shapes[0];
@@ -623,7 +626,11 @@ static bool shape_of(const ptx_ins *ins, const etype *ae, mshape *s)
     case PTX_T_F16: case PTX_T_BF16:
         s->cls = wmma ? MC_WMMA : MC_F16;
         return wmma ? s->n == 16 : s->n == 8 && (s->k == 8 || s->k == 16);
-    case PTX_T_TF32: s->cls = MC_TF32; return s->n == 8 && s->m == 16 && (s->k == 4 || s->k == 8);
+    case PTX_T_TF32:
+        s->cls = MC_TF32;
+        if (wmma)
+            return s->m == 16 && s->n == 16 && s->k == 8;
+        return s->n == 8 && s->m == 16 && (s->k == 4 || s->k == 8);
     case PTX_T_F64: s->cls = MC_F64; return s->m == 8 && s->k == 4;
     case PTX_T_S8: case PTX_T_U8: case PTX_T_B32: {
         /* wmma s8/u8: m16n16k16 only, k in words (A as m16n8k16's A, B
@@ -776,16 +783,18 @@ static void lower_wmma_ldst(zn_lfn *l, const ptx_ins *ins)
     etype t[2];
     int nt = ins_types(ins, t, 2);
     const ptx_opnd *frag = &ins->opnds[store ? 1 : 0], *addr = &ins->opnds[store ? 0 : 1];
-    if (nt < 1 || !has_mod(ins, PTX_MOD_m16n16k16) || frag->kind != PTX_OPND_VEC ||
+    bool k8 = has_mod(ins, PTX_MOD_m16n16k8);   /* tf32 A/B, f32 C/D */
+    if (nt < 1 || !(has_mod(ins, PTX_MOD_m16n16k16) || k8) || frag->kind != PTX_OPND_VEC ||
         addr->kind != PTX_OPND_ADDR) {
         zn_lerr_unsupported(l);
         return;
     }
     ptx_type et = t[0].t;
     bool col_major = has_mod(ins, PTX_MOD_col);
-    mshape s = {16, 16, 16, MC_WMMA};
+    mshape s = k8 ? (mshape){16, 16, 8, MC_TF32} : (mshape){16, 16, 16, MC_WMMA};
     loc_fn loc = has_mod(ins, PTX_MOD_a) ? a_loc : has_mod(ins, PTX_MOD_b) ? b_loc : c_loc;
-    unsigned esize = et == PTX_T_F32 || et == PTX_T_S32 ? 4 : et == PTX_T_F16 || et == PTX_T_BF16 ? 2 : 0;
+    unsigned esize = et == PTX_T_F32 || et == PTX_T_S32 || (k8 && et == PTX_T_TF32) ? 4
+                   : et == PTX_T_F16 || et == PTX_T_BF16 ? 2 : 0;
     bool bytes = (et == PTX_T_S8 || et == PTX_T_U8) && !store && loc != c_loc;
     if (!esize && !bytes) {
         zn_lerr_unsupported(l);
