@@ -79,6 +79,18 @@ LLVMValueRef ll_load_slot(zn_lfn *l, LLVMTypeRef t, LLVMValueRef slot)
     return v;
 }
 
+LLVMValueRef ll_unpack(zn_lfn *l, LLVMValueRef w, unsigned bits, unsigned j, bool sign)
+{
+    LLVMTypeRef i32 = l->m->t_i32;
+    if (sign) {
+        w = LLVMBuildShl(l->b, w, ll_const_vec(i32, 32 - bits - bits * j), "");
+        return LLVMBuildAShr(l->b, w, ll_const_vec(i32, 32 - bits), "");
+    }
+    if (j)
+        w = LLVMBuildLShr(l->b, w, ll_const_vec(i32, bits * j), "");
+    return LLVMBuildAnd(l->b, w, ll_const_vec(i32, (1u << bits) - 1), "");
+}
+
 void ll_store_slot(zn_lfn *l, LLVMValueRef v, LLVMValueRef slot)
 {
     LLVMSetAlignment(LLVMBuildStore(l->b, v, slot), 16);

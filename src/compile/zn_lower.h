@@ -192,6 +192,9 @@ LLVMValueRef ll_entry_alloca(zn_lfn *l, LLVMTypeRef t, const char *name);
  * slot is only 16-byte aligned (zn_lower_func.c), and in a coroutine's
  * frame it lands at that alignment, so these never claim more. */
 LLVMValueRef ll_load_slot(zn_lfn *l, LLVMTypeRef t, LLVMValueRef slot);
+/* element j (bits wide) of a <32 x i32> of packed elements, sign- or
+ * zero-extended to i32 (mma's packed integers, the video instructions) */
+LLVMValueRef ll_unpack(zn_lfn *l, LLVMValueRef w, unsigned bits, unsigned j, bool sign);
 void ll_store_slot(zn_lfn *l, LLVMValueRef v, LLVMValueRef slot);
 LLVMValueRef ll_entry_alloca_bytes(zn_lfn *l, uint64_t bytes, uint32_t align,
                                    const char *name);

@@ -242,15 +242,7 @@ static LLVMValueRef add_sat(zn_lfn *l, LLVMValueRef c, LLVMValueRef sum)
 /* element j of a packed word, sign- or zero-extended to i32 */
 static LLVMValueRef unpack(zn_lfn *l, LLVMValueRef w, const etype *e, int j)
 {
-    zn_lmod *m = l->m;
-    int bits = e->bits;
-    if (e->sign) {
-        w = LLVMBuildShl(l->b, w, ll_const_vec(m->t_i32, (uint64_t)(32 - bits - bits * j)), "");
-        return LLVMBuildAShr(l->b, w, ll_const_vec(m->t_i32, (uint64_t)(32 - bits)), "");
-    }
-    if (j)
-        w = LLVMBuildLShr(l->b, w, ll_const_vec(m->t_i32, (uint64_t)(bits * j)), "");
-    return LLVMBuildAnd(l->b, w, ll_const_vec(m->t_i32, (1u << bits) - 1), "");
+    return ll_unpack(l, w, (unsigned)e->bits, (unsigned)j, e->sign);
 }
 
 /* the integer product of an A word and a B word: the dot product of their
@@ -730,43 +722,55 @@ static void lower_mma(zn_lfn *l, const ptx_ins *ins)
 
 /* ---- wmma.load / wmma.store -------------------------------------------------- */
 
+/* Each lane's offset, in elements from the fragment's first, of element i
+ * (loc's row and column; in a packed-byte fragment, byte `byte` of word i:
+ * k = 4 * word + byte, a column of A or a row of B) in a row- or
+ * column-major matrix with the given stride. */
+static LLVMValueRef frag_offsets(zn_lfn *l, const mshape *s, loc_fn loc, int i, int byte,
+                                 bool col_major, LLVMValueRef stride)
+{
+    zn_lmod *m = l->m;
+    LLVMValueRef ro[ZN_LANES], co[ZN_LANES];
+    for (int lane = 0; lane < ZN_LANES; lane++) {
+        int r, c;
+        loc(s, lane, i, &r, &c);
+        if (byte >= 0 && loc == a_loc)
+            c = 4 * c + byte;
+        else if (byte >= 0)
+            r = 4 * r + byte;
+        if (col_major) {
+            int x = r;
+            r = c, c = x;
+        }
+        ro[lane] = LLVMConstInt(m->t_i64, (unsigned)r, 0);
+        co[lane] = LLVMConstInt(m->t_i64, (unsigned)c, 0);
+    }
+    return LLVMBuildAdd(l->b, LLVMBuildMul(l->b, LLVMConstVector(ro, ZN_LANES), stride, ""),
+                        LLVMConstVector(co, ZN_LANES), "");
+}
+
 /* wmma.load.{a,b}...m16n16k16.{s8,u8}: each fragment register is a word of
  * 4 k-consecutive bytes (a_loc/b_loc of the MC_INT shape give its row and
- * word column, or word row and column), read a byte at a time from the
- * row- or column-major matrix and packed. */
-static void wmma_load_bytes(zn_lfn *l, const ptx_ins *ins, const ptx_opnd *frag,
-                            LLVMValueRef base, LLVMValueRef stride, bool col_major)
+ * word column, or word row and column): one 32-bit load where k runs
+ * along memory (A row-major, B column-major; wmma strides are multiples
+ * of 16 bytes), else four byte loads packed. */
+static void wmma_load_bytes(zn_lfn *l, loc_fn loc, const ptx_opnd *frag, LLVMValueRef base,
+                            LLVMValueRef stride, bool col_major)
 {
     zn_lmod *m = l->m;
     LLVMBuilderRef b = l->b;
-    bool is_a = has_mod(ins, PTX_MOD_a);
     mshape s = {16, 16, 4, MC_INT};
+    bool along_k = (loc == a_loc) != col_major;
     for (unsigned i = 0; i < frag->nelems && i < 2; i++) {
         LLVMValueRef word = NULL;
-        for (int j = 0; j < 4; j++) {
-            LLVMValueRef ro[ZN_LANES], co[ZN_LANES];
-            for (int lane = 0; lane < ZN_LANES; lane++) {
-                int r, c;
-                (is_a ? a_loc : b_loc)(&s, lane, (int)i, &r, &c);
-                if (is_a)       /* byte j of the word: k = 4 * word + j */
-                    c = 4 * c + j;
-                else
-                    r = 4 * r + j;
-                if (col_major) {
-                    int x = r;
-                    r = c, c = x;
-                }
-                ro[lane] = LLVMConstInt(m->t_i64, (unsigned)r, 0);
-                co[lane] = LLVMConstInt(m->t_i64, (unsigned)c, 0);
+        for (int j = 0; j < (along_k ? 1 : 4); j++) {
+            LLVMValueRef off = frag_offsets(l, &s, loc, (int)i, j, col_major, stride), v;
+            zn_access_load(l, LLVMBuildAdd(b, base, off, ""), along_k ? m->t_i32 : m->t_i8, 1, &v);
+            if (!along_k) {
+                v = LLVMBuildZExt(b, v, ll_vec(m->t_i32), "");
+                if (j)
+                    v = LLVMBuildShl(b, v, ll_const_vec(m->t_i32, 8u * (unsigned)j), "");
             }
-            LLVMValueRef off = LLVMBuildAdd(b, LLVMBuildMul(b, LLVMConstVector(ro, ZN_LANES),
-                                                            stride, ""),
-                                            LLVMConstVector(co, ZN_LANES), "");
-            LLVMValueRef v;
-            zn_access_load(l, LLVMBuildAdd(b, base, off, ""), m->t_i8, 1, &v);
-            v = LLVMBuildZExt(b, v, ll_vec(m->t_i32), "");
-            if (j)
-                v = LLVMBuildShl(b, v, ll_const_vec(m->t_i32, 8u * (unsigned)j), "");
             word = word ? LLVMBuildOr(b, word, v, "") : v;
         }
         zn_dst(l, &frag->elems[i], PTX_T_B32, word);
@@ -807,25 +811,13 @@ static void lower_wmma_ldst(zn_lfn *l, const ptx_ins *ins)
                                           : ll_const_vec(m->t_i32, 16);
     stride = LLVMBuildZExt(b, stride, v64, "");
     if (bytes) {
-        wmma_load_bytes(l, ins, frag, base, stride, col_major);
+        wmma_load_bytes(l, loc, frag, base, stride, col_major);
         return;
     }
     LLVMTypeRef st = esize == 4 ? m->t_i32 : m->t_i16;
     LLVMValueRef regs[8];
     for (unsigned i = 0; i < nel && i < 16; i++) {
-        LLVMValueRef ro[ZN_LANES], co[ZN_LANES];
-        for (int lane = 0; lane < ZN_LANES; lane++) {
-            int r, c;
-            loc(&s, lane, (int)i, &r, &c);
-            if (col_major) {
-                int x = r;
-                r = c, c = x;
-            }
-            ro[lane] = LLVMConstInt(m->t_i64, (unsigned)r, 0);
-            co[lane] = LLVMConstInt(m->t_i64, (unsigned)c, 0);
-        }
-        LLVMValueRef off = LLVMBuildAdd(b, LLVMBuildMul(b, LLVMConstVector(ro, ZN_LANES), stride, ""),
-                                        LLVMConstVector(co, ZN_LANES), "");
+        LLVMValueRef off = frag_offsets(l, &s, loc, (int)i, -1, col_major, stride);
         LLVMValueRef a = LLVMBuildAdd(b, base, LLVMBuildMul(b, off, ll_const_vec(m->t_i64, esize), ""), "");
         LLVMValueRef r32 = frag_reg(l, frag, i / pr, PTX_T_B32);
         if (store) {

@@ -17,23 +17,14 @@ static LLVMValueRef c32(zn_lfn *l, uint32_t v)
     return ll_const_vec(l->m->t_i32, v);
 }
 
-/* element k (w bits) of x, extended to 32 bits */
-static LLVMValueRef element(zn_lfn *l, LLVMValueRef x, unsigned k, unsigned w, bool sign)
-{
-    LLVMBuilderRef b = l->b;
-    if (sign)
-        return LLVMBuildAShr(b, LLVMBuildShl(b, x, c32(l, 32 - w - k * w), ""), c32(l, 32 - w), "");
-    return LLVMBuildAnd(b, LLVMBuildLShr(b, x, c32(l, k * w), ""), c32(l, (1u << w) - 1), "");
-}
-
 static LLVMValueRef smax(zn_lfn *l, LLVMValueRef a, LLVMValueRef c)
 {
-    return LLVMBuildSelect(l->b, LLVMBuildICmp(l->b, LLVMIntSGT, a, c, ""), a, c, "");
+    return ll_intrin2(l, "llvm.smax", a, c);
 }
 
 static LLVMValueRef smin(zn_lfn *l, LLVMValueRef a, LLVMValueRef c)
 {
-    return LLVMBuildSelect(l->b, LLVMBuildICmp(l->b, LLVMIntSLT, a, c, ""), a, c, "");
+    return ll_intrin2(l, "llvm.smin", a, c);
 }
 
 /* the operation on two extended elements: exact, they are 17 bits at most */
@@ -87,7 +78,7 @@ void zn_lower_video(zn_lfn *l, const ptx_ins *ins)
     LLVMValueRef a = zn_src(l, &o[1], PTX_T_U32), bv = zn_src(l, &o[2], PTX_T_U32);
     LLVMValueRef acc = add ? zn_src(l, &o[3], PTX_T_U32) : c32(l, 0);
     for (unsigned k = 0; k < n; k++) {
-        LLVMValueRef r = op(l, ins->op, element(l, a, k, w, sa), element(l, bv, k, w, sb));
+        LLVMValueRef r = op(l, ins->op, ll_unpack(l, a, w, k, sa), ll_unpack(l, bv, w, k, sb));
         if (add) {
             acc = LLVMBuildAdd(b, acc, r, "");
             continue;
@@ -121,7 +112,7 @@ void zn_lower_int16x2(zn_lfn *l, const ptx_ins *ins)
     LLVMValueRef a = zn_src(l, &o[1], PTX_T_U32), bv = zn_src(l, &o[2], PTX_T_U32);
     LLVMValueRef d = c32(l, 0);
     for (unsigned k = 0; k < 2; k++) {
-        LLVMValueRef r = op(l, vop, element(l, a, k, 16, sign), element(l, bv, k, 16, sign));
+        LLVMValueRef r = op(l, vop, ll_unpack(l, a, 16, k, sign), ll_unpack(l, bv, 16, k, sign));
         if (relu)
             r = smax(l, r, c32(l, 0));
         r = LLVMBuildAnd(b, r, c32(l, 0xffff), "");
