@@ -111,6 +111,10 @@ typedef struct zn_lfn {
     uint32_t *resume_skip;      /* where resume_bbs[k] goes when no lane waits at k */
     LLVMBasicBlockRef dispatch_bb, ret_bb;
     bool *goto_target;          /* blocks some lane can wait at */
+    uint32_t *park_lo, *park_hi; /* per block starting with a barrier where
+                                 * lanes park: blocks lanes can come back
+                                 * from (zn_lower_park.c); NULL: none */
+    bool has_park;
 
     /* state while lowering one block */
     uint32_t cur_block;
@@ -425,6 +429,14 @@ LLVMValueRef zn_round_fix(zn_lfn *l, LLVMValueRef r, LLVMValueRef err, ptx_rnd r
 /* Moves lanes `taken` (subset of the block mask) to block T and the rest of
  * the block mask to block F (ZN_PC_DONE: finished). Ends the LLVM block. */
 void zn_goto(zn_lfn *l, LLVMValueRef taken, uint32_t T, uint32_t F);
+/* Partial-warp barriers (zn_lower_park.c). */
+bool zn_bar_parkable(const ptx_ins *ins);
+bool zn_park_wants_split(const zn_lfn *l);   /* split blocks at barriers? */
+void zn_park_plan(zn_lfn *l);
+bool zn_park_at(const zn_lfn *l, uint32_t k);
+void zn_park_at_barrier(zn_lfn *l);
+void zn_park_chain_end(zn_lfn *l);
+bool zn_park_in(const zn_lfn *l, uint32_t h, uint32_t end);
 /* Returns `status` (i32) from the function right now (trap, assert). */
 void zn_return_status(zn_lfn *l, LLVMValueRef status);
 /* After a call: lanes in `exited` (i32) leave the warp for good. */

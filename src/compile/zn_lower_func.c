@@ -80,7 +80,9 @@ LLVMValueRef zn_declare_func(zn_lmod *m, const ptx_func *f)
 
 /* ---- block structure ------------------------------------------------------ */
 
-static void split_blocks(zn_lfn *l)
+/* Blocks start at labels and after branches; with bar_leaders also at
+ * each barrier that may park (zn_lower_park.c). */
+static void split_blocks(zn_lfn *l, bool bar_leaders)
 {
     const ptx_func *f = l->f;
     uint32_t n = f->nins;
@@ -92,6 +94,9 @@ static void split_blocks(zn_lfn *l)
     for (uint32_t i = 0; i < n; i++)
         if (ptx_op_table[f->ins[i].op].flags & PTX_OF_BRANCH)
             lead[i + 1] = true;
+    for (uint32_t i = 0; i < n && bar_leaders; i++)
+        if (zn_bar_parkable(&f->ins[i]))
+            lead[i] = true;
     /* a block at n exists only when a label points past the last ins */
     bool end_block = false;
     for (uint32_t i = 0; i < f->nlabels; i++)
@@ -365,7 +370,7 @@ static void resume_skips(zn_lfn *l)
             if (t > h && t < end && (b < h || b >= end))
                 closed = false;
         }
-        if (closed)
+        if (closed && !zn_park_in(l, h, end))
             l->resume_skip[h] = end;
     }
 out:
@@ -395,7 +400,7 @@ static void build_resume_chain(zn_lfn *l)
         LLVMBuildBr(l->b, l->bbs[k]);
     }
     LLVMPositionBuilderAtEnd(l->b, l->resume_bbs[l->nblocks]);
-    LLVMBuildBr(l->b, l->ret_bb);
+    zn_park_chain_end(l);
     LLVMPositionBuilderAtEnd(l->b, l->dispatch_bb);
     LLVMBuildBr(l->b, l->resume_bbs[0]);
 
@@ -550,15 +555,24 @@ void zn_lower_func(zn_lmod *m, const ptx_func *f, LLVMValueRef fn)
     zn_grid_yield_latches(l, m->pm);
     l->uses_cluster = zn_module_uses_cluster(m); /* zn_lower_cluster.c */
     l->w = LLVMGetParam(fn, 0);
-    split_blocks(l);
+    split_blocks(l, false);
+    zn_uniform_analysis(l);
+    if (zn_park_wants_split(l)) {   /* irregular: barriers start blocks */
+        free(l->block_of_ins);
+        free(l->block_start);
+        free(l->blk_conv);
+        free(l->reg_uni);
+        split_blocks(l, true);
+        zn_uniform_analysis(l);
+    }
     l->goto_target = calloc(l->nblocks + 1, sizeof *l->goto_target);
     zn_invariant_regs(l);
     zn_block_local_regs(l);
-    zn_uniform_analysis(l);
     zn_nan_free_regs(l); /* zn_lower_fpfix.c */
     zn_ftz_clean_regs(l); /* zn_lower_ftzclean.c */
     zn_reg_params_divergent(l); /* zn_lower_regparam.c */
     zn_pair_loads(l);
+    zn_park_plan(l);
     LLVMBasicBlockRef entry = LLVMAppendBasicBlockInContext(m->ctx, fn, "entry");
     l->bbs = calloc(l->nblocks + 1, sizeof *l->bbs);
     for (uint32_t k = 0; k < l->nblocks; k++) {
@@ -623,6 +637,8 @@ void zn_lower_func(zn_lmod *m, const ptx_func *f, LLVMValueRef fn)
     free(l->resume_bbs);
     free(l->resume_skip);
     free(l->goto_target);
+    free(l->park_lo);
+    free(l->park_hi);
     free(l->reg_inv);
     free(l->reg_def);
     free(l->aff_join);

@@ -478,6 +478,8 @@ void zn_lower_bar(zn_lfn *l, const ptx_ins *ins)
         stagger_reset(l);
         return;
     }
+    if (zn_park_at(l, l->cur_block) && ins == &l->f->ins[l->block_start[l->cur_block]])
+        zn_park_at_barrier(l);  /* zn_lower_park.c */
     const ptx_ins *leave = exit_after_barrier(l, ins, nargs);
     if (leave)
         leave_at_barrier(l, ins, leave);
