@@ -101,7 +101,7 @@ typedef struct zn_lfn {
     LLVMValueRef mask_slot;     /* <32 x i1>: the block's mask */
     LLVMValueRef cc_slot;       /* <32 x i32>: carry flag of add.cc etc. */
     LLVMValueRef exited_slot;   /* i32: lanes that ran `exit` (.func) */
-    LLVMValueRef hmma_buf;      /* f16 mma fragments to zn.hmma.* (zn_lower_mma.c) */
+    LLVMValueRef hmma_buf;      /* float mma fragments to zn.[hf]mma.* (zn_lower_mma.c) */
 
     uint32_t nblocks;
     uint32_t *block_of_ins;     /* ins index -> block id; [nins] = nblocks */
@@ -347,6 +347,10 @@ void zn_access_load(zn_lfn *l, LLVMValueRef a, LLVMTypeRef et, unsigned n,
                     LLVMValueRef *out);
 void zn_access_store(zn_lfn *l, LLVMValueRef a, LLVMValueRef *v, unsigned n,
                      unsigned size);
+/* The same as a plain gather/scatter of one element, without the run-time
+ * shape tests: for lane patterns known never to be contiguous (wmma). */
+void zn_access_gather(zn_lfn *l, LLVMValueRef a, LLVMTypeRef et, LLVMValueRef *out);
+void zn_access_scatter(zn_lfn *l, LLVMValueRef a, LLVMValueRef v, unsigned size);
 
 /* Float helpers shared by float and cvt lowering (zn_lower_float.c). */
 LLVMValueRef zn_ftz(zn_lfn *l, LLVMValueRef v);

@@ -771,6 +771,18 @@ void zn_access_load(zn_lfn *l, LLVMValueRef a, LLVMTypeRef et, unsigned n,
     run_plan(l, &pl, a, et, n, out, NULL, size);
 }
 
+void zn_access_gather(zn_lfn *l, LLVMValueRef a, LLVMTypeRef et, LLVMValueRef *out)
+{
+    zn_part whole = {.a = a, .m = l->emask, .w = ZN_LANES};
+    load_gather(l, &whole, et, 1, ll_bits(et) / 8, out);
+}
+
+void zn_access_scatter(zn_lfn *l, LLVMValueRef a, LLVMValueRef v, unsigned size)
+{
+    zn_part whole = {.a = a, .m = l->emask, .w = ZN_LANES};
+    store_scatter(l, &whole, &v, 1, size);
+}
+
 void zn_access_store(zn_lfn *l, LLVMValueRef a, LLVMValueRef *v, unsigned n,
                      unsigned size)
 {

@@ -10,8 +10,8 @@
  * element are known at compile time), likewise B, and D_j += A * B lane by
  * lane. Products of bf16/tf32 values are exact in f32 and are added in k
  * order; f16 ones are summed as the H200's tensor core does (hmma_step,
- * one step with C as its accumulator; in a helper function per shape,
- * hmma_call); integer shapes go a 32-bit word of packed elements at a time
+ * one step with C as its accumulator); f16, tf32 and f64 shapes run in a
+ * helper function per shape (mma_call); integer shapes go a 32-bit word of packed elements at a time
  * (see mshape), added with 32-bit wrap-around. fp8 (e4m3, e5m2) operands
  * have the s8 layouts and go a word at a time too: each byte is decoded to
  * f32 (exact) and the products are summed as NVIDIA's H200 sums them
@@ -21,7 +21,7 @@
  * m16n8k16 layouts (A: one m16n8k16 A fragment, f16 A/B: repeated in the
  * upper eight elements; B and C/D: two n8 halves side by side), for f16,
  * bf16 and (a word of 4 bytes per register) s8/u8; tf32 (m16n16k8) uses
- * the m16n8k8 tf32 layouts the same way. */
+ * the m16n8k8 tf32 layouts the same way, and f64 (m8n8k4) mma.m8n8k4's. */
 #include "zn_lower.h"
 
 #include <math.h>
@@ -511,22 +511,25 @@ static void mma_core(zn_lfn *l, const mshape *s, LLVMValueRef *ae, int na, LLVMV
     free(tb);
 }
 
-/* f16-input mma as a call: one internal noinline function per shape and
- * accumulator in the module, its fragments passed through an array of
- * <32 x float> (A, B, C in; D over C). The step costs about four times the
- * IR of a plain k-order sum, and kernels unroll dozens of mma.sync into a
- * block; inline, LLVM's machine combiner and register allocator took over
- * ten times as long on such blocks. */
-static void hmma_call(zn_lfn *l, const mshape *s, LLVMValueRef *ae, int na, LLVMValueRef *be,
-                      int nb, LLVMValueRef *ce, LLVMValueRef *de, int nc, int hmma)
+/* A floating-point mma as a call: one internal noinline function per
+ * shape and accumulator in the module, its fragments passed through an
+ * array of <32 x float> or <32 x double> (A, B, C in; D over C). Kernels
+ * unroll dozens to thousands of mma.sync/wmma.mma into a block (CUDA's
+ * dmmaTensorCoreGemm: 2048 per kernel), each with its cross-lane gathers
+ * (and the f16 step costs four times the IR of a plain k-order sum);
+ * inline, LLVM's machine combiner and register allocator took over ten
+ * times as long on such blocks (f64: over 11 minutes and 5.6 GB). */
+static void mma_call(zn_lfn *l, const mshape *s, LLVMValueRef *ae, int na, LLVMValueRef *be,
+                     int nb, LLVMValueRef *ce, LLVMValueRef *de, int nc, int hmma)
 {
     zn_lmod *m = l->m;
-    LLVMTypeRef vf = ll_vec(m->t_f32);
+    LLVMTypeRef vf = LLVMTypeOf(ce[0]);
     int nall = na + nb + nc;
     LLVMTypeRef arr = LLVMArrayType(vf, (unsigned)nall);
+    static const char *cls_name[] = {"mma", "int", "tf32", "f64", "wmma", "fp8"};
     char name[64];
-    snprintf(name, sizeof name, "zn.hmma.%s.m%dn%dk%d.%s", s->cls == MC_WMMA ? "wmma" : "mma", s->m,
-             s->n, s->k, hmma == 1 ? "f16" : "f32");
+    snprintf(name, sizeof name, "zn.%s.%s.m%dn%dk%d.%s", hmma ? "hmma" : "fmma", cls_name[s->cls],
+             s->m, s->n, s->k, hmma == 1 ? "f16" : vf == ll_vec(m->t_f64) ? "f64" : "f32");
     LLVMTypeRef ft = LLVMFunctionType(m->t_void, &m->t_ptr, 1, 0);
     LLVMValueRef fn = LLVMGetNamedFunction(m->mod, name);
     if (!fn) {
@@ -557,9 +560,10 @@ static void hmma_call(zn_lfn *l, const mshape *s, LLVMValueRef *ae, int na, LLVM
         LLVMBuildRetVoid(h.b);
         LLVMDisposeBuilder(h.b);
     }
-    /* one buffer per function, for the largest call (wmma: 16 + 16 + 8) */
+    /* one buffer per function, for the largest call (wmma: 16 + 16 + 8
+     * floats; f64's 1 + 1 + 2 doubles fit) */
     if (!l->hmma_buf)
-        l->hmma_buf = ll_entry_alloca(l, LLVMArrayType(vf, 40), "hmma.buf");
+        l->hmma_buf = ll_entry_alloca(l, LLVMArrayType(ll_vec(m->t_f32), 40), "hmma.buf");
     LLVMValueRef buf = l->hmma_buf;
     LLVMValueRef *src[3] = {ae, be, ce};
     int cnt[3] = {na, nb, nc}, at = 0;
@@ -713,8 +717,8 @@ static void lower_mma(zn_lfn *l, const ptx_ins *ins)
     if (hmma == 1 && ct.t == PTX_T_F32)
         for (int i = 0; i < nc; i++)
             ce[i] = zn_half_to_f32(l, zn_f32_to_half(l, ce[i], false, false), false);
-    if (hmma)
-        hmma_call(l, &s, ae, na, be, nb, ce, de, nc, hmma);
+    if (hmma || ((s.cls == MC_F64 || s.cls == MC_TF32) && !sat))
+        mma_call(l, &s, ae, na, be, nb, ce, de, nc, hmma);
     else
         mma_core(l, &s, ae, na, be, nb, ce, de, nc, integer || fp8 ? &iop : NULL, sat, 0);
     write_frag(l, &ins->opnds[0], de, nd, dt.t);
@@ -765,7 +769,7 @@ static void wmma_load_bytes(zn_lfn *l, loc_fn loc, const ptx_opnd *frag, LLVMVal
         LLVMValueRef word = NULL;
         for (int j = 0; j < (along_k ? 1 : 4); j++) {
             LLVMValueRef off = frag_offsets(l, &s, loc, (int)i, j, col_major, stride), v;
-            zn_access_load(l, LLVMBuildAdd(b, base, off, ""), along_k ? m->t_i32 : m->t_i8, 1, &v);
+            zn_access_gather(l, LLVMBuildAdd(b, base, off, ""), along_k ? m->t_i32 : m->t_i8, &v);
             if (!along_k) {
                 v = LLVMBuildZExt(b, v, ll_vec(m->t_i32), "");
                 if (j)
@@ -777,8 +781,10 @@ static void wmma_load_bytes(zn_lfn *l, loc_fn loc, const ptx_opnd *frag, LLVMVal
     }
 }
 
-/* wmma.load.{a,b,c}.sync.aligned.layout.m16n16k16{.space}.type d, [p]{, stride}
- * wmma.store.d.sync.aligned.layout.m16n16k16{.space}.type [p], d{, stride} */
+/* wmma.load.{a,b,c}.sync.aligned.layout.shape{.space}.type d, [p]{, stride}
+ * wmma.store.d.sync.aligned.layout.shape{.space}.type [p], d{, stride}
+ * shape: m16n16k16, m16n16k8 (tf32), m8n8k4 (f64: mma.m8n8k4's layout, one
+ * double per register) */
 static void lower_wmma_ldst(zn_lfn *l, const ptx_ins *ins)
 {
     zn_lmod *m = l->m;
@@ -788,16 +794,18 @@ static void lower_wmma_ldst(zn_lfn *l, const ptx_ins *ins)
     int nt = ins_types(ins, t, 2);
     const ptx_opnd *frag = &ins->opnds[store ? 1 : 0], *addr = &ins->opnds[store ? 0 : 1];
     bool k8 = has_mod(ins, PTX_MOD_m16n16k8);   /* tf32 A/B, f32 C/D */
-    if (nt < 1 || !(has_mod(ins, PTX_MOD_m16n16k16) || k8) || frag->kind != PTX_OPND_VEC ||
-        addr->kind != PTX_OPND_ADDR) {
+    bool f64 = has_mod(ins, PTX_MOD_m8n8k4);
+    if (nt < 1 || !(has_mod(ins, PTX_MOD_m16n16k16) || k8 || f64) || frag->kind != PTX_OPND_VEC ||
+        addr->kind != PTX_OPND_ADDR || f64 != (t[0].t == PTX_T_F64)) {
         zn_lerr_unsupported(l);
         return;
     }
     ptx_type et = t[0].t;
     bool col_major = has_mod(ins, PTX_MOD_col);
-    mshape s = k8 ? (mshape){16, 16, 8, MC_TF32} : (mshape){16, 16, 16, MC_WMMA};
+    mshape s = k8 ? (mshape){16, 16, 8, MC_TF32} : f64 ? (mshape){8, 8, 4, MC_F64}
+                  : (mshape){16, 16, 16, MC_WMMA};
     loc_fn loc = has_mod(ins, PTX_MOD_a) ? a_loc : has_mod(ins, PTX_MOD_b) ? b_loc : c_loc;
-    unsigned esize = et == PTX_T_F32 || et == PTX_T_S32 || (k8 && et == PTX_T_TF32) ? 4
+    unsigned esize = f64 ? 8 : et == PTX_T_F32 || et == PTX_T_S32 || (k8 && et == PTX_T_TF32) ? 4
                    : et == PTX_T_F16 || et == PTX_T_BF16 ? 2 : 0;
     bool bytes = (et == PTX_T_S8 || et == PTX_T_U8) && !store && loc != c_loc;
     if (!esize && !bytes) {
@@ -814,21 +822,22 @@ static void lower_wmma_ldst(zn_lfn *l, const ptx_ins *ins)
         wmma_load_bytes(l, loc, frag, base, stride, col_major);
         return;
     }
-    LLVMTypeRef st = esize == 4 ? m->t_i32 : m->t_i16;
+    LLVMTypeRef st = esize == 8 ? m->t_f64 : esize == 4 ? m->t_i32 : m->t_i16;
+    ptx_type rt = f64 ? PTX_T_F64 : PTX_T_B32;
     LLVMValueRef regs[8];
     for (unsigned i = 0; i < nel && i < 16; i++) {
         LLVMValueRef off = frag_offsets(l, &s, loc, (int)i, -1, col_major, stride);
         LLVMValueRef a = LLVMBuildAdd(b, base, LLVMBuildMul(b, off, ll_const_vec(m->t_i64, esize), ""), "");
-        LLVMValueRef r32 = frag_reg(l, frag, i / pr, PTX_T_B32);
+        LLVMValueRef r32 = frag_reg(l, frag, i / pr, rt);
         if (store) {
             LLVMValueRef v = pr == 2 ? LLVMBuildTrunc(b, (i & 1) ? LLVMBuildLShr(b, r32,
                                  ll_const_vec(m->t_i32, 16), "") : r32, ll_vec(m->t_i16), "")
                                      : r32;
-            zn_access_store(l, a, &v, 1, esize);
+            zn_access_scatter(l, a, v, esize);
             continue;
         }
         LLVMValueRef v;
-        zn_access_load(l, a, st, 1, &v);
+        zn_access_gather(l, a, st, &v);
         if (pr == 2) {
             v = LLVMBuildZExt(b, v, ll_vec(m->t_i32), "");
             if (i & 1)
@@ -843,7 +852,7 @@ static void lower_wmma_ldst(zn_lfn *l, const ptx_ins *ins)
     if (store)
         return;
     for (unsigned r = 0; r < frag->nelems && r < 8; r++)
-        zn_dst(l, &frag->elems[r], PTX_T_B32, regs[r]);
+        zn_dst(l, &frag->elems[r], rt, regs[r]);
 }
 
 void zn_lower_mma(zn_lfn *l, const ptx_ins *ins)
