@@ -20,8 +20,11 @@
  * wmma's register layout is implementation-defined; Zinc uses the mma
  * m16n8k16 layouts (A: one m16n8k16 A fragment, f16 A/B: repeated in the
  * upper eight elements; B and C/D: two n8 halves side by side), for f16,
- * bf16 and (a word of 4 bytes per register) s8/u8; tf32 (m16n16k8) uses
- * the m16n8k8 tf32 layouts the same way, and f64 (m8n8k4) mma.m8n8k4's. */
+ * bf16 and (a word of 4 bytes per register) s8/u8; m32n8k16 stacks two
+ * m16 tiles (C/D: four m8 slices), m8n32k16 puts four n8 slices side by
+ * side; tf32 (m16n16k8) uses the m16n8k8 tf32 layouts the same way, f64
+ * (m8n8k4) mma.m8n8k4's, s4/u4 (m8n8k32) and b1 (m8n8k128) those of
+ * mma.m8n8k32/k128. */
 #include "zn_lower.h"
 
 #include <math.h>
@@ -47,9 +50,15 @@ static void a_loc(const mshape *s, int l, int i, int *row, int *col)
     int g = l >> 2, t = l & 3;
     switch (s->cls) {
     case MC_F16: case MC_WMMA:
-        i &= 7; /* wmma f16: elements 8..15 repeat 0..7 */
-        *row = g + ((i & 2) ? 8 : 0);
-        *col = 2 * t + (i & 1) + (i >= 4 ? 8 : 0);
+        if (s->m == 32) {   /* wmma m32n8k16: two m16 tiles */
+            *row = g + ((i & 2) ? 8 : 0) + ((i & 8) ? 16 : 0);
+            *col = 2 * t + (i & 1) + ((i & 4) ? 8 : 0);
+            return;
+        }
+        i &= s->m == 8 ? 3 : 7; /* wmma f16: the distinct elements repeat */
+        *row = s->m == 8 ? g : g + ((i & 2) ? 8 : 0);
+        *col = s->m == 8 ? 2 * t + (i & 1) + ((i & 2) ? 8 : 0)
+                         : 2 * t + (i & 1) + (i >= 4 ? 8 : 0);
         return;
     case MC_TF32:
         *row = g + ((i & 1) ? 8 : 0);
@@ -76,9 +85,11 @@ static void b_loc(const mshape *s, int l, int i, int *row, int *col)
         *row = 2 * t + (i & 1) + (i >= 2 ? 8 : 0);
         return;
     case MC_WMMA:
-        i &= 7; /* two n8 halves, f16: elements 8..15 repeat 0..7 */
+        /* n8 slices side by side (n16: two, n32: four, n8: one); f16's
+         * 16 elements repeat the distinct ones */
+        i &= s->n * 4 / 8 - 1;
         *row = 2 * t + (i & 1) + ((i & 2) ? 8 : 0);
-        *col = g + (i >= 4 ? 8 : 0);
+        *col = g + 8 * (i >> 2);
         return;
     case MC_TF32:   /* wmma m16n16k8 (n16): two n8 halves side by side */
         *row = t + 4 * (s->n == 16 ? (i & 1) : i);
@@ -101,8 +112,13 @@ static void c_loc(const mshape *s, int l, int i, int *row, int *col)
     int g = l >> 2, t = l & 3;
     *row = g + ((i & 2) ? 8 : 0);
     *col = 2 * t + (i & 1) + (i >= 4 ? 8 : 0);
-    if (s->m == 8) /* m8n8: c0, c1 only */
+    if (s->m == 8) {        /* m8n8: c0, c1; wmma m8n32k16: four n8 slices */
         *row = g;
+        *col = 2 * t + (i & 1) + 8 * (i >> 1);
+    } else if (s->m == 32) { /* wmma m32n8k16: four m8 slices */
+        *row = g + 8 * (i >> 1);
+        *col = 2 * t + (i & 1);
+    }
 }
 
 typedef void (*loc_fn)(const mshape *, int, int, int *, int *);
@@ -608,7 +624,8 @@ static bool shape_of(const ptx_ins *ins, const etype *ae, mshape *s)
         {PTX_MOD_m8n8k16, 8, 8, 16}, {PTX_MOD_m8n8k32, 8, 8, 32},
         {PTX_MOD_m8n8k128, 8, 8, 128}, {PTX_MOD_m16n8k64, 16, 8, 64},
         {PTX_MOD_m16n8k128, 16, 8, 128}, {PTX_MOD_m16n8k256, 16, 8, 256},
-        {PTX_MOD_m16n16k8, 16, 16, 8},
+        {PTX_MOD_m16n16k8, 16, 16, 8}, {PTX_MOD_m32n8k16, 32, 8, 16},
+        {PTX_MOD_m8n32k16, 8, 32, 16},
     };
     ptx_type at = ae->t;
     unsigned i = 0, n = sizeof shapes / sizeof shapes[0];
@@ -621,7 +638,7 @@ static bool shape_of(const ptx_ins *ins, const etype *ae, mshape *s)
     switch (at) {
     case PTX_T_F16: case PTX_T_BF16:
         s->cls = wmma ? MC_WMMA : MC_F16;
-        return wmma ? s->n == 16 : s->n == 8 && (s->k == 8 || s->k == 16);
+        return wmma ? s->k == 16 : s->m == 16 && s->n == 8 && (s->k == 8 || s->k == 16);
     case PTX_T_TF32:
         s->cls = MC_TF32;
         if (wmma)
@@ -631,11 +648,13 @@ static bool shape_of(const ptx_ins *ins, const etype *ae, mshape *s)
     case PTX_T_S8: case PTX_T_U8: case PTX_T_B32: {
         /* wmma s8/u8: m16n16k16 only, k in words (A as m16n8k16's A, B
          * and C/D as two n8 halves side by side) */
-        if (wmma) {
+        if (wmma && ae->bits == 8) {
+            bool ok = s->m == 16 && s->n == 16 && s->k == 16;
             s->cls = MC_INT;
             s->k = 4;
-            return ae->bits == 8 && s->m == 16 && s->n == 16;
+            return ok;
         }
+        /* wmma s4/u4 m8n8k32, b1 m8n8k128: mma.m8n8k32/k128's layouts */
         /* in words: m8n8 k4 (m8n8k16 s8, k32 s4, k128 b1); m16n8 k4 or k8 */
         if (!ae->bits || s->n != 8)
             return false;
@@ -698,8 +717,11 @@ static void lower_mma(zn_lfn *l, const ptx_ins *ins)
     int nb = (int)(ins->opnds[2].nelems * per_reg(bt.t));
     int nc = (int)(ins->opnds[3].nelems * per_reg(ct.t));
     int nd = (int)(ins->opnds[0].nelems * per_reg(dt.t));
-    if (na > 16 || nb > 16 || nc > 8 || nd != nc || s.m * s.k != 32 * (s.cls == MC_WMMA && at.t == PTX_T_F16 ? na / 2 : na) ||
-        s.k * s.n != 32 * (s.cls == MC_WMMA && bt.t == PTX_T_F16 ? nb / 2 : nb) || s.m * s.n != 32 * nc) {
+    /* wmma f16 A and B fragments hold 16 elements whatever the shape (the
+     * distinct ones repeated); the others exactly their share */
+    bool rep_a = s.cls == MC_WMMA && at.t == PTX_T_F16, rep_b = s.cls == MC_WMMA && bt.t == PTX_T_F16;
+    if (na > 16 || nb > 16 || nc > 8 || nd != nc || (rep_a ? na != 16 : s.m * s.k != 32 * na) ||
+        (rep_b ? nb != 16 : s.k * s.n != 32 * nb) || s.m * s.n != 32 * nc) {
         zn_lerr(l, "mma: fragment sizes do not match the shape");
         return;
     }
@@ -781,10 +803,34 @@ static void wmma_load_bytes(zn_lfn *l, loc_fn loc, const ptx_opnd *frag, LLVMVal
     }
 }
 
+/* wmma.load.{a,b}...m8n8k32.{s4,u4} / m8n8k128.b1: one register, a word
+ * of 32 / bits k-consecutive elements (mma.m8n8k32's layouts: lane 4g + t
+ * holds word t of row g of A, row-major, or of column g of B,
+ * column-major): the word at (g * stride + t * 32 / bits) elements. */
+static void wmma_load_words(zn_lfn *l, const ptx_opnd *frag, LLVMValueRef base,
+                            LLVMValueRef stride, int bits)
+{
+    zn_lmod *m = l->m;
+    LLVMBuilderRef b = l->b;
+    LLVMValueRef g[ZN_LANES], t[ZN_LANES];
+    for (int lane = 0; lane < ZN_LANES; lane++) {
+        g[lane] = LLVMConstInt(m->t_i64, (unsigned)(lane >> 2), 0);
+        t[lane] = LLVMConstInt(m->t_i64, (unsigned)((lane & 3) * 32 / bits), 0);
+    }
+    LLVMValueRef el = LLVMBuildAdd(b, LLVMBuildMul(b, LLVMConstVector(g, ZN_LANES), stride, ""),
+                                   LLVMConstVector(t, ZN_LANES), "");
+    LLVMValueRef off = LLVMBuildLShr(b, LLVMBuildMul(b, el, ll_const_vec(m->t_i64, (uint64_t)bits), ""),
+                                     ll_const_vec(m->t_i64, 3), "");
+    LLVMValueRef v;
+    zn_access_gather(l, LLVMBuildAdd(b, base, off, ""), m->t_i32, &v);
+    zn_dst(l, &frag->elems[0], PTX_T_B32, v);
+}
+
 /* wmma.load.{a,b,c}.sync.aligned.layout.shape{.space}.type d, [p]{, stride}
  * wmma.store.d.sync.aligned.layout.shape{.space}.type [p], d{, stride}
- * shape: m16n16k16, m16n16k8 (tf32), m8n8k4 (f64: mma.m8n8k4's layout, one
- * double per register) */
+ * shape: m16n16k16, m32n8k16 and m8n32k16 (not s8/u8), m16n16k8 (tf32),
+ * m8n8k4 (f64: mma.m8n8k4's layout, one double per register), m8n8k32
+ * (s4/u4) and m8n8k128 (b1) */
 static void lower_wmma_ldst(zn_lfn *l, const ptx_ins *ins)
 {
     zn_lmod *m = l->m;
@@ -795,7 +841,10 @@ static void lower_wmma_ldst(zn_lfn *l, const ptx_ins *ins)
     const ptx_opnd *frag = &ins->opnds[store ? 1 : 0], *addr = &ins->opnds[store ? 0 : 1];
     bool k8 = has_mod(ins, PTX_MOD_m16n16k8);   /* tf32 A/B, f32 C/D */
     bool f64 = has_mod(ins, PTX_MOD_m8n8k4);
-    if (nt < 1 || !(has_mod(ins, PTX_MOD_m16n16k16) || k8 || f64) || frag->kind != PTX_OPND_VEC ||
+    bool k16 = has_mod(ins, PTX_MOD_m16n16k16), m32 = has_mod(ins, PTX_MOD_m32n8k16),
+         n32 = has_mod(ins, PTX_MOD_m8n32k16);
+    bool sub = has_mod(ins, PTX_MOD_m8n8k32) || has_mod(ins, PTX_MOD_m8n8k128); /* s4/u4, b1 */
+    if (nt < 1 || !(k16 || m32 || n32 || k8 || f64 || sub) || frag->kind != PTX_OPND_VEC ||
         addr->kind != PTX_OPND_ADDR || f64 != (t[0].t == PTX_T_F64)) {
         zn_lerr_unsupported(l);
         return;
@@ -803,23 +852,35 @@ static void lower_wmma_ldst(zn_lfn *l, const ptx_ins *ins)
     ptx_type et = t[0].t;
     bool col_major = has_mod(ins, PTX_MOD_col);
     mshape s = k8 ? (mshape){16, 16, 8, MC_TF32} : f64 ? (mshape){8, 8, 4, MC_F64}
-                  : (mshape){16, 16, 16, MC_WMMA};
+             : sub ? (mshape){8, 8, 4, MC_INT}
+             : (mshape){m32 ? 32 : n32 ? 8 : 16, m32 ? 8 : n32 ? 32 : 16, 16, MC_WMMA};
     loc_fn loc = has_mod(ins, PTX_MOD_a) ? a_loc : has_mod(ins, PTX_MOD_b) ? b_loc : c_loc;
     unsigned esize = f64 ? 8 : et == PTX_T_F32 || et == PTX_T_S32 || (k8 && et == PTX_T_TF32) ? 4
                    : et == PTX_T_F16 || et == PTX_T_BF16 ? 2 : 0;
-    bool bytes = (et == PTX_T_S8 || et == PTX_T_U8) && !store && loc != c_loc;
-    if (!esize && !bytes) {
+    bool bytes = (et == PTX_T_S8 || et == PTX_T_U8) && t[0].bits == 8 && !store && loc != c_loc;
+    bool words = sub && !store && loc != c_loc;     /* packed s4/u4/b1 */
+    if ((!esize && !bytes && !words) || (bytes && !k16) || (sub && (words ? t[0].bits >= 8 ||
+        col_major != (loc == b_loc) : et != PTX_T_S32))) {
         zn_lerr_unsupported(l);
         return;
     }
     unsigned pr = per_reg(et), nel = frag->nelems * pr;
     LLVMTypeRef v64 = ll_vec(m->t_i64);
     LLVMValueRef base = LLVMBuildPtrToInt(b, zn_mem_ptrs(l, addr, ins->space), v64, "");
+    /* without a stride, the matrix's own leading dimension */
+    int rows = loc == a_loc ? s.m : loc == b_loc ? s.k : s.m;
+    int cols = loc == a_loc ? s.k : loc == b_loc ? s.n : s.n;
+    if (words)  /* k in elements: 32 s4/u4 or 128 b1 per row of A */
+        rows = loc == a_loc ? 8 : 32 * 4 / t[0].bits, cols = loc == a_loc ? 32 * 4 / t[0].bits : 8;
     LLVMValueRef stride = ins->nopnds > 2 ? zn_src(l, &ins->opnds[2], PTX_T_U32)
-                                          : ll_const_vec(m->t_i32, 16);
+                                          : ll_const_vec(m->t_i32, (uint64_t)(col_major ? rows : cols));
     stride = LLVMBuildZExt(b, stride, v64, "");
     if (bytes) {
         wmma_load_bytes(l, loc, frag, base, stride, col_major);
+        return;
+    }
+    if (words) {
+        wmma_load_words(l, frag, base, stride, t[0].bits);
         return;
     }
     LLVMTypeRef st = esize == 8 ? m->t_f64 : esize == 4 ? m->t_i32 : m->t_i16;
