@@ -21,8 +21,8 @@
  * m16n8k16 layouts (A: one m16n8k16 A fragment, f16 A/B: repeated in the
  * upper eight elements; B and C/D: two n8 halves side by side), for f16,
  * bf16 and (a word of 4 bytes per register) s8/u8; m32n8k16 stacks two
- * m16 tiles (C/D: four m8 slices), m8n32k16 puts four n8 slices side by
- * side; tf32 (m16n16k8) uses the m16n8k8 tf32 layouts the same way, f64
+ * m16 tiles (s8/u8 A and C/D: four m8 slices), m8n32k16 puts four n8
+ * slices side by side; tf32 (m16n16k8) uses the m16n8k8 tf32 layouts the same way, f64
  * (m8n8k4) mma.m8n8k4's, s4/u4 (m8n8k32) and b1 (m8n8k128) those of
  * mma.m8n8k32/k128. */
 #include "zn_lower.h"
@@ -69,7 +69,13 @@ static void a_loc(const mshape *s, int l, int i, int *row, int *col)
         *col = t;
         return;
     case MC_INT: case MC_FP8: /* register i: a1/a3 are the rows g + 8
-                                * (m16), a2/a3 the second half of k */
+                                * (m16), a2/a3 the second half of k;
+                                * wmma s8/u8 m32n8k16: four m8 slices */
+        if (s->m == 32) {
+            *row = g + 8 * i;
+            *col = t;
+            return;
+        }
         *row = g + (s->m == 16 && (i & 1) ? 8 : 0);
         *col = t + (i >= 2 ? 4 : 0);
         return;
@@ -101,8 +107,8 @@ static void b_loc(const mshape *s, int l, int i, int *row, int *col)
     case MC_INT: case MC_FP8: /* register i: word row t; b1 (m16n8k32
                                * s8, k64 s4, k256 b1) is the second half of k;
                                * wmma s8/u8 (n16): the two n8 halves */
-        *row = s->n == 16 ? t : t + 4 * i;
-        *col = g + (s->n == 16 ? 8 * i : 0);
+        *row = s->n >= 16 ? t : t + 4 * i;     /* wmma n32: four n8 slices */
+        *col = g + (s->n >= 16 ? 8 * i : 0);
         return;
     }
 }
@@ -649,7 +655,7 @@ static bool shape_of(const ptx_ins *ins, const etype *ae, mshape *s)
         /* wmma s8/u8: m16n16k16 only, k in words (A as m16n8k16's A, B
          * and C/D as two n8 halves side by side) */
         if (wmma && ae->bits == 8) {
-            bool ok = s->m == 16 && s->n == 16 && s->k == 16;
+            bool ok = s->k == 16;   /* m16n16, m32n8, m8n32 */
             s->cls = MC_INT;
             s->k = 4;
             return ok;
@@ -780,14 +786,14 @@ static LLVMValueRef frag_offsets(zn_lfn *l, const mshape *s, loc_fn loc, int i, 
  * word column, or word row and column): one 32-bit load where k runs
  * along memory (A row-major, B column-major; wmma strides are multiples
  * of 16 bytes), else four byte loads packed. */
-static void wmma_load_bytes(zn_lfn *l, loc_fn loc, const ptx_opnd *frag, LLVMValueRef base,
-                            LLVMValueRef stride, bool col_major)
+static void wmma_load_bytes(zn_lfn *l, const mshape *shape, loc_fn loc, const ptx_opnd *frag,
+                            LLVMValueRef base, LLVMValueRef stride, bool col_major)
 {
     zn_lmod *m = l->m;
     LLVMBuilderRef b = l->b;
-    mshape s = {16, 16, 4, MC_INT};
+    mshape s = {shape->m, shape->n, 4, MC_INT};
     bool along_k = (loc == a_loc) != col_major;
-    for (unsigned i = 0; i < frag->nelems && i < 2; i++) {
+    for (unsigned i = 0; i < frag->nelems && i < 4; i++) {
         LLVMValueRef word = NULL;
         for (int j = 0; j < (along_k ? 1 : 4); j++) {
             LLVMValueRef off = frag_offsets(l, &s, loc, (int)i, j, col_major, stride), v;
@@ -828,7 +834,7 @@ static void wmma_load_words(zn_lfn *l, const ptx_opnd *frag, LLVMValueRef base,
 
 /* wmma.load.{a,b,c}.sync.aligned.layout.shape{.space}.type d, [p]{, stride}
  * wmma.store.d.sync.aligned.layout.shape{.space}.type [p], d{, stride}
- * shape: m16n16k16, m32n8k16 and m8n32k16 (not s8/u8), m16n16k8 (tf32),
+ * shape: m16n16k16, m32n8k16 and m8n32k16, m16n16k8 (tf32),
  * m8n8k4 (f64: mma.m8n8k4's layout, one double per register), m8n8k32
  * (s4/u4) and m8n8k128 (b1) */
 static void lower_wmma_ldst(zn_lfn *l, const ptx_ins *ins)
@@ -859,7 +865,7 @@ static void lower_wmma_ldst(zn_lfn *l, const ptx_ins *ins)
                    : et == PTX_T_F16 || et == PTX_T_BF16 ? 2 : 0;
     bool bytes = (et == PTX_T_S8 || et == PTX_T_U8) && t[0].bits == 8 && !store && loc != c_loc;
     bool words = sub && !store && loc != c_loc;     /* packed s4/u4/b1 */
-    if ((!esize && !bytes && !words) || (bytes && !k16) || (sub && (words ? t[0].bits >= 8 ||
+    if ((!esize && !bytes && !words) || (sub && (words ? t[0].bits >= 8 ||
         col_major != (loc == b_loc) : et != PTX_T_S32))) {
         zn_lerr_unsupported(l);
         return;
@@ -876,7 +882,7 @@ static void lower_wmma_ldst(zn_lfn *l, const ptx_ins *ins)
                                           : ll_const_vec(m->t_i32, (uint64_t)(col_major ? rows : cols));
     stride = LLVMBuildZExt(b, stride, v64, "");
     if (bytes) {
-        wmma_load_bytes(l, loc, frag, base, stride, col_major);
+        wmma_load_bytes(l, &s, loc, frag, base, stride, col_major);
         return;
     }
     if (words) {

@@ -1,5 +1,6 @@
 /* wmma_shapes.cu: <mma.h>'s other fragment shapes. m32n8k16 and m8n32k16
- * with half and bfloat16 inputs and float accumulators (A row- or
+ * with half and bfloat16 inputs and float accumulators, and with signed
+ * and unsigned 8-bit inputs and int accumulators (A row- or
  * column-major, B column- or row-major, D stored row- or column-major),
  * and the sub-byte experimental ones: m8n8k32 on s4 and u4, m8n8k128 on
  * b1 with XOR and AND popcounts. A 32 x 32 (16-bit types) or 8 x 8 result
@@ -19,8 +20,8 @@ namespace wx = nvcuda::wmma::experimental;
 #define MN 32   /* result M = N for the 16-bit shapes */
 #define KK 32
 
-template <int TM, int TN, typename T, typename LA, typename LB>
-__global__ void k_wmma(const T *a, const T *b, const float *c0, float *d, bool d_row)
+template <int TM, int TN, typename T, typename Acc, typename LA, typename LB>
+__global__ void k_wmma(const T *a, const T *b, const Acc *c0, Acc *d, bool d_row)
 {
     int warp = (blockIdx.x * blockDim.x + threadIdx.x) / 32;
     int tm = warp / (MN / TN), tn = warp % (MN / TN);
@@ -28,7 +29,7 @@ __global__ void k_wmma(const T *a, const T *b, const float *c0, float *d, bool d
         return;
     wmma::fragment<wmma::matrix_a, TM, TN, 16, T, LA> fa;
     wmma::fragment<wmma::matrix_b, TM, TN, 16, T, LB> fb;
-    wmma::fragment<wmma::accumulator, TM, TN, 16, float> fc;
+    wmma::fragment<wmma::accumulator, TM, TN, 16, Acc> fc;
     wmma::load_matrix_sync(fc, c0 + tm * TM * MN + tn * TN, MN, wmma::mem_row_major);
     const bool a_row = std::is_same<LA, wmma::row_major>::value;
     const bool b_row = std::is_same<LB, wmma::row_major>::value;
@@ -51,29 +52,32 @@ static int small(uint32_t *s, int range)
     return (int)(*s >> 16) % (2 * range + 1) - range;
 }
 
-template <int TM, int TN, typename T, typename LA, typename LB>
+/* T: half, __nv_bfloat16 (float accumulators), signed or unsigned char
+ * (int accumulators) */
+template <int TM, int TN, typename T, typename Acc, typename LA, typename LB>
 static void run16(const char *what, bool d_row)
 {
+    const int bias = std::is_same<T, unsigned char>::value ? 8 : 0;
     const bool a_row = std::is_same<LA, wmma::row_major>::value;
     const bool b_row = std::is_same<LB, wmma::row_major>::value;
     static int av[MN][KK], bv[KK][MN];
     static T ha[MN * KK], hb[KK * MN];
-    static float c0[MN * MN], got[MN * MN];
+    static Acc c0[MN * MN], got[MN * MN];
     uint32_t s = 99 + TM;
     for (int i = 0; i < MN; i++)
         for (int k = 0; k < KK; k++) {
-            av[i][k] = small(&s, 8);
+            av[i][k] = small(&s, 8) + bias;
             ha[a_row ? i * KK + k : k * MN + i] = T((float)av[i][k]);
         }
     for (int k = 0; k < KK; k++)
         for (int j = 0; j < MN; j++) {
-            bv[k][j] = small(&s, 8);
+            bv[k][j] = small(&s, 8) + bias;
             hb[b_row ? k * MN + j : j * KK + k] = T((float)bv[k][j]);
         }
     for (int i = 0; i < MN * MN; i++)
-        c0[i] = (float)(i % 29) - 14.0f;
+        c0[i] = (Acc)(i % 29 - 14);
     T *da, *db;
-    float *dc, *dd;
+    Acc *dc, *dd;
     CK(cudaMalloc(&da, sizeof ha));
     CK(cudaMalloc(&db, sizeof hb));
     CK(cudaMalloc(&dc, sizeof c0));
@@ -82,7 +86,7 @@ static void run16(const char *what, bool d_row)
     CK(cudaMemcpy(db, hb, sizeof hb, cudaMemcpyHostToDevice));
     CK(cudaMemcpy(dc, c0, sizeof c0, cudaMemcpyHostToDevice));
     CK(cudaMemset(dd, 0xff, sizeof got));   /* poison: NaN */
-    k_wmma<TM, TN, T, LA, LB><<<2, 64>>>(da, db, dc, dd, d_row);
+    k_wmma<TM, TN, T, Acc, LA, LB><<<2, 64>>>(da, db, dc, dd, d_row);
     CK_LAUNCH();
     CK(cudaMemcpy(got, dd, sizeof got, cudaMemcpyDeviceToHost));
     for (int i = 0; i < MN; i++)
@@ -90,8 +94,8 @@ static void run16(const char *what, bool d_row)
             int want = (int)c0[i * MN + j];
             for (int k = 0; k < KK; k++)
                 want += av[i][k] * bv[k][j];
-            float g = got[d_row ? i * MN + j : j * MN + i];
-            if (g != (float)want)
+            double g = (double)got[d_row ? i * MN + j : j * MN + i];
+            if (g != (double)want)
                 zt_fail("%s: D[%d][%d] = %g, want %d", what, i, j, g, want);
         }
     CK(cudaFree(da));
@@ -186,12 +190,16 @@ static void run_sub(const char *what, int bits, bool sign, int op)
 int main(void)
 {
     zt_begin("wmma_shapes");
-    run16<32, 8, half, wmma::row_major, wmma::col_major>("m32n8k16 f16 row.col", true);
-    run16<32, 8, half, wmma::col_major, wmma::row_major>("m32n8k16 f16 col.row", false);
-    run16<8, 32, half, wmma::row_major, wmma::row_major>("m8n32k16 f16 row.row", true);
-    run16<8, 32, half, wmma::col_major, wmma::col_major>("m8n32k16 f16 col.col", false);
-    run16<32, 8, __nv_bfloat16, wmma::row_major, wmma::col_major>("m32n8k16 bf16", false);
-    run16<8, 32, __nv_bfloat16, wmma::col_major, wmma::row_major>("m8n32k16 bf16", true);
+    run16<32, 8, half, float, wmma::row_major, wmma::col_major>("m32n8k16 f16 row.col", true);
+    run16<32, 8, half, float, wmma::col_major, wmma::row_major>("m32n8k16 f16 col.row", false);
+    run16<8, 32, half, float, wmma::row_major, wmma::row_major>("m8n32k16 f16 row.row", true);
+    run16<8, 32, half, float, wmma::col_major, wmma::col_major>("m8n32k16 f16 col.col", false);
+    run16<32, 8, __nv_bfloat16, float, wmma::row_major, wmma::col_major>("m32n8k16 bf16", false);
+    run16<8, 32, __nv_bfloat16, float, wmma::col_major, wmma::row_major>("m8n32k16 bf16", true);
+    run16<32, 8, signed char, int, wmma::row_major, wmma::col_major>("m32n8k16 s8 row.col", true);
+    run16<32, 8, unsigned char, int, wmma::col_major, wmma::row_major>("m32n8k16 u8 col.row", false);
+    run16<8, 32, signed char, int, wmma::row_major, wmma::row_major>("m8n32k16 s8 row.row", false);
+    run16<8, 32, unsigned char, int, wmma::col_major, wmma::col_major>("m8n32k16 u8 col.col", true);
     run_sub<wx::precision::s4, 32>("m8n8k32 s4", 4, true, 0);
     run_sub<wx::precision::u4, 32>("m8n8k32 u4", 4, false, 0);
     run_sub<wx::precision::b1, 128>("m8n8k128 b1 xor", 1, false, 1);
