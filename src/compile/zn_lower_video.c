@@ -36,9 +36,14 @@ static LLVMValueRef op(zn_lfn *l, ptx_op o, LLVMValueRef x, LLVMValueRef y)
         return LLVMBuildAdd(b, x, y, "");
     case PTX_OP_vsub2: case PTX_OP_vsub4:
         return LLVMBuildSub(b, x, y, "");
-    case PTX_OP_vavrg2: case PTX_OP_vavrg4: /* rounded: (x + y + 1) >> 1 */
-        return LLVMBuildAShr(b, LLVMBuildAdd(b, LLVMBuildAdd(b, x, y, ""), c32(l, 1), ""),
-                             c32(l, 1), "");
+    case PTX_OP_vavrg2: case PTX_OP_vavrg4: {
+        /* the ISA's rounding: (s + 1) >> 1 for s = x + y >= 0, else s >> 1
+         * (half away from zero; CUDA's own __vavgs2 agrees) */
+        LLVMValueRef s = LLVMBuildAdd(b, x, y, "");
+        LLVMValueRef up = LLVMBuildZExt(b, LLVMBuildICmp(b, LLVMIntSGE, s, c32(l, 0), ""),
+                                        LLVMTypeOf(s), "");
+        return LLVMBuildAShr(b, LLVMBuildAdd(b, s, up, ""), c32(l, 1), "");
+    }
     case PTX_OP_vabsdiff2: case PTX_OP_vabsdiff4: {
         LLVMValueRef d = LLVMBuildSub(b, x, y, "");
         return smax(l, d, LLVMBuildNeg(b, d, ""));

@@ -87,7 +87,8 @@ static unsigned ref(int op, int n, bool sd, bool sa, bool sb, bool sat, bool add
         switch (op) {
         case ADD: r = x + y; break;
         case SUB: r = x - y; break;
-        case AVRG: r = (x + y + 1) >= 0 ? (x + y + 1) / 2 : -((-(x + y + 1) + 1) / 2); break;
+        /* the ISA: a non-negative sum rounds up, a negative one down */
+        case AVRG: r = x + y >= 0 ? (x + y + 1) / 2 : -((-(x + y) + 1) / 2); break;
         case ABSDIFF: r = x > y ? x - y : y - x; break;
         case MIN: r = x < y ? x : y; break;
         default: r = x > y ? x : y; break;
