@@ -223,6 +223,11 @@ static int collect(linker *L)
             continue;
         if (y->is_func ? is_runtime_func(y->name) : y->space == PTX_SPACE_SHARED)
             continue;   /* kept as a declaration */
+        /* cudadevrt's device code calls into NVIDIA's device runtime */
+        if (y->is_func && (!strncmp(y->name, "cnp", 3) || !strncmp(y->name, "__cudaCDP", 9)))
+            return fail(L, "link: device-side kernel launches (dynamic parallelism, "
+                        "cudadevrt's '%s', declared in %s) are not supported by Zinc",
+                        y->name, img_name(L, (unsigned)y->ref_img));
         return fail(L, "link: unresolved external %s '%s' (declared in %s, defined in "
                     "no image)", y->is_func ? "function" : "variable", y->name,
                     img_name(L, (unsigned)y->ref_img));

@@ -203,6 +203,13 @@ static void test_errors(void)
     expect_error(HDR("7.0", "sm_52") ".visible .global .align 4 .u32 x;\n",
                  HDR("7.0", "sm_52") ".visible .entry x()\n{\n\tret;\n}\n",
                  "'x' is a variable", "function");
+    /* cudadevrt (nvcc -rdc -lcudadevrt with device-side launches) */
+    expect_error(entry, HDR("7.0", "sm_52") ".extern .func (.param .b32 r) cnpSetLastError\n"
+                 "(\n\t.param .b32 e\n)\n;\n"
+                 ".visible .func f()\n{\n\t.reg .b32 %r<2>;\n\t{\n\t.param .b32 p;\n"
+                 "\t.param .b32 r;\n\tst.param.b32 [p], 0;\n"
+                 "\tcall.uni (r), cnpSetLastError, (p);\n\t}\n\tret;\n}\n",
+                 "dynamic parallelism", "'cnpSetLastError'");
 }
 
 int main(int argc, char **argv)
