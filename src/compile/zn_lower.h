@@ -101,7 +101,7 @@ typedef struct zn_lfn {
     LLVMValueRef mask_slot;     /* <32 x i1>: the block's mask */
     LLVMValueRef cc_slot;       /* <32 x i32>: carry flag of add.cc etc. */
     LLVMValueRef exited_slot;   /* i32: lanes that ran `exit` (.func) */
-    LLVMValueRef hmma_buf;      /* float mma fragments to zn.[hf]mma.* (zn_lower_mma.c) */
+    LLVMValueRef hmma_buf;      /* mma fragments to zn.[hf]mma.* helpers (zn_lower_mma.c) */
 
     uint32_t nblocks;
     uint32_t *block_of_ins;     /* ins index -> block id; [nins] = nblocks */

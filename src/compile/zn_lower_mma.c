@@ -10,9 +10,10 @@
  * element are known at compile time), likewise B, and D_j += A * B lane by
  * lane. Products of bf16/tf32 values are exact in f32 and are added in k
  * order; f16 ones are summed as the H200's tensor core does (hmma_step,
- * one step with C as its accumulator); f16, tf32 and f64 shapes run in a
- * helper function per shape (mma_call); integer shapes go a 32-bit word of packed elements at a time
- * (see mshape), added with 32-bit wrap-around. fp8 (e4m3, e5m2) operands
+ * one step with C as its accumulator); f16, bf16, tf32 and f64 shapes run
+ * in a helper function per shape and types (mma_call); integer shapes go a
+ * 32-bit word of packed elements at a time (see mshape), added with 32-bit
+ * wrap-around. fp8 (e4m3, e5m2) operands
  * have the s8 layouts and go a word at a time too: each byte is decoded to
  * f32 (exact) and the products are summed as NVIDIA's H200 sums them
  * (hmma_step: two truncating tensor-core steps, then C).
@@ -31,6 +32,15 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#define ZN_MMA_SLOTS 24   /* mma_call's buffer: A, B and C registers */
+
+/* slot i of an mma_call buffer (array type arr at p) */
+static LLVMValueRef buf_slot(zn_lfn *l, LLVMTypeRef arr, LLVMValueRef p, int i)
+{
+    LLVMValueRef idx[2] = {LLVMConstInt(l->m->t_i32, 0, 0), LLVMConstInt(l->m->t_i32, (unsigned)i, 0)};
+    return LLVMBuildInBoundsGEP2(l->b, arr, p, idx, 2, "");
+}
 
 typedef enum mclass { MC_F16, MC_INT, MC_TF32, MC_F64, MC_WMMA, MC_FP8 } mclass;
 
@@ -188,14 +198,18 @@ static LLVMValueRef frag_reg(zn_lfn *l, const ptx_opnd *v, unsigned r, ptx_type 
     return zn_src(l, o, t == PTX_T_F64 ? PTX_T_F64 : t == PTX_T_F32 ? PTX_T_F32 : PTX_T_B32);
 }
 
-/* Element i of a fragment as the arithmetic type: f32 (f16, bf16, tf32,
- * f32), i32 (s8/u8/s32) or f64. */
-static LLVMValueRef frag_elem(zn_lfn *l, const ptx_opnd *v, unsigned i, ptx_type t)
+/* The type frag_reg gives a register of element type t. */
+static LLVMTypeRef frag_reg_type(zn_lmod *m, ptx_type t)
+{
+    return ll_vec(t == PTX_T_F64 ? m->t_f64 : t == PTX_T_F32 ? m->t_f32 : m->t_i32);
+}
+
+/* Element i of a fragment, from the register r that holds it, as the
+ * arithmetic type: f32 (f16, bf16, tf32, f32), i32 (s8/u8/s32) or f64. */
+static LLVMValueRef decode_elem(zn_lfn *l, LLVMValueRef r, unsigned i, ptx_type t)
 {
     zn_lmod *m = l->m;
     LLVMBuilderRef b = l->b;
-    unsigned pr = per_reg(t);
-    LLVMValueRef r = frag_reg(l, v, i / pr, t);
     switch (t) {
     case PTX_T_F16: case PTX_T_BF16: {
         if (i & 1)
@@ -209,6 +223,11 @@ static LLVMValueRef frag_elem(zn_lfn *l, const ptx_opnd *v, unsigned i, ptx_type
     default:
         return r;
     }
+}
+
+static LLVMValueRef frag_elem(zn_lfn *l, const ptx_opnd *v, unsigned i, ptx_type t)
+{
+    return decode_elem(l, frag_reg(l, v, i / per_reg(t), t), i, t);
 }
 
 /* lanes' values src[idx[l]][from[l]] as one vector (constant shuffles) */
@@ -541,17 +560,34 @@ static void mma_core(zn_lfn *l, const mshape *s, LLVMValueRef *ae, int na, LLVMV
  * (and the f16 step costs four times the IR of a plain k-order sum);
  * inline, LLVM's machine combiner and register allocator took over ten
  * times as long on such blocks (f64: over 11 minutes and 5.6 GB). */
-static void mma_call(zn_lfn *l, const mshape *s, LLVMValueRef *ae, int na, LLVMValueRef *be,
-                     int nb, LLVMValueRef *ce, LLVMValueRef *de, int nc, int hmma)
+static const char *type_name(ptx_type t)
+{
+    switch (t) {
+    case PTX_T_F16: return "f16";
+    case PTX_T_BF16: return "bf16";
+    case PTX_T_TF32: return "tf32";
+    case PTX_T_F64: return "f64";
+    default: return "f32";
+    }
+}
+
+/* ra/rb: A's and B's registers as frag_reg gives them (na, nb: elements of
+ * types at, bt, decoded inside the helper: 16-bit pairs stay packed in the
+ * caller); ce: C's nc elements; de: D's. */
+static void mma_call(zn_lfn *l, const mshape *s, LLVMValueRef *ra, int na, ptx_type at,
+                     LLVMValueRef *rb, int nb, ptx_type bt, LLVMValueRef *ce, LLVMValueRef *de,
+                     int nc, int hmma)
 {
     zn_lmod *m = l->m;
-    LLVMTypeRef vf = LLVMTypeOf(ce[0]);
-    int nall = na + nb + nc;
-    LLVMTypeRef arr = LLVMArrayType(vf, (unsigned)nall);
+    LLVMTypeRef vc = LLVMTypeOf(ce[0]), ta = frag_reg_type(m, at), tb = frag_reg_type(m, bt);
+    int nra = na / (int)per_reg(at), nrb = nb / (int)per_reg(bt), nall = nra + nrb + nc;
+    /* slots of 256 bytes: a <32 x double> or anything smaller */
+    LLVMTypeRef arr = LLVMArrayType(ll_vec(m->t_i64), ZN_MMA_SLOTS);
     static const char *cls_name[] = {"mma", "int", "tf32", "f64", "wmma", "fp8"};
-    char name[64];
-    snprintf(name, sizeof name, "zn.%s.%s.m%dn%dk%d.%s", hmma ? "hmma" : "fmma", cls_name[s->cls],
-             s->m, s->n, s->k, hmma == 1 ? "f16" : vf == ll_vec(m->t_f64) ? "f64" : "f32");
+    char name[80];
+    snprintf(name, sizeof name, "zn.%s.%s.m%dn%dk%d.%s.%s.%s", hmma ? "hmma" : "fmma", cls_name[s->cls],
+             s->m, s->n, s->k, type_name(at), type_name(bt),
+             hmma == 1 ? "f16" : vc == ll_vec(m->t_f64) ? "f64" : "f32");
     LLVMTypeRef ft = LLVMFunctionType(m->t_void, &m->t_ptr, 1, 0);
     LLVMValueRef fn = LLVMGetNamedFunction(m->mod, name);
     if (!fn) {
@@ -569,36 +605,34 @@ static void mma_call(zn_lfn *l, const mshape *s, LLVMValueRef *ae, int na, LLVMV
         zn_lfn h = {.m = m, .fn = fn};
         h.b = LLVMCreateBuilderInContext(m->ctx);
         LLVMPositionBuilderAtEnd(h.b, LLVMAppendBasicBlockInContext(m->ctx, fn, "entry"));
-        LLVMValueRef p = LLVMGetParam(fn, 0), v[40], d[8];
-        for (int i = 0; i < nall; i++) {
-            LLVMValueRef idx[2] = {LLVMConstInt(m->t_i32, 0, 0), LLVMConstInt(m->t_i32, (unsigned)i, 0)};
-            v[i] = LLVMBuildLoad2(h.b, vf, LLVMBuildInBoundsGEP2(h.b, arr, p, idx, 2, ""), "");
+        LLVMValueRef p = LLVMGetParam(fn, 0), ae[16], be[16], c[8], d[8];
+        for (int i = 0; i < na; i++) {
+            LLVMValueRef r = LLVMBuildLoad2(h.b, ta, buf_slot(&h, arr, p, i / (int)per_reg(at)), "");
+            ae[i] = decode_elem(&h, r, (unsigned)i, at);
         }
-        mma_core(&h, s, v, na, v + na, nb, v + na + nb, d, nc, NULL, false, hmma);
-        for (int j = 0; j < nc; j++) {
-            LLVMValueRef idx[2] = {LLVMConstInt(m->t_i32, 0, 0), LLVMConstInt(m->t_i32, (unsigned)(na + nb + j), 0)};
-            LLVMBuildStore(h.b, d[j], LLVMBuildInBoundsGEP2(h.b, arr, p, idx, 2, ""));
+        for (int i = 0; i < nb; i++) {
+            LLVMValueRef r = LLVMBuildLoad2(h.b, tb, buf_slot(&h, arr, p, nra + i / (int)per_reg(bt)), "");
+            be[i] = decode_elem(&h, r, (unsigned)i, bt);
         }
+        for (int j = 0; j < nc; j++)
+            c[j] = LLVMBuildLoad2(h.b, vc, buf_slot(&h, arr, p, nra + nrb + j), "");
+        mma_core(&h, s, ae, na, be, nb, c, d, nc, NULL, false, hmma);
+        for (int j = 0; j < nc; j++)
+            LLVMBuildStore(h.b, d[j], buf_slot(&h, arr, p, nra + nrb + j));
         LLVMBuildRetVoid(h.b);
         LLVMDisposeBuilder(h.b);
     }
-    /* one buffer per function, for the largest call (wmma: 16 + 16 + 8
-     * floats; f64's 1 + 1 + 2 doubles fit) */
+    /* one buffer per function, for the largest call (f16 wmma: 8 + 8 + 8) */
     if (!l->hmma_buf)
-        l->hmma_buf = ll_entry_alloca(l, LLVMArrayType(ll_vec(m->t_f32), 40), "hmma.buf");
+        l->hmma_buf = ll_entry_alloca(l, arr, "mma.buf");
     LLVMValueRef buf = l->hmma_buf;
-    LLVMValueRef *src[3] = {ae, be, ce};
-    int cnt[3] = {na, nb, nc}, at = 0;
-    for (int g = 0; g < 3; g++)
-        for (int i = 0; i < cnt[g]; i++, at++) {
-            LLVMValueRef idx[2] = {LLVMConstInt(m->t_i32, 0, 0), LLVMConstInt(m->t_i32, (unsigned)at, 0)};
-            LLVMBuildStore(l->b, src[g][i], LLVMBuildInBoundsGEP2(l->b, arr, buf, idx, 2, ""));
-        }
-    LLVMBuildCall2(l->b, ft, fn, &buf, 1, "");
-    for (int j = 0; j < nc; j++) {
-        LLVMValueRef idx[2] = {LLVMConstInt(m->t_i32, 0, 0), LLVMConstInt(m->t_i32, (unsigned)(na + nb + j), 0)};
-        de[j] = LLVMBuildLoad2(l->b, vf, LLVMBuildInBoundsGEP2(l->b, arr, buf, idx, 2, ""), "");
+    for (int i = 0; i < nall; i++) {
+        LLVMValueRef v = i < nra ? ra[i] : i < nra + nrb ? rb[i - nra] : ce[i - nra - nrb];
+        LLVMBuildStore(l->b, v, buf_slot(l, arr, buf, i));
     }
+    LLVMBuildCall2(l->b, ft, fn, &buf, 1, "");
+    for (int j = 0; j < nc; j++)
+        de[j] = LLVMBuildLoad2(l->b, vc, buf_slot(l, arr, buf, nra + nrb + j), "");
 }
 
 /* D elements (arithmetic type) -> the destination registers */
@@ -732,10 +766,6 @@ static void lower_mma(zn_lfn *l, const ptx_ins *ins)
         return;
     }
     LLVMValueRef ae[16], be[16], ce[8], de[8];
-    for (int i = 0; i < na; i++)
-        ae[i] = frag_elem(l, &ins->opnds[1], (unsigned)i, at.t);
-    for (int i = 0; i < nb; i++)
-        be[i] = frag_elem(l, &ins->opnds[2], (unsigned)i, bt.t);
     for (int i = 0; i < nc; i++)
         ce[i] = frag_elem(l, &ins->opnds[3], (unsigned)i, ct.t);
     intop iop = {at, bt, ins->subop == PTX_SUB_XOR, ct.t == PTX_T_F16};
@@ -745,10 +775,21 @@ static void lower_mma(zn_lfn *l, const ptx_ins *ins)
     if (hmma == 1 && ct.t == PTX_T_F32)
         for (int i = 0; i < nc; i++)
             ce[i] = zn_half_to_f32(l, zn_f32_to_half(l, ce[i], false, false), false);
-    if (hmma || ((s.cls == MC_F64 || s.cls == MC_TF32) && !sat))
-        mma_call(l, &s, ae, na, be, nb, ce, de, nc, hmma);
-    else
+    bool half_in = at.t == PTX_T_F16 || at.t == PTX_T_BF16;
+    if (hmma || ((s.cls == MC_F64 || s.cls == MC_TF32 || half_in) && !sat && !integer && !fp8)) {
+        LLVMValueRef ra[16], rb[16];
+        for (int r = 0; r < na / (int)per_reg(at.t); r++)
+            ra[r] = frag_reg(l, &ins->opnds[1], (unsigned)r, at.t);
+        for (int r = 0; r < nb / (int)per_reg(bt.t); r++)
+            rb[r] = frag_reg(l, &ins->opnds[2], (unsigned)r, bt.t);
+        mma_call(l, &s, ra, na, at.t, rb, nb, bt.t, ce, de, nc, hmma);
+    } else {
+        for (int i = 0; i < na; i++)
+            ae[i] = frag_elem(l, &ins->opnds[1], (unsigned)i, at.t);
+        for (int i = 0; i < nb; i++)
+            be[i] = frag_elem(l, &ins->opnds[2], (unsigned)i, bt.t);
         mma_core(l, &s, ae, na, be, nb, ce, de, nc, integer || fp8 ? &iop : NULL, sat, 0);
+    }
     write_frag(l, &ins->opnds[0], de, nd, dt.t);
 }
 
