@@ -452,6 +452,10 @@ void zn_lanes_exited(zn_lfn *l, LLVMValueRef exited);
 void zn_invariant_regs(zn_lfn *l);
 /* Fills l->reg_blocal: registers never live across a block boundary. */
 void zn_block_local_regs(zn_lfn *l);
+/* The blocks a lane in block k can go to next (l->nblocks: it returns),
+ * up to two in out[]; -1 where any block may follow (brx.idx, a bad
+ * label). zn_lower_uniform.c */
+int zn_block_succs(const zn_lfn *l, uint32_t k, uint32_t out[2]);
 /* Fills l->blk_conv and l->reg_uni (zn_lower_uniform.c). */
 void zn_uniform_analysis(zn_lfn *l);
 /* Whether block b starts with an unguarded ret or exit (or is the exit

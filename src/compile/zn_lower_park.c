@@ -38,36 +38,38 @@ bool zn_bar_parkable(const ptx_ins *ins)
            !(ins->flags & (PTX_F(warp) | PTX_F(red_f) | PTX_F(arrive)));
 }
 
-bool zn_park_wants_split(const zn_lfn *l)
+/* brx.idx restarts the chain anywhere: no parking in its function */
+static bool may_park(const zn_lfn *l)
 {
     if (l->nblocks > ZN_PARK_MAX_BLOCKS)
         return false;
-    const ptx_func *f = l->f;
-    bool want = false;
-    for (uint32_t i = 0; i < f->nins; i++) {
-        if (f->ins[i].op == PTX_OP_brx)
-            return false;   /* brx restarts the chain anywhere */
-        uint32_t k = l->block_of_ins[i];
-        if (zn_bar_parkable(&f->ins[i]) && !l->blk_conv[k] && l->block_start[k] != i)
-            want = true;
-    }
-    return want;
+    for (uint32_t i = 0; i < l->f->nins; i++)
+        if (l->f->ins[i].op == PTX_OP_brx)
+            return false;
+    return true;
 }
 
-/* The blocks a lane in block b can go to next (b + 1 or beyond the end
- * falls through; a branch target): up to two, in out[]. */
+bool zn_park_wants_split(const zn_lfn *l)
+{
+    if (!may_park(l))
+        return false;
+    const ptx_func *f = l->f;
+    for (uint32_t i = 0; i < f->nins; i++) {
+        uint32_t k = l->block_of_ins[i];
+        if (zn_bar_parkable(&f->ins[i]) && !l->blk_conv[k] && l->block_start[k] != i)
+            return true;
+    }
+    return false;
+}
+
+/* zn_block_succs without the exit: the blocks a lane in b can go to */
 static uint32_t successors(const zn_lfn *l, uint32_t b, uint32_t out[2])
 {
-    uint32_t s = l->block_start[b], e = l->block_start[b + 1], n = 0;
-    const ptx_ins *last = e > s ? &l->f->ins[e - 1] : NULL;
-    if (last && last->op == PTX_OP_bra && last->nopnds &&
-        last->opnds[0].kind == PTX_OPND_LABEL && last->opnds[0].label >= 0 &&
-        (uint32_t)last->opnds[0].label < l->f->nlabels)
-        out[n++] = l->block_of_ins[l->f->labels[last->opnds[0].label].ins];
-    bool ends = last && last->guard_reg < 0 &&
-                (last->op == PTX_OP_bra || last->op == PTX_OP_ret || last->op == PTX_OP_exit);
-    if (!ends && b + 1 < l->nblocks)
-        out[n++] = b + 1;
+    uint32_t all[2], n = 0;
+    int c = zn_block_succs(l, b, all);
+    for (int j = 0; j < c; j++)
+        if (all[j] < l->nblocks)
+            out[n++] = all[j];
     return n;
 }
 
@@ -110,12 +112,9 @@ static bool strands_convergent(const zn_lfn *l, uint32_t k, uint8_t *back, uint3
 void zn_park_plan(zn_lfn *l)
 {
     uint32_t n = l->nblocks;
-    if (n > ZN_PARK_MAX_BLOCKS)
+    if (!may_park(l))
         return;
     const ptx_func *f = l->f;
-    for (uint32_t i = 0; i < f->nins; i++)
-        if (f->ins[i].op == PTX_OP_brx)
-            return;
     /* predecessor lists, CSR */
     uint32_t *npred = calloc(n + 1, sizeof *npred), *first = calloc(n + 2, sizeof *first);
     uint32_t *pred = malloc((2 * n + 1) * sizeof *pred), *stack = malloc((n + 1) * sizeof *stack);

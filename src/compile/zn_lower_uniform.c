@@ -42,18 +42,42 @@ typedef struct zn_cfg {
 static bool bit(const uint64_t *s, uint32_t i) { return s[i / 64] >> (i % 64) & 1; }
 static void set_bit(uint64_t *s, uint32_t i) { s[i / 64] |= 1ull << (i % 64); }
 
-static const ptx_ins *last_ins(zn_lfn *l, uint32_t k)
+static const ptx_ins *last_ins(const zn_lfn *l, uint32_t k)
 {
     uint32_t s = l->block_start[k], e = l->block_start[k + 1];
     return e > s ? &l->f->ins[e - 1] : NULL;
 }
 
-static uint32_t label_block(zn_lfn *l, const ptx_ins *ins)
+static uint32_t label_block(const zn_lfn *l, const ptx_ins *ins)
 {
     const ptx_opnd *o = &ins->opnds[0];
     if (o->kind != PTX_OPND_LABEL || o->label < 0 || (uint32_t)o->label >= l->f->nlabels)
         return UINT32_MAX;
     return l->block_of_ins[l->f->labels[o->label].ins];
+}
+
+int zn_block_succs(const zn_lfn *l, uint32_t k, uint32_t out[2])
+{
+    uint32_t n = l->nblocks, next = k + 1 < n ? k + 1 : n;
+    const ptx_ins *t = last_ins(l, k);
+    int c = 0;
+    if (t && t->op == PTX_OP_bra) {
+        uint32_t T = label_block(l, t);
+        if (T == UINT32_MAX)
+            return -1;
+        out[c++] = T >= n ? n : T;
+        if (t->guard_reg >= 0)
+            out[c++] = next;
+    } else if (t && (t->op == PTX_OP_ret || t->op == PTX_OP_exit)) {
+        out[c++] = n;
+        if (t->guard_reg >= 0)
+            out[c++] = next;
+    } else if (t && (ptx_op_table[t->op].flags & PTX_OF_BRANCH) && t->op != PTX_OP_trap) {
+        return -1; /* brx.idx and anything new */
+    } else {
+        out[c++] = next;
+    }
+    return c;
 }
 
 static bool build_cfg(zn_lfn *l, zn_cfg *g)
@@ -63,26 +87,10 @@ static bool build_cfg(zn_lfn *l, zn_cfg *g)
     g->succ = calloc(n + 1, sizeof *g->succ);
     g->nsucc = calloc(n + 1, 1);
     for (uint32_t k = 0; k < n; k++) {
-        const ptx_ins *t = last_ins(l, k);
-        uint32_t next = k + 1 < n ? k + 1 : n;
-        uint8_t c = 0;
-        if (t && t->op == PTX_OP_bra) {
-            uint32_t T = label_block(l, t);
-            if (T == UINT32_MAX)
-                return false;
-            g->succ[k][c++] = T >= n ? n : T;
-            if (t->guard_reg >= 0)
-                g->succ[k][c++] = next;
-        } else if (t && (t->op == PTX_OP_ret || t->op == PTX_OP_exit)) {
-            g->succ[k][c++] = n;
-            if (t->guard_reg >= 0)
-                g->succ[k][c++] = next;
-        } else if (t && (ptx_op_table[t->op].flags & PTX_OF_BRANCH) && t->op != PTX_OP_trap) {
-            return false; /* brx.idx and anything new: no analysis */
-        } else {
-            g->succ[k][c++] = next;
-        }
-        g->nsucc[k] = c;
+        int c = zn_block_succs(l, k, g->succ[k]);
+        if (c < 0)
+            return false; /* no analysis */
+        g->nsucc[k] = (uint8_t)c;
     }
     return true;
 }

@@ -49,19 +49,24 @@
     "    and.b32 %r4, %r1, 1;\n"                                           \
     "    setp.ne.u32 %p1, %r4, 0;\n"
 
+/* even threads: s[t] = 3t; JOIN: barrier, out[t] = s[t ^ 1], return;
+ * then the else-arm's label */
+#define IF_JOIN                                                            \
+    "    @%p1 bra ELSE;\n"                                                 \
+    "    mul.lo.u32 %r5, %r1, 3;\n"                                        \
+    "    st.shared.u32 [%rd1], %r5;\n"                                     \
+    "JOIN:\n"                                                              \
+    "    bar.sync 0;\n"                                                    \
+    "    ld.shared.u32 %r6, [%rd2];\n"                                     \
+    "    st.global.u32 [%rd3], %r6;\n"                                     \
+    "    ret;\n"                                                           \
+    "ELSE:\n"
+
 static const char ptx[] =
     ".version 8.0\n.target sm_75\n.address_size 64\n"
     /* even: s[t] = 3t; odd: s[t] = 5t + 7; out[t] = s[t ^ 1] */
     HEAD("join")
-    "    @%p1 bra ELSE;\n"
-    "    mul.lo.u32 %r5, %r1, 3;\n"
-    "    st.shared.u32 [%rd1], %r5;\n"
-    "JOIN:\n"
-    "    bar.sync 0;\n"
-    "    ld.shared.u32 %r6, [%rd2];\n"
-    "    st.global.u32 [%rd3], %r6;\n"
-    "    ret;\n"
-    "ELSE:\n"
+    IF_JOIN
     "    mad.lo.u32 %r5, %r1, 5, 7;\n"
     "    st.shared.u32 [%rd1], %r5;\n"
     "    bra.uni JOIN;\n"
@@ -94,15 +99,7 @@ static const char ptx[] =
     /* as join, but odd threads with t >= 64 or t % 4 == 3 exit in the
      * else-arm (out[t] stays poisoned for them) */
     HEAD("leave")
-    "    @%p1 bra ELSE;\n"
-    "    mul.lo.u32 %r5, %r1, 3;\n"
-    "    st.shared.u32 [%rd1], %r5;\n"
-    "JOIN:\n"
-    "    bar.sync 0;\n"
-    "    ld.shared.u32 %r6, [%rd2];\n"
-    "    st.global.u32 [%rd3], %r6;\n"
-    "    ret;\n"
-    "ELSE:\n"
+    IF_JOIN
     "    and.b32 %r9, %r1, 3;\n"
     "    setp.eq.u32 %p2, %r9, 3;\n"
     "    setp.ge.or.u32 %p2, %r1, 64, %p2;\n"
