@@ -1,6 +1,7 @@
 /* zn_jit_split.c: which functions a kernel needs, so that a kernel can be
  * compiled (and cached) as a unit of its own: the kernel, every .func it
- * can call or take the address of, transitively. Variables are not split:
+ * can call or take the address of, transitively (the address of another
+ * kernel, for a device-side launch, is its name: zn_lower_operand.c). Variables are not split:
  * compiled code reaches every module variable as an external symbol bound
  * at load time, so a unit sees the same addresses as a whole-module
  * compile. Shared memory is laid out per unit (the variables its functions
@@ -36,7 +37,8 @@ static int64_t defined_index(const ptx_module *pm, const ptx_func *f)
 static void visit_opnd(const ptx_module *pm, const ptx_opnd *o, bool *want,
                        uint32_t *stack, uint32_t *sp)
 {
-    if (o->kind == PTX_OPND_SYM && o->func) {
+    /* a kernel's address is its name (zn_sym_addr): not code of the unit */
+    if (o->kind == PTX_OPND_SYM && o->func && !o->func->is_entry) {
         int64_t i = defined_index(pm, o->func);
         if (i >= 0 && !want[i]) {
             want[i] = true;

@@ -103,6 +103,9 @@ typedef struct zn_lfn {
     LLVMValueRef exited_slot;   /* i32: lanes that ran `exit` (.func) */
     LLVMValueRef hmma_buf;      /* mma fragments to zn.[hf]mma.* helpers (zn_lower_mma.c) */
 
+    struct ptx_func *own_f;     /* f laid out again (zn_lower_layout.c), or NULL */
+    bool layout_irregular;      /* a divergent branch's region runs past its
+                                 * reconvergence block (zn_lower_uniform.c) */
     uint32_t nblocks;
     uint32_t *block_of_ins;     /* ins index -> block id; [nins] = nblocks */
     uint32_t *block_start;      /* first ins of each block */
@@ -240,7 +243,7 @@ LLVMValueRef ll_load_field(zn_lfn *l, LLVMTypeRef st, LLVMValueRef p,
 void zn_abi_types(zn_lmod *m);
 enum { ZN_RT_BARRIER, ZN_RT_ASSERTFAIL, ZN_RT_VPRINTF, ZN_RT_CLOCK64,
        ZN_RT_GLOBALTIMER, ZN_RT_MALLOC, ZN_RT_FREE, ZN_RT_MEMCHECK, ZN_RT_TEX,
-       ZN_RT_SPIN, ZN_RT_CLUSTER_BARRIER, ZN_RT_CORO_FRAME, ZN_RT_NFIELDS };
+       ZN_RT_SPIN, ZN_RT_CLUSTER_BARRIER, ZN_RT_CORO_FRAME, ZN_RT_CDP, ZN_RT_NFIELDS };
 
 /* ---- types and operands (zn_lower_operand.c) ----------------------------- */
 
@@ -322,6 +325,10 @@ void zn_shared_store_stagger(zn_lfn *l);
 /* Sets up what zn_shared_store_stagger needs, in the entry block. */
 void zn_stagger_prologue(zn_lfn *l);
 void zn_lower_call(zn_lfn *l, const ptx_ins *ins);    /* zn_lower_call.c */
+/* A call to the device runtime (__cudaCDP2*): slots[i] holds argument i's
+ * 32 lane copies, ret_slot (or NULL) the result's (zn_lower_cdp.c). */
+void zn_lower_cdp(zn_lfn *l, const ptx_func *f, LLVMValueRef *slots, uint32_t np,
+                  LLVMValueRef ret_slot);
 void zn_lower_branch(zn_lfn *l, const ptx_ins *ins);  /* zn_lower_func.c */
 
 /* <32 x ptr> host addresses of an [addr] operand in a space (zn_lower_mem.c) */
@@ -456,6 +463,11 @@ void zn_block_local_regs(zn_lfn *l);
  * up to two in out[]; -1 where any block may follow (brx.idx, a bad
  * label). zn_lower_uniform.c */
 int zn_block_succs(const zn_lfn *l, uint32_t k, uint32_t out[2]);
+/* l->f with its blocks in an order where lowest-pc-first scheduling
+ * reconverges at immediate post-dominators, or NULL when it is one already
+ * or cannot be (zn_lower_layout.c); freed by zn_layout_free. */
+struct ptx_func *zn_layout_func(const zn_lfn *l);
+void zn_layout_free(struct ptx_func *g);
 /* Fills l->blk_conv and l->reg_uni (zn_lower_uniform.c). */
 void zn_uniform_analysis(zn_lfn *l);
 /* Whether block b starts with an unguarded ret or exit (or is the exit
@@ -563,7 +575,7 @@ bool zn_func_coro(const ptx_module *pm, const ptx_func *f);
  * coroutine, zn_lower_coro.c) */
 bool zn_func_grid_interleaved(const ptx_module *pm, const ptx_func *f);
 /* l->gs_latch, where the function is interleaved (zn_func_grid_interleaved) */
-void zn_grid_yield_latches(zn_lfn *l, const ptx_module *pm);
+void zn_grid_yield_latches(zn_lfn *l, const ptx_module *pm, const ptx_func *f);
 /* at a grid-stride loop's backward branch: a yield when a lane takes it */
 void zn_grid_loop_yield(zn_lfn *l);
 void zn_coro_prologue(zn_lfn *l);

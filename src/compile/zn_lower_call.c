@@ -1,7 +1,8 @@
 /* zn_lower_call.c: call to a .func of the module (with the warp's mask;
  * the callee returns the lanes that executed `exit` and a status), and the
  * runtime externs nvcc emits: vprintf, __assertfail, malloc, free, which go
- * to w->rt one lane at a time in lane order. */
+ * to w->rt one lane at a time in lane order, and the device runtime's
+ * __cudaCDP2* (zn_lower_cdp.c). */
 #include "zn_lower.h"
 
 #include <stdlib.h>
@@ -103,9 +104,31 @@ static LLVMValueRef rt_lane(zn_lfn *l, LLVMValueRef lane, void *ud)
     return NULL;
 }
 
+/* __cudaCDP2*: the arguments' and result's slots to zn_lower_cdp */
+static void call_device_runtime(zn_lfn *l, const ptx_func *f, const call_parts *c)
+{
+    uint32_t np = c->params ? c->params->nelems : 0;
+    LLVMValueRef slots[ZN_CDP_MAXARGS], ret = NULL;
+    if (np > ZN_CDP_MAXARGS || np != f->nparams) {
+        zn_lerr(l, "call to '%s' with %u arguments", f->name, np);
+        return;
+    }
+    for (uint32_t i = 0; i < np; i++) {
+        ptx_type t = f->params[i].size == 8 ? PTX_T_B64 : PTX_T_B32;
+        if (!(slots[i] = arg_slot(l, &c->params->elems[i], t)))
+            return;
+    }
+    if (f->nrets && c->rets && c->rets->nelems &&
+        !(ret = arg_slot(l, &c->rets->elems[0], f->rets[0].size <= 4 ? PTX_T_B32 : PTX_T_B64)))
+        return;
+    zn_lower_cdp(l, f, slots, np, ret);
+}
+
 static void call_runtime(zn_lfn *l, const ptx_func *f, const call_parts *c)
 {
     zn_lmod *m = l->m;
+    if (ptx_is_device_runtime_call(f->name))
+        return call_device_runtime(l, f, c);
     rt_job j = {.name = f->name};
     uint32_t np = c->params ? c->params->nelems : 0;
     if (np > 5 || np < (f->nparams < 5 ? f->nparams : 5)) {

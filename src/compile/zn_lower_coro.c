@@ -109,9 +109,9 @@ bool zn_func_grid_interleaved(const ptx_module *pm, const ptx_func *f)
     return may_interleave(pm, f) && zn_grid_loops(f, NULL);
 }
 
-void zn_grid_yield_latches(zn_lfn *l, const ptx_module *pm)
+void zn_grid_yield_latches(zn_lfn *l, const ptx_module *pm, const ptx_func *f)
 {
-    if (!l->coro || !may_interleave(pm, l->f) || !(l->gs_latch = calloc(l->f->nins + 1, 1)))
+    if (!l->coro || !may_interleave(pm, f) || !(l->gs_latch = calloc(l->f->nins + 1, 1)))
         return;
     if (!zn_grid_loops(l->f, l->gs_latch)) {
         free(l->gs_latch);

@@ -30,19 +30,15 @@
  *   Each param/ret pointer holds 32 lane copies, lane l at p + l * size.
  */
 #include "zn_lower.h"
+#include "util/zn_log.h"
 
 #include <stdlib.h>
 #include <string.h>
 #include <stdio.h>
 
-static const char *runtime_names[] = {"vprintf", "__assertfail", "malloc", "free"};
-
 bool zn_func_is_runtime(const ptx_func *f)
 {
-    for (size_t i = 0; i < sizeof runtime_names / sizeof runtime_names[0]; i++)
-        if (!strcmp(f->name, runtime_names[i]))
-            return f->is_decl;
-    return false;
+    return f->is_decl && ptx_is_runtime_extern(f->name);
 }
 
 LLVMValueRef zn_declare_func(zn_lmod *m, const ptx_func *f)
@@ -552,11 +548,23 @@ void zn_lower_func(zn_lmod *m, const ptx_func *f, LLVMValueRef fn)
     l->fn = fn;
     l->is_entry = f->is_entry;
     l->coro = zn_func_coro(m->pm, f); /* zn_lower_coro.c */
-    zn_grid_yield_latches(l, m->pm);
     l->uses_cluster = zn_module_uses_cluster(m); /* zn_lower_cluster.c */
     l->w = LLVMGetParam(fn, 0);
     split_blocks(l, false);
     zn_uniform_analysis(l);
+    if (l->layout_irregular && (l->own_f = zn_layout_func(l))) {
+        /* blocks reordered so that lanes reconverge (zn_lower_layout.c) */
+        zn_log(ZN_LOG_DEBUG, "layout: %s: blocks reordered for reconvergence", f->name);
+        free(l->block_of_ins);
+        free(l->block_start);
+        free(l->blk_conv);
+        free(l->reg_uni);
+        l->f = l->own_f;
+        l->layout_irregular = false;
+        split_blocks(l, false);
+        zn_uniform_analysis(l);
+    }
+    zn_grid_yield_latches(l, m->pm, f);
     if (zn_park_wants_split(l)) {   /* irregular: barriers start blocks */
         free(l->block_of_ins);
         free(l->block_start);
@@ -587,6 +595,7 @@ void zn_lower_func(zn_lmod *m, const ptx_func *f, LLVMValueRef fn)
     l->ret_bb = LLVMAppendBasicBlockInContext(m->ctx, fn, "done");
     LLVMPositionBuilderAtEnd(l->b, entry);
     prologue(l);
+    f = l->f;   /* from here on, the function as laid out */
     uint32_t *stamp = calloc(f->nregs + 1, sizeof *stamp);
 
     for (uint32_t k = 0; k < l->nblocks && !m->failed; k++) {
@@ -647,6 +656,7 @@ void zn_lower_func(zn_lmod *m, const ptx_func *f, LLVMValueRef fn)
     free(l->gs_latch);
     zn_lanetab_free(l->lanetab);
     free(l->reg_uni);
+    zn_layout_free(l->own_f);
     free(l->reg_nan_free);
     free(l->reg_ftz_clean);
     free(l->reg_ftz_flushdef);

@@ -4,6 +4,7 @@
 #include "zn_lower.h"
 #include "zn_global_ref.h"
 
+#include <stdio.h>
 #include <string.h>
 
 LLVMTypeRef zn_scalar_type(zn_lmod *m, ptx_type t)
@@ -140,10 +141,32 @@ static LLVMValueRef global_addr(zn_lfn *l, const ptx_var *v)
     return zn_global_ref(l, v);
 }
 
+/* A kernel's address (what a device-side launch passes to
+ * GetParameterBufferV2): the kernel's name as a constant string of the
+ * object, one per name, so the executor finds the kernel by name and a
+ * kernel need not be compiled with the code that launches it. */
+static LLVMValueRef entry_name(zn_lfn *l, const ptx_func *f)
+{
+    zn_lmod *m = l->m;
+    char gname[512];
+    snprintf(gname, sizeof gname, "zn.kernel_name.%s", f->name);
+    LLVMValueRef g = LLVMGetNamedGlobal(m->mod, gname);
+    if (!g) {
+        LLVMValueRef s = LLVMConstStringInContext(m->ctx, f->name, (unsigned)strlen(f->name), 0);
+        g = LLVMAddGlobal(m->mod, LLVMTypeOf(s), gname);
+        LLVMSetInitializer(g, s);
+        LLVMSetGlobalConstant(g, 1);
+        LLVMSetLinkage(g, LLVMPrivateLinkage);
+    }
+    return g;
+}
+
 LLVMValueRef zn_sym_addr(zn_lfn *l, const ptx_opnd *o)
 {
     zn_lmod *m = l->m;
     LLVMValueRef a;
+    if (o->func && !o->var && o->func->is_entry)
+        return ll_splat(l, LLVMBuildPtrToInt(l->b, entry_name(l, o->func), m->t_i64, ""));
     if (o->func && !o->var) {
         const ptx_func *f = o->func;
         uint32_t fi = (uint32_t)(f - m->pm->funcs);

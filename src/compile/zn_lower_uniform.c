@@ -332,6 +332,7 @@ void zn_uniform_analysis(zn_lfn *l)
             if (zn_block_is_exit(l, g.succ[k][0]) || zn_block_is_exit(l, g.succ[k][1]))
                 continue;
             ok = mark_region(&g, k, partial, stack, seen);
+            l->layout_irregular |= !ok;
             s.changed = true;
         }
         again = s.changed;

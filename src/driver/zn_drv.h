@@ -243,6 +243,15 @@ zn_op *zn_op_new(zn_op_kind kind, size_t extra);
 zn_op *zn_op_clone(const zn_op *op);
 /* Runs it (on a stream's thread or inline); does not free it. */
 void zn_op_run(zn_op *op);
+/* A kernel op's grid, then the grids it launched from the device; depth:
+ * how many grids launched it (0: the host did). */
+void zn_op_run_kernel(zn_op *op, unsigned depth);
+/* Device-side launches (zn_drv_cdp.c): zn_cdp_list's check, with the
+ * launching kernel's module as host, and the run of a grid's list. */
+int zn_cdp_check(void *mod, const char *func, const uint32_t *grid, const uint32_t *block,
+                 uint32_t shmem);
+struct zn_cdp_list;
+void zn_cdp_run(const zn_op *parent, struct zn_cdp_list *q);
 /* Kernel op with the parameters packed (kernelParams or extra). */
 CUresult zn_op_kernel(zn_op **out, const zn_func *f, const unsigned g[3], const unsigned b[3],
                       unsigned shmem, void **params, void **extra);

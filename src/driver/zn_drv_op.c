@@ -35,7 +35,7 @@ zn_op *zn_op_clone(const zn_op *op)
     return c;
 }
 
-static void run_kernel(zn_op *op)
+void zn_op_run_kernel(zn_op *op, unsigned depth)
 {
     const zn_kernel_info *ki = op->u.k.f->ki;
     zn_launch l = {
@@ -52,6 +52,9 @@ static void run_kernel(zn_op *op)
         .cluster = { op->u.k.cl[0], op->u.k.cl[1], op->u.k.cl[2] },
         .cluster_explicit = op->u.k.cl_explicit,
     };
+    zn_cdp_list cdp;    /* the grids it launches itself (zn_drv_cdp.c) */
+    zn_cdp_list_init(&cdp, depth, zn_cdp_check, op->u.k.f->mod);
+    l.cdp = &cdp;
     double t0 = zn_prof_on() ? zn_prof_now() : 0;
     /* cooperative grids run every block at once (grid.sync) */
     int st = op->u.k.coop ? zn_exec_launch_coop(&l) : zn_exec_launch(&l);
@@ -59,6 +62,9 @@ static void run_kernel(zn_op *op)
         zn_prof_launch(op->u.k.f->name, zn_prof_now() - t0);
     if (st != ZN_KSTATUS_OK && st != ZN_KSTATUS_ABORTED) /* aborted: already sticky */
         zn_ctx_set_sticky(op->ctx, zn_kstatus_error(st));
+    else if (st == ZN_KSTATUS_OK && cdp.head)
+        zn_cdp_run(op, &cdp);
+    zn_cdp_list_fini(&cdp);
 }
 
 static void run_copy(zn_op *op)
@@ -136,7 +142,7 @@ void zn_op_run(zn_op *op)
         break;
     case ZN_OP_KERNEL:
         if (!faulted)
-            run_kernel(op);
+            zn_op_run_kernel(op, 0);
         break;
     case ZN_OP_COPY:
         if (!faulted)

@@ -11,6 +11,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdbool.h>
+#include <pthread.h>
 #include "zn_kernel_abi.h"
 
 /* Starts the worker pool (nthreads 0 = ZINC_THREADS or one per core) and
@@ -114,6 +115,46 @@ void zn_queue_wait(zn_queue *q, uint64_t ticket, bool spin);
 uint64_t zn_queue_inline_begin(zn_queue *q);
 void zn_queue_inline_end(zn_queue *q, uint64_t ticket);
 
+/* ---- device-side launches (dynamic parallelism, zn_exec_cdp.c) ----
+ * A grid's kernels may launch grids (and queue copies and sets) through the
+ * device runtime API. They go on the launch's work list, in the order the
+ * threads launched them, and the launcher runs them after the grid (with
+ * a list of their own, nesting one deeper): a parent grid is not complete
+ * before its children are, and nothing a program may rely on runs a child
+ * while its parent still runs (CUDA 12's device runtime has no way to wait
+ * for a child). */
+enum { ZN_CDP_WORK_KERNEL, ZN_CDP_WORK_COPY, ZN_CDP_WORK_SET };
+#define ZN_CDP_PARAM_BYTES 4096     /* a device launch's parameters, at most */
+#define ZN_CDP_MAX_DEPTH 24         /* cudaLimitDevRuntimeSyncDepth's ceiling */
+typedef struct zn_cdp_work {
+    struct zn_cdp_work *all_next;   /* every buffer handed out */
+    struct zn_cdp_work *next;       /* launched work, in order */
+    int kind;                       /* ZN_CDP_WORK_* */
+    const char *func;               /* kernel: its name (zn_lower_operand.c) */
+    uint32_t grid[3], block[3], shmem;
+    void *dst;                      /* copy, set */
+    const void *src;
+    size_t n;
+    int byte;
+    _Alignas(16) unsigned char params[];
+} zn_cdp_work;
+typedef struct zn_cdp_list {
+    pthread_mutex_t lock;
+    zn_cdp_work *all, *head, **tail;
+    unsigned depth;                 /* 0: the host launched this grid */
+    _Atomic int last_error;         /* cudaGetLastError (one per grid) */
+    /* The driver's check of a launch of kernel `func` with this shape: 0
+     * (cudaSuccess) or the cudaError_t the device-side launch returns. */
+    int (*check)(void *host, const char *func, const uint32_t grid[3],
+                 const uint32_t block[3], uint32_t shmem);
+    void *host;
+} zn_cdp_list;
+void zn_cdp_list_init(zn_cdp_list *q, unsigned depth,
+                      int (*check)(void *, const char *, const uint32_t *,
+                                   const uint32_t *, uint32_t), void *host);
+/* Frees the list's work (after the launcher has run it). */
+void zn_cdp_list_fini(zn_cdp_list *q);
+
 /* ---- launches ---- */
 typedef struct zn_launch {
     zn_kernel_fn fn;
@@ -136,6 +177,9 @@ typedef struct zn_launch {
      * the launch named a cluster shape (%is_explicit_cluster). */
     uint32_t cluster[3];
     int cluster_explicit;
+    /* Optional: where device-side launches go (NULL: they fail with
+     * cudaErrorNotSupported). */
+    zn_cdp_list *cdp;
 } zn_launch;
 
 /* Returned by zn_exec_launch (never by a kernel) for a launch it refuses:

@@ -178,6 +178,8 @@ void *zn_warps_coro_frame(zn_warp_ctx *w, uint64_t size);
 void zn_warps_coro_free(zn_worker *wk);
 /* zn_exec_rt.c */
 extern const zn_rt_ops zn_exec_rt_ops;
+/* zn_rt_ops.cdp (zn_exec_cdp.c) */
+uint64_t zn_exec_cdp(zn_warp_ctx *w, uint32_t op, const uint64_t *args, uint32_t lane);
 /* zn_exec_cluster.c: zn_rt_ops.cluster_barrier */
 int32_t zn_cluster_barrier(zn_warp_ctx *w, uint32_t mode);
 void zn_job_fail(zn_job *job, int32_t status);

@@ -112,4 +112,5 @@ const zn_rt_ops zn_exec_rt_ops = {
     .spin = rt_spin,
     .cluster_barrier = zn_cluster_barrier,
     .coro_frame = zn_warps_coro_frame,
+    .cdp = zn_exec_cdp,
 };

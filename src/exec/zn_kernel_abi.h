@@ -161,7 +161,35 @@ typedef struct zn_rt_ops {
     /* Coroutine kernels: the warp's frame of size bytes (64-aligned),
      * executor memory that lives until the warp's block is done. */
     void *(*coro_frame)(zn_warp_ctx *w, uint64_t size);
+    /* The device runtime API (dynamic parallelism: __cudaCDP2*, lowered by
+     * zn_lower_cdp.c) for one lane: op is a ZN_CDP_*, args the call's
+     * arguments as 64-bit words (a dim3 as the address of its 12 bytes).
+     * Returns the function's result (a cudaError_t, a pointer). */
+    uint64_t (*cdp)(zn_warp_ctx *w, uint32_t op, const uint64_t *args, uint32_t lane);
 } zn_rt_ops;
+
+/* Device runtime operations (zn_rt_ops.cdp; `_ptsz` variants are the same). */
+enum {
+    ZN_CDP_PARAM_BUFFER_V2,     /* (func, grid*, block*, shmem) -> buffer */
+    ZN_CDP_LAUNCH_V2,           /* (buffer, stream) -> error */
+    ZN_CDP_PARAM_BUFFER,        /* (alignment, size) -> buffer */
+    ZN_CDP_LAUNCH,              /* (func, buffer, grid*, block*, shmem, stream) */
+    ZN_CDP_STREAM_CREATE,       /* (stream*, flags) */
+    ZN_CDP_STREAM_DESTROY,      /* (stream) */
+    ZN_CDP_GET_LAST_ERROR,
+    ZN_CDP_PEEK_LAST_ERROR,
+    ZN_CDP_ERROR_STRING,        /* (error) -> const char * */
+    ZN_CDP_ERROR_NAME,
+    ZN_CDP_MALLOC,              /* (ptr*, size) */
+    ZN_CDP_FREE,                /* (ptr) */
+    ZN_CDP_MEMCPY_ASYNC,        /* (dst, src, count, kind, stream) */
+    ZN_CDP_MEMSET_ASYNC,        /* (dst, value, count, stream) */
+    ZN_CDP_GET_DEVICE,          /* (int*) */
+    ZN_CDP_GET_DEVICE_COUNT,    /* (int*) */
+    ZN_CDP_RUNTIME_VERSION,     /* (int*) */
+    ZN_CDP_NOPS
+};
+#define ZN_CDP_MAXARGS 8
 
 /* Per-warp state. */
 struct zn_warp_ctx {

@@ -364,6 +364,15 @@ char *ptx_print(const ptx_module *m);
 ptx_module *ptx_link(const ptx_module *const *mods, const char *const *names, unsigned n,
                      char **text, char *err, size_t errlen);
 
+/* Functions that Zinc provides to device code (ptx_runtime.c): the
+ * runtime externs (vprintf, __assertfail, malloc, free, and the device
+ * runtime's __cudaCDP2*), which stay declarations when linking. */
+bool ptx_is_runtime_extern(const char *name);
+bool ptx_is_device_runtime_call(const char *name);    /* __cudaCDP2* */
+/* libcudadevrt's image (it defines __cudaCDP2LaunchDeviceV2 over NVIDIA's
+ * firmware calls): ptx_link leaves it out. */
+bool ptx_is_device_runtime_image(const ptx_module *m);
+
 /* Lookups; NULL when absent. */
 const ptx_func *ptx_find_func(const ptx_module *m, const char *name);
 const ptx_var *ptx_find_var(const ptx_module *m, const char *name);

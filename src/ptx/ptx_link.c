@@ -10,9 +10,11 @@
  *   - else the largest .common variable;
  *   - an .extern (or a body-less prototype) only refers to the winner; one
  *     that nothing defines is an error naming the symbol, except the
- *     functions the runtime provides (vprintf, __assertfail, malloc, free:
- *     the list of zn_lower_func.c) and `.extern .shared` arrays (dynamic
- *     shared memory), which stay declarations.
+ *     functions the runtime provides (vprintf, __assertfail, malloc, free,
+ *     the device runtime's __cudaCDP2*: ptx_runtime.c) and `.extern .shared`
+ *     arrays (dynamic shared memory), which stay declarations.
+ * libcudadevrt's image (nvcc -rdc links it into programs that launch
+ * kernels from the device) is left out: Zinc answers its API itself.
  * The result's .version and .target are the highest of the inputs.
  *
  * How: the kept variables and functions are copied (shallow, bodies share
@@ -27,9 +29,6 @@
 #include <string.h>
 #include "ptx_internal.h"
 #include "util/zn_log.h"
-
-/* nvcc's runtime externs that the compiler implements itself */
-static const char *const runtime_funcs[] = {"vprintf", "__assertfail", "malloc", "free"};
 
 enum { RANK_REF = 0, RANK_COMMON = 1, RANK_WEAK = 2, RANK_STRONG = 3, RANK_LOCAL = -1 };
 
@@ -153,14 +152,6 @@ static int sym_add(linker *L, const char *name, bool is_func, ptx_space space,
     return 0;
 }
 
-static bool is_runtime_func(const char *name)
-{
-    for (size_t i = 0; i < sizeof runtime_funcs / sizeof *runtime_funcs; i++)
-        if (!strcmp(name, runtime_funcs[i]))
-            return true;
-    return false;
-}
-
 /* A private name of image img: renamed when a global symbol or an earlier
  * image's private symbol has it. */
 static void local_add(linker *L, const char *name, unsigned img)
@@ -221,13 +212,8 @@ static int collect(linker *L)
         const lsym *y = &L->syms[s];
         if (y->win_img >= 0)
             continue;
-        if (y->is_func ? is_runtime_func(y->name) : y->space == PTX_SPACE_SHARED)
+        if (y->is_func ? ptx_is_runtime_extern(y->name) : y->space == PTX_SPACE_SHARED)
             continue;   /* kept as a declaration */
-        /* cudadevrt's device code calls into NVIDIA's device runtime */
-        if (y->is_func && (!strncmp(y->name, "cnp", 3) || !strncmp(y->name, "__cudaCDP", 9)))
-            return fail(L, "link: device-side kernel launches (dynamic parallelism, "
-                        "cudadevrt's '%s', declared in %s) are not supported by Zinc",
-                        y->name, img_name(L, (unsigned)y->ref_img));
         return fail(L, "link: unresolved external %s '%s' (declared in %s, defined in "
                     "no image)", y->is_func ? "function" : "variable", y->name,
                     img_name(L, (unsigned)y->ref_img));
@@ -416,7 +402,20 @@ ptx_module *ptx_link(const ptx_module *const *mods, const char *const *names, un
         snprintf(err, errlen, "link: no input");
         return NULL;
     }
-    linker L = { .mods = mods, .names = names, .n = n, .err = err, .errlen = errlen };
+    /* without libcudadevrt's image (ptx_runtime.c) */
+    const ptx_module **kept = calloc(n, sizeof *kept);
+    const char **kept_names = calloc(n, sizeof *kept_names);
+    if (!kept || !kept_names)
+        zn_die("ptx: out of memory");
+    unsigned nk = 0;
+    for (unsigned i = 0; i < n; i++)
+        if (!ptx_is_device_runtime_image(mods[i]) || n == 1) {
+            kept_names[nk] = names ? names[i] : NULL;
+            kept[nk++] = mods[i];
+        }
+    linker L = { .mods = kept, .names = names ? kept_names : NULL, .n = nk, .err = err,
+                 .errlen = errlen };
+    n = nk;
     L.a = ptx_arena_new();
     L.ren = calloc(n, sizeof *L.ren);
     L.fileoff = calloc(n, sizeof *L.fileoff);
@@ -446,5 +445,7 @@ ptx_module *ptx_link(const ptx_module *const *mods, const char *const *names, un
     ptx_map_free(&L.lmap);
     ptx_map_free(&L.fmap);
     ptx_arena_free(L.a);
+    free(kept);
+    free(kept_names);
     return res;
 }

@@ -203,13 +203,47 @@ static void test_errors(void)
     expect_error(HDR("7.0", "sm_52") ".visible .global .align 4 .u32 x;\n",
                  HDR("7.0", "sm_52") ".visible .entry x()\n{\n\tret;\n}\n",
                  "'x' is a variable", "function");
-    /* cudadevrt (nvcc -rdc -lcudadevrt with device-side launches) */
+    /* firmware calls outside libcudadevrt's image stay unresolved */
     expect_error(entry, HDR("7.0", "sm_52") ".extern .func (.param .b32 r) cnpSetLastError\n"
                  "(\n\t.param .b32 e\n)\n;\n"
                  ".visible .func f()\n{\n\t.reg .b32 %r<2>;\n\t{\n\t.param .b32 p;\n"
                  "\t.param .b32 r;\n\tst.param.b32 [p], 0;\n"
                  "\tcall.uni (r), cnpSetLastError, (p);\n\t}\n\tret;\n}\n",
-                 "dynamic parallelism", "'cnpSetLastError'");
+                 "unresolved", "'cnpSetLastError'");
+}
+
+/* nvcc -rdc -lcudadevrt with device-side launches: libcudadevrt's image
+ * (it defines __cudaCDP2LaunchDeviceV2 over firmware calls) is left out,
+ * and the program's calls stay declarations for Zinc's device runtime. */
+static void test_device_runtime(void)
+{
+    const char *user = HDR("7.0", "sm_52")
+        ".extern .func (.param .b32 r) __cudaCDP2LaunchDeviceV2\n"
+        "(\n\t.param .b64 a,\n\t.param .b64 b\n)\n;\n"
+        ".visible .entry k()\n{\n\t{\n\t.param .b64 p0;\n\t.param .b64 p1;\n"
+        "\t.param .b32 r;\n\tst.param.b64 [p0], 0;\n\tst.param.b64 [p1], 0;\n"
+        "\tcall.uni (r), __cudaCDP2LaunchDeviceV2, (p0, p1);\n\t}\n\tret;\n}\n";
+    const char *devrt = HDR("7.0", "sm_52")
+        ".extern .func (.param .b32 r) cnpLaunchDeviceV2\n(\n\t.param .b64 a\n)\n;\n"
+        ".visible .func (.param .b32 r) __cudaCDP2LaunchDeviceV2(.param .b64 a, "
+        ".param .b64 b)\n{\n\t{\n\t.param .b64 p;\n\t.param .b32 q;\n"
+        "\tst.param.b64 [p], 0;\n\tcall.uni (q), cnpLaunchDeviceV2, (p);\n\t}\n"
+        "\tst.param.b32 [r], 0;\n\tret;\n}\n";
+    const char *srcs[] = {user, devrt};
+    const char *names[] = {"user.ptx", "cudadevrt.ptx"};
+    char err[512] = "";
+    ptx_module *m = link_srcs(srcs, names, 2, NULL, err, sizeof err);
+    EXPECT(m != NULL);
+    if (!m) {
+        printf("  %s\n", err);
+        return;
+    }
+    const ptx_func *l = ptx_find_func(m, "__cudaCDP2LaunchDeviceV2");
+    EXPECT(l && l->is_decl);
+    EXPECT(!ptx_find_func(m, "cnpLaunchDeviceV2"));
+    EXPECT(ptx_is_device_runtime_call("__cudaCDP2LaunchDeviceV2_ptsz"));
+    EXPECT(ptx_is_runtime_extern("vprintf") && !ptx_is_runtime_extern("cnpLaunchDeviceV2"));
+    ptx_module_free(m);
 }
 
 int main(int argc, char **argv)
@@ -217,6 +251,7 @@ int main(int argc, char **argv)
     ptxas = argc > 1 ? argv[1] : NULL;
     test_link();
     test_errors();
+    test_device_runtime();
     printf("%s ptx_link (%d failure(s))\n", failures ? "FAIL" : "PASS", failures);
     return failures != 0;
 }
