@@ -106,6 +106,8 @@ typedef struct zn_lfn {
     struct ptx_func *own_f;     /* f laid out again (zn_lower_layout.c), or NULL */
     bool layout_irregular;      /* a divergent branch's region runs past its
                                  * reconvergence block (zn_lower_uniform.c) */
+    bool uniform_skipped;       /* the analysis did not run (too many blocks,
+                                 * ZINC_NO_UNIFORM): layout unchecked */
     uint32_t nblocks;
     uint32_t *block_of_ins;     /* ins index -> block id; [nins] = nblocks */
     uint32_t *block_start;      /* first ins of each block */
@@ -464,9 +466,10 @@ void zn_block_local_regs(zn_lfn *l);
  * label). zn_lower_uniform.c */
 int zn_block_succs(const zn_lfn *l, uint32_t k, uint32_t out[2]);
 /* l->f with its blocks in an order where lowest-pc-first scheduling
- * reconverges at immediate post-dominators, or NULL when it is one already
- * or cannot be (zn_lower_layout.c); freed by zn_layout_free. */
-struct ptx_func *zn_layout_func(const zn_lfn *l);
+ * reconverges at immediate post-dominators, or NULL when it is one already,
+ * cannot be, or neither `needed` nor a loop with two back edges asks for it
+ * (zn_lower_layout.c); freed by zn_layout_free. */
+struct ptx_func *zn_layout_func(const zn_lfn *l, bool needed);
 void zn_layout_free(struct ptx_func *g);
 /* Fills l->blk_conv and l->reg_uni (zn_lower_uniform.c). */
 void zn_uniform_analysis(zn_lfn *l);

@@ -552,7 +552,8 @@ void zn_lower_func(zn_lmod *m, const ptx_func *f, LLVMValueRef fn)
     l->w = LLVMGetParam(fn, 0);
     split_blocks(l, false);
     zn_uniform_analysis(l);
-    if (l->layout_irregular && (l->own_f = zn_layout_func(l))) {
+    /* unchecked (no analysis): laid out again whenever the order differs */
+    if ((l->own_f = zn_layout_func(l, l->layout_irregular || l->uniform_skipped))) {
         /* blocks reordered so that lanes reconverge (zn_lower_layout.c) */
         zn_log(ZN_LOG_DEBUG, "layout: %s: blocks reordered for reconvergence", f->name);
         free(l->block_of_ins);
@@ -560,7 +561,7 @@ void zn_lower_func(zn_lmod *m, const ptx_func *f, LLVMValueRef fn)
         free(l->blk_conv);
         free(l->reg_uni);
         l->f = l->own_f;
-        l->layout_irregular = false;
+        l->layout_irregular = l->uniform_skipped = false;
         split_blocks(l, false);
         zn_uniform_analysis(l);
     }

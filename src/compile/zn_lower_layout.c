@@ -12,13 +12,18 @@
  * ballots with half the warp (a ballot-and-compact loop of cdpQuadtree
  * counted 980 points of 1024).
  *
- * When the uniform analysis finds such a branch (zn_lower_uniform.c), the
- * function is laid out again: loops are contiguous, header first, in an
+ * When the uniform analysis finds such a branch (zn_lower_uniform.c), or
+ * did not run (too many blocks, ZINC_NO_UNIFORM), or a loop is entered
+ * again from two blocks (lanes taking one back edge would run the header
+ * while others of the same iteration are still on their way to the other:
+ * a region the analysis's test does not see, its post-dominator being
+ * after the loop), the function is laid out again: loops are contiguous, header first, in an
  * order where every block comes after the blocks that branch to it
  * (back edges aside; the original order among blocks that are free to go
  * first), and a loop whose back edges do not all come from its last block
  * gets a latch there, one `bra.uni` to the header, that they go to
- * instead. Fallthroughs that no longer fall through become `bra.uni`.
+ * instead. Fallthroughs that no longer fall through become `bra.uni`, or
+ * flip the branch before them (`@p bra T; F:` -> `@!p bra F; T:`).
  * Functions with irreducible loops, jump tables (brx.idx) or a label past
  * their last instruction are left as they are.
  */
@@ -37,9 +42,13 @@ typedef struct layout {
     uint32_t *items, nitems;    /* the order: block b, or n + h for h's latch */
     uint32_t *first, *last;     /* header h: its loop's first and last item */
     bool *latch;                /* header h has a latch item */
-    uint32_t *comp, *stamp;     /* scratch of the SCC search */
+    uint32_t *comp;             /* block -> its component in its region */
     uint32_t *region;           /* block -> id of the region being ordered */
+    uint32_t *item_of;          /* block -> its item, UINT32_MAX before */
+    uint32_t *index, *low;      /* Tarjan's numbers (0: not visited) */
+    bool *on;                   /* on Tarjan's stack */
     uint32_t next_region;
+    bool multi_back;            /* a loop is entered again from two blocks */
     bool failed;
 } layout;
 
@@ -124,8 +133,10 @@ static void place_comp(layout *L, uint32_t *mine, uint32_t cnt, uint32_t h)
             nentry++;
         }
     }
-    if (cnt == 1 && !self_loop)
+    if (cnt == 1 && !self_loop) {
+        L->item_of[mine[0]] = L->nitems;
         L->items[L->nitems++] = mine[0];
+    }
     else if (nentry != 1)
         L->failed = true;       /* irreducible */
     else
@@ -134,29 +145,63 @@ static void place_comp(layout *L, uint32_t *mine, uint32_t cnt, uint32_t h)
 
 /* Orders blocks[0..nb) (a region, in original order); h: its loop header
  * (UINT32_MAX at the top), placed first, with the latch the loop needs. */
+/* A min-heap of component numbers by their first block. */
+typedef struct heap {
+    uint32_t *v, n;
+    const uint32_t *key;
+} heap;
+
+static void heap_push(heap *hp, uint32_t c)
+{
+    uint32_t i = hp->n++;
+    while (i && hp->key[hp->v[(i - 1) / 2]] > hp->key[c]) {
+        hp->v[i] = hp->v[(i - 1) / 2];
+        i = (i - 1) / 2;
+    }
+    hp->v[i] = c;
+}
+
+static uint32_t heap_pop(heap *hp)
+{
+    uint32_t top = hp->v[0], last = hp->v[--hp->n], i = 0;
+    for (;;) {
+        uint32_t c = 2 * i + 1;
+        if (c >= hp->n)
+            break;
+        if (c + 1 < hp->n && hp->key[hp->v[c + 1]] < hp->key[hp->v[c]])
+            c++;
+        if (hp->key[hp->v[c]] >= hp->key[last])
+            break;
+        hp->v[i] = hp->v[c];
+        i = c;
+    }
+    if (hp->n)
+        hp->v[i] = last;
+    return top;
+}
+
 static void place(layout *L, const uint32_t *blocks, uint32_t nb, uint32_t h)
 {
     uint32_t r = L->region[blocks[0]], start = L->nitems;
-    scc s = {0};
-    s.index = calloc(L->n + 1, sizeof *s.index);
-    s.low = calloc(L->n + 1, sizeof *s.low);
+    scc s = {.index = L->index, .low = L->low, .on = L->on};
     s.stack = malloc((nb + 1) * sizeof *s.stack);
     s.cstack = malloc((nb + 1) * sizeof *s.cstack);
     s.citer = malloc((nb + 1) * sizeof *s.citer);
-    s.on = calloc(L->n + 1, 1);
     uint32_t counter = 0;
     for (uint32_t i = 0; i < nb; i++)
         if (!s.index[blocks[i]])
             tarjan(L, &s, r, h, blocks[i], &counter);
-    /* Kahn's order of the components, the one whose first block comes
-     * first in the original order among those ready */
+    for (uint32_t i = 0; i < nb; i++)   /* the scratch is shared by all regions */
+        s.index[blocks[i]] = s.low[blocks[i]] = 0;
+    /* the components' blocks (in original order) and in-degrees */
     uint32_t nc = s.ncomp;
     uint32_t *indeg = calloc(nc + 1, sizeof *indeg), *minb = malloc((nc + 1) * sizeof *minb);
-    bool *done = calloc(nc + 1, 1);
+    uint32_t *cstart = calloc(nc + 2, sizeof *cstart), *cblocks = malloc((nb + 1) * sizeof *cblocks);
     for (uint32_t c = 0; c < nc; c++)
         minb[c] = UINT32_MAX;
     for (uint32_t i = 0; i < nb; i++) {
         uint32_t b = blocks[i], c = L->comp[b];
+        cstart[c + 1]++;
         if (b < minb[c])
             minb[c] = b;
         for (uint8_t k = 0; k < L->nsucc[b]; k++) {
@@ -165,48 +210,50 @@ static void place(layout *L, const uint32_t *blocks, uint32_t nb, uint32_t h)
                 indeg[L->comp[t]]++;
         }
     }
-    uint32_t *mycomp = malloc((nb + 1) * sizeof *mycomp), *mine = malloc((nb + 1) * sizeof *mine);
-    for (uint32_t i = 0; i < nb; i++)
-        mycomp[i] = L->comp[blocks[i]];
+    for (uint32_t c = 0; c < nc; c++)
+        cstart[c + 1] += cstart[c];
+    uint32_t *fill = calloc(nc + 1, sizeof *fill);
+    for (uint32_t i = 0; i < nb; i++) {
+        uint32_t c = L->comp[blocks[i]];
+        cblocks[cstart[c] + fill[c]++] = blocks[i];
+    }
+    free(fill);
+    /* Kahn's order of the components: among those ready, the one whose
+     * first block comes first in the original order */
+    heap ready = {.v = malloc((nc + 1) * sizeof *ready.v), .key = minb};
+    for (uint32_t c = 0; c < nc; c++)
+        if (!indeg[c])
+            heap_push(&ready, c);
     for (uint32_t placed = 0; placed < nc && !L->failed; placed++) {
-        uint32_t best = UINT32_MAX, cnt = 0;
-        for (uint32_t c = 0; c < nc; c++)
-            if (!done[c] && !indeg[c] && (best == UINT32_MAX || minb[c] < minb[best]))
-                best = c;
-        if (best == UINT32_MAX) {
+        if (!ready.n) {
             L->failed = true;
             break;
         }
-        done[best] = true;
-        for (uint32_t i = 0; i < nb; i++) {
-            uint32_t b = blocks[i];
-            if (mycomp[i] != best)
-                continue;
-            mine[cnt++] = b;
+        uint32_t best = heap_pop(&ready);
+        uint32_t *mine = &cblocks[cstart[best]], cnt = cstart[best + 1] - cstart[best];
+        for (uint32_t i = 0; i < cnt; i++) {
+            uint32_t b = mine[i];
             for (uint8_t k = 0; k < L->nsucc[b]; k++) {
                 uint32_t t = L->succ[b][k];
-                if (in_region(L, r, t) && t != h && L->comp[t] != best)
-                    indeg[L->comp[t]]--;
+                if (in_region(L, r, t) && t != h && L->comp[t] != best && !--indeg[L->comp[t]])
+                    heap_push(&ready, L->comp[t]);
             }
         }
         place_comp(L, mine, cnt, h);    /* moves its blocks out of region r */
     }
-    free(mycomp);
-    free(mine);
     if (h != UINT32_MAX && !L->failed) {
-        /* one back edge from the loop's last block needs no latch */
+        /* one back edge from the loop's last block needs no latch; every
+         * block of the loop is placed by now, after start */
         uint32_t nback = 0, lastb = L->items[L->nitems - 1];
         bool from_last = false;
         for (uint32_t p = L->pred_start[h]; p < L->pred_start[h + 1]; p++) {
             uint32_t q = L->preds[p];
-            bool inside = false;
-            for (uint32_t i = start; i < L->nitems && !inside; i++)
-                inside = L->items[i] == q;
-            if (inside) {
+            if (L->item_of[q] >= start && L->item_of[q] != UINT32_MAX) {
                 nback++;
                 from_last |= q == lastb;
             }
         }
+        L->multi_back |= nback > 1;
         if (nback > 1 || !from_last) {
             L->latch[h] = true;
             L->items[L->nitems++] = L->n + h;
@@ -214,15 +261,14 @@ static void place(layout *L, const uint32_t *blocks, uint32_t nb, uint32_t h)
         L->first[h] = start;
         L->last[h] = L->nitems - 1;
     }
+    free(ready.v);
     free(indeg);
     free(minb);
-    free(done);
-    free(s.index);
-    free(s.low);
+    free(cstart);
+    free(cblocks);
     free(s.stack);
     free(s.cstack);
     free(s.citer);
-    free(s.on);
 }
 
 /* ---- the new function --------------------------------------------------- */
@@ -385,7 +431,7 @@ void zn_layout_free(ptx_func *g)
     free(g);
 }
 
-ptx_func *zn_layout_func(const zn_lfn *l)
+ptx_func *zn_layout_func(const zn_lfn *l, bool needed)
 {
     const ptx_func *f = l->f;
     uint32_t n = l->nblocks;
@@ -404,6 +450,11 @@ ptx_func *zn_layout_func(const zn_lfn *l)
     L.latch = calloc(n + 1, 1);
     L.comp = calloc(n + 1, sizeof *L.comp);
     L.region = calloc(n + 1, sizeof *L.region);
+    L.item_of = malloc((n + 1) * sizeof *L.item_of);
+    memset(L.item_of, 0xff, (n + 1) * sizeof *L.item_of);
+    L.index = calloc(n + 1, sizeof *L.index);
+    L.low = calloc(n + 1, sizeof *L.low);
+    L.on = calloc(n + 1, 1);
     for (uint32_t b = 0; b < n && !L.failed; b++) {
         uint32_t out[2];
         int c = zn_block_succs(l, b, out);
@@ -440,7 +491,10 @@ ptx_func *zn_layout_func(const zn_lfn *l)
         bool same = L.nitems == n;
         for (uint32_t i = 0; i < L.nitems && same; i++)
             same = L.items[i] == i;
-        if (!L.failed && !same && L.items[0] == 0)
+        /* two back edges: lanes taking one run the header again while
+         * others of the same iteration are still on their way to the
+         * other, whatever the analysis said about the branches */
+        if (!L.failed && !same && L.items[0] == 0 && (needed || L.multi_back))
             g = build(&L);
     }
     free(L.succ);
@@ -453,5 +507,9 @@ ptx_func *zn_layout_func(const zn_lfn *l)
     free(L.latch);
     free(L.comp);
     free(L.region);
+    free(L.item_of);
+    free(L.index);
+    free(L.low);
+    free(L.on);
     return g;
 }

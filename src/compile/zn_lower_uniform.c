@@ -302,8 +302,10 @@ void zn_uniform_analysis(zn_lfn *l)
     uint32_t n = l->nblocks;
     l->blk_conv = calloc(n + 1, sizeof *l->blk_conv);
     l->reg_uni = calloc(f->nregs + 1, sizeof *l->reg_uni);
-    if (n > ZN_UNI_MAX_BLOCKS || getenv("ZINC_NO_UNIFORM"))
+    if (n > ZN_UNI_MAX_BLOCKS || getenv("ZINC_NO_UNIFORM")) {
+        l->uniform_skipped = true;
         return;
+    }
     zn_cfg g = {0};
     bool *partial = calloc(n + 1, 1), *seen = calloc(n + 1, 1);
     bool *div = calloc(f->nregs + 1, 1);

@@ -142,7 +142,8 @@ typedef struct zn_cdp_list {
     pthread_mutex_t lock;
     zn_cdp_work *all, *head, **tail;
     unsigned depth;                 /* 0: the host launched this grid */
-    _Atomic int last_error;         /* cudaGetLastError (one per grid) */
+    struct zn_cdp_err *errs;        /* threads' last errors (cudaGetLastError) */
+    uint32_t nerrs, cap_errs;
     /* The driver's check of a launch of kernel `func` with this shape: 0
      * (cudaSuccess) or the cudaError_t the device-side launch returns. */
     int (*check)(void *host, const char *func, const uint32_t grid[3],

@@ -40,6 +40,12 @@ static const char *error_text(int code, bool name)
     return name ? "cudaErrorUnknown" : "unknown error";
 }
 
+/* A thread's last error (only threads whose last call failed have one). */
+struct zn_cdp_err {
+    uint64_t thread;
+    int err;
+};
+
 void zn_cdp_list_init(zn_cdp_list *q, unsigned depth,
                       int (*check)(void *, const char *, const uint32_t *,
                                    const uint32_t *, uint32_t), void *host)
@@ -60,6 +66,9 @@ void zn_cdp_list_fini(zn_cdp_list *q)
     }
     q->all = q->head = NULL;
     q->tail = &q->head;
+    free(q->errs);
+    q->errs = NULL;
+    q->nerrs = q->cap_errs = 0;
     pthread_mutex_destroy(&q->lock);
 }
 
@@ -69,10 +78,53 @@ static zn_cdp_list *list_of(zn_warp_ctx *w)
     return run && run->job->l ? run->job->l->cdp : NULL;
 }
 
-static int fail(zn_cdp_list *q, int err)
+/* The grid-wide number of the calling thread (block, then thread). */
+static uint64_t thread_of(const zn_warp_ctx *w, uint32_t lane)
 {
-    if (q)
-        atomic_store(&q->last_error, err);
+    const zn_block_ctx *b = w->block;
+    uint64_t block = ((uint64_t)b->ctaid[2] * b->nctaid[1] + b->ctaid[1]) * b->nctaid[0] +
+                     b->ctaid[0];
+    return block << 10 | (w->warpid * ZN_WARP_SIZE + lane);
+}
+
+/* The thread's last error; clear: and forget it (cudaGetLastError). */
+static int last_error(zn_cdp_list *q, uint64_t t, bool clear)
+{
+    int err = 0;
+    pthread_mutex_lock(&q->lock);
+    for (uint32_t i = 0; i < q->nerrs; i++)
+        if (q->errs[i].thread == t) {
+            err = q->errs[i].err;
+            if (clear)
+                q->errs[i] = q->errs[--q->nerrs];
+            break;
+        }
+    pthread_mutex_unlock(&q->lock);
+    return err;
+}
+
+/* Records err as the thread's last error and returns it. */
+static int fail_at(zn_cdp_list *q, uint64_t t, int err)
+{
+    pthread_mutex_lock(&q->lock);
+    uint32_t i = 0;
+    while (i < q->nerrs && q->errs[i].thread != t)
+        i++;
+    if (i == q->nerrs && q->nerrs == q->cap_errs) {
+        uint32_t cap = q->cap_errs ? 2 * q->cap_errs : 16;
+        struct zn_cdp_err *e = realloc(q->errs, cap * sizeof *e);
+        if (e) {
+            q->errs = e;
+            q->cap_errs = cap;
+        }
+    }
+    if (i < q->cap_errs) {
+        q->errs[i].thread = t;
+        q->errs[i].err = err;
+        if (i == q->nerrs)
+            q->nerrs++;
+    }
+    pthread_mutex_unlock(&q->lock);
     return err;
 }
 
@@ -111,12 +163,12 @@ static void work_queue(zn_cdp_list *q, zn_cdp_work *x)
     pthread_mutex_unlock(&q->lock);
 }
 
-static uint64_t param_buffer(zn_cdp_list *q, const char *func, const uint32_t *grid,
-                             const uint32_t *block, uint32_t shmem)
+static uint64_t param_buffer(zn_cdp_list *q, uint64_t t, const char *func,
+                             const uint32_t *grid, const uint32_t *block, uint32_t shmem)
 {
     zn_cdp_work *x = work_new(q, ZN_CDP_WORK_KERNEL, ZN_CDP_PARAM_BYTES);
     if (!x)
-        return fail(q, ERR_MEMORY_ALLOCATION), 0;
+        return fail_at(q, t, ERR_MEMORY_ALLOCATION), 0;
     x->func = func;
     if (grid)
         memcpy(x->grid, grid, sizeof x->grid);
@@ -126,24 +178,25 @@ static uint64_t param_buffer(zn_cdp_list *q, const char *func, const uint32_t *g
     return (uint64_t)(uintptr_t)x->params;
 }
 
-static int launch(zn_cdp_list *q, zn_cdp_work *x)
+static int launch(zn_cdp_list *q, uint64_t t, zn_cdp_work *x)
 {
     if (!x || !x->func)
-        return fail(q, ERR_INVALID_VALUE);
+        return fail_at(q, t, ERR_INVALID_VALUE);
     if (q->depth >= ZN_CDP_MAX_DEPTH)
-        return fail(q, ERR_MAX_DEPTH);
+        return fail_at(q, t, ERR_MAX_DEPTH);
     int err = q->check ? q->check(q->host, x->func, x->grid, x->block, x->shmem) : 0;
     if (err)
-        return fail(q, err);
+        return fail_at(q, t, err);
     work_queue(q, x);
     return ERR_SUCCESS;
 }
 
-static int plain_work(zn_cdp_list *q, int kind, void *dst, const void *src, size_t n, int byte)
+static int plain_work(zn_cdp_list *q, uint64_t t, int kind, void *dst, const void *src,
+                      size_t n, int byte)
 {
     zn_cdp_work *x = work_new(q, kind, 0);
     if (!x)
-        return fail(q, ERR_MEMORY_ALLOCATION);
+        return fail_at(q, t, ERR_MEMORY_ALLOCATION);
     x->dst = dst;
     x->src = src;
     x->n = n;
@@ -162,21 +215,24 @@ static int put_int(uint64_t p, int v)
 
 uint64_t zn_exec_cdp(zn_warp_ctx *w, uint32_t op, const uint64_t *a, uint32_t lane)
 {
-    (void)lane;
     zn_cdp_list *q = list_of(w);
     static _Atomic uint64_t streams = 0x100;
-    if (!q && op != ZN_CDP_ERROR_STRING && op != ZN_CDP_ERROR_NAME)
+    if (op == ZN_CDP_ERROR_STRING || op == ZN_CDP_ERROR_NAME)
+        return (uint64_t)(uintptr_t)error_text((int)(int32_t)a[0], op == ZN_CDP_ERROR_NAME);
+    if (!q)
         return op == ZN_CDP_PARAM_BUFFER_V2 || op == ZN_CDP_PARAM_BUFFER ? 0 : ERR_NOT_SUPPORTED;
+    uint64_t t = thread_of(w, lane);
     switch (op) {
     case ZN_CDP_PARAM_BUFFER_V2:
-        return param_buffer(q, (const char *)(uintptr_t)a[0], (const uint32_t *)(uintptr_t)a[1],
-                            (const uint32_t *)(uintptr_t)a[2], (uint32_t)a[3]);
+        return param_buffer(q, t, (const char *)(uintptr_t)a[0],
+                            (const uint32_t *)(uintptr_t)a[1], (const uint32_t *)(uintptr_t)a[2],
+                            (uint32_t)a[3]);
     case ZN_CDP_PARAM_BUFFER:
         if (a[1] > ZN_CDP_PARAM_BYTES || a[0] > 16)
-            return fail(q, ERR_INVALID_VALUE), 0;
-        return param_buffer(q, NULL, NULL, NULL, 0);
+            return fail_at(q, t, ERR_INVALID_VALUE), 0;
+        return param_buffer(q, t, NULL, NULL, NULL, 0);
     case ZN_CDP_LAUNCH_V2:
-        return (uint64_t)launch(q, work_find(q, a[0]));
+        return (uint64_t)launch(q, t, work_find(q, a[0]));
     case ZN_CDP_LAUNCH: {
         zn_cdp_work *x = work_find(q, a[1]);
         if (x) {
@@ -185,37 +241,33 @@ uint64_t zn_exec_cdp(zn_warp_ctx *w, uint32_t op, const uint64_t *a, uint32_t la
             memcpy(x->block, (const void *)(uintptr_t)a[3], sizeof x->block);
             x->shmem = (uint32_t)a[4];
         }
-        return (uint64_t)launch(q, x);
+        return (uint64_t)launch(q, t, x);
     }
     case ZN_CDP_STREAM_CREATE:
         if (!a[0])
-            return fail(q, ERR_INVALID_VALUE);
+            return (uint64_t)fail_at(q, t, ERR_INVALID_VALUE);
         *(uint64_t *)(uintptr_t)a[0] = atomic_fetch_add(&streams, 0x10);
         return ERR_SUCCESS;
     case ZN_CDP_STREAM_DESTROY:
         return ERR_SUCCESS;
     case ZN_CDP_GET_LAST_ERROR:
-        return (uint64_t)atomic_exchange(&q->last_error, ERR_SUCCESS);
     case ZN_CDP_PEEK_LAST_ERROR:
-        return (uint64_t)atomic_load(&q->last_error);
-    case ZN_CDP_ERROR_STRING:
-    case ZN_CDP_ERROR_NAME:
-        return (uint64_t)(uintptr_t)error_text((int)(int32_t)a[0], op == ZN_CDP_ERROR_NAME);
+        return (uint64_t)last_error(q, t, op == ZN_CDP_GET_LAST_ERROR);
     case ZN_CDP_MALLOC: {
         if (!a[0])
-            return fail(q, ERR_INVALID_VALUE);
+            return (uint64_t)fail_at(q, t, ERR_INVALID_VALUE);
         void *p = zn_exec_rt_ops.malloc(w, a[1]);
         *(void **)(uintptr_t)a[0] = p;
-        return p || !a[1] ? ERR_SUCCESS : (uint64_t)fail(q, ERR_MEMORY_ALLOCATION);
+        return p || !a[1] ? ERR_SUCCESS : (uint64_t)fail_at(q, t, ERR_MEMORY_ALLOCATION);
     }
     case ZN_CDP_FREE:
         zn_exec_rt_ops.free(w, (void *)(uintptr_t)a[0]);
         return ERR_SUCCESS;
     case ZN_CDP_MEMCPY_ASYNC:
-        return (uint64_t)plain_work(q, ZN_CDP_WORK_COPY, (void *)(uintptr_t)a[0],
+        return (uint64_t)plain_work(q, t, ZN_CDP_WORK_COPY, (void *)(uintptr_t)a[0],
                                     (const void *)(uintptr_t)a[1], a[2], 0);
     case ZN_CDP_MEMSET_ASYNC:
-        return (uint64_t)plain_work(q, ZN_CDP_WORK_SET, (void *)(uintptr_t)a[0], NULL, a[2],
+        return (uint64_t)plain_work(q, t, ZN_CDP_WORK_SET, (void *)(uintptr_t)a[0], NULL, a[2],
                                     (int)(a[1] & 0xff));
     case ZN_CDP_GET_DEVICE:
         return (uint64_t)put_int(a[0], 0);
@@ -224,6 +276,6 @@ uint64_t zn_exec_cdp(zn_warp_ctx *w, uint32_t op, const uint64_t *a, uint32_t la
     case ZN_CDP_RUNTIME_VERSION:
         return (uint64_t)put_int(a[0], 13000);
     default:
-        return (uint64_t)fail(q, ERR_NOT_SUPPORTED);
+        return (uint64_t)fail_at(q, t, ERR_NOT_SUPPORTED);
     }
 }

@@ -5,7 +5,8 @@
 // sees every block of its parent done, device-side cudaMalloc/cudaFree,
 // cudaMemsetAsync and cudaMemcpyAsync on the device, streams made on the
 // device, and the error of a launch with too many threads per block
-// (cudaErrorInvalidConfiguration from cudaGetLastError, which clears it).
+// (cudaErrorInvalidConfiguration from cudaGetLastError, which clears it,
+// in the thread that launched and no other).
 #include "zn_test.h"
 
 struct packed_args {
@@ -81,6 +82,15 @@ __global__ void device_api(int *sum, unsigned char *bytes, int *errs)
     errs[5] = cudaPeekAtLastError();
 }
 
+// The last error belongs to the thread whose call failed.
+__global__ void per_thread_errors(int *errs)
+{
+    if (threadIdx.x == 0)
+        never<<<1, 2048>>>(errs + 2);
+    __syncthreads();
+    errs[threadIdx.x] = cudaGetLastError();
+}
+
 int main()
 {
     zt_begin("cdp_launch");
@@ -149,5 +159,13 @@ int main()
     for (int i = 0; i < 7; i++)
         if (herr[i] != want_err[i])
             zt_fail("device API result %d: %d, want %d", i, herr[i], want_err[i]);
+
+    CK(cudaMemset(errs, 0xff, 3 * sizeof(int)));
+    per_thread_errors<<<1, 2>>>(errs);
+    CK_LAUNCH();
+    CK(cudaMemcpy(herr, errs, 3 * sizeof(int), cudaMemcpyDeviceToHost));
+    if (herr[0] != cudaErrorInvalidConfiguration || herr[1] != cudaSuccess || herr[2] != -1)
+        zt_fail("per-thread last errors %d %d %d, want %d 0 -1", herr[0], herr[1], herr[2],
+                cudaErrorInvalidConfiguration);
     return zt_finish();
 }
