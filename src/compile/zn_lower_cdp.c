@@ -28,6 +28,11 @@ static const struct { const char *name; uint32_t op; } cdp_ops[] = {
     {"GetDevice", ZN_CDP_GET_DEVICE},
     {"GetDeviceCount", ZN_CDP_GET_DEVICE_COUNT},
     {"RuntimeGetVersion", ZN_CDP_RUNTIME_VERSION},
+    {"EventCreateWithFlags", ZN_CDP_EVENT_CREATE},
+    {"EventRecord", ZN_CDP_EVENT_RECORD},
+    {"EventDestroy", ZN_CDP_EVENT_DESTROY},
+    {"StreamWaitEvent", ZN_CDP_STREAM_WAIT_EVENT},
+    {"DeviceGetAttribute", ZN_CDP_DEVICE_ATTRIBUTE},
 };
 
 /* The operation of __cudaCDP2<name>[_ptsz], or -1. */
@@ -74,8 +79,8 @@ void zn_lower_cdp(zn_lfn *l, const ptx_func *f, LLVMValueRef *slots, uint32_t np
     int op = cdp_op(f->name);
     if (op < 0) {
         zn_lerr(l, "device runtime function '%s' is not supported by Zinc (dynamic "
-                "parallelism: kernel launches, streams, malloc/free, memcpy/memset and "
-                "errors are)", f->name);
+                "parallelism: kernel launches, streams, events, malloc/free, memcpy/memset, "
+                "device attributes and errors are)", f->name);
         return;
     }
     if (np > ZN_CDP_MAXARGS || np != f->nparams || f->nrets > 1) {

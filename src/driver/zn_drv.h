@@ -250,6 +250,7 @@ void zn_op_run_kernel(zn_op *op, unsigned depth);
  * launching kernel's module as host, and the run of a grid's list. */
 int zn_cdp_check(void *mod, const char *func, const uint32_t *grid, const uint32_t *block,
                  uint32_t shmem);
+int zn_cdp_attribute(int attr, int device, int *value);    /* cudaDeviceGetAttribute */
 struct zn_cdp_list;
 void zn_cdp_run(const zn_op *parent, struct zn_cdp_list *q);
 /* Kernel op with the parameters packed (kernelParams or extra). */

@@ -16,7 +16,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum { ERR_INVALID_VALUE = 1, ERR_INVALID_CONFIGURATION = 9, ERR_INVALID_FUNCTION = 98 };
+enum { ERR_INVALID_VALUE = 1, ERR_INVALID_CONFIGURATION = 9, ERR_INVALID_FUNCTION = 98,
+       ERR_INVALID_DEVICE = 101 };
 
 static zn_func *func_named(zn_module *m, const char *name)
 {
@@ -46,6 +47,13 @@ int zn_cdp_check(void *mod, const char *func, const uint32_t *grid, const uint32
         return ERR_INVALID_CONFIGURATION;
     }
     return 0;
+}
+
+int zn_cdp_attribute(int attr, int device, int *value)
+{
+    if (device != 0)
+        return ERR_INVALID_DEVICE;
+    return zn_dev_attr(value, attr) == CUDA_SUCCESS ? 0 : ERR_INVALID_VALUE;
 }
 
 static void run_child(const zn_op *parent, const zn_cdp_work *x, unsigned depth)

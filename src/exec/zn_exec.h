@@ -149,10 +149,13 @@ typedef struct zn_cdp_list {
     int (*check)(void *host, const char *func, const uint32_t grid[3],
                  const uint32_t block[3], uint32_t shmem);
     void *host;
+    /* cudaDeviceGetAttribute: 0 and *value, or the cudaError_t */
+    int (*attribute)(int attr, int device, int *value);
 } zn_cdp_list;
 void zn_cdp_list_init(zn_cdp_list *q, unsigned depth,
                       int (*check)(void *, const char *, const uint32_t *,
-                                   const uint32_t *, uint32_t), void *host);
+                                   const uint32_t *, uint32_t), void *host,
+                      int (*attribute)(int, int, int *));
 /* Frees the list's work (after the launcher has run it). */
 void zn_cdp_list_fini(zn_cdp_list *q);
 

@@ -7,8 +7,10 @@
  * on the grid's zn_cdp_list (zn_exec.h), which the launcher runs after the
  * grid, in launch order, and frees. Streams made on the device are names
  * only: every piece of work of a grid already runs in launch order, one
- * after the other, which is one of the orders a GPU may choose. Results
- * are cudaError_t values (the device runtime's own API). */
+ * after the other, which is one of the orders a GPU may choose; for the
+ * same reason an event recorded on the device is complete whenever a
+ * stream waits on it. Results are cudaError_t values (the device runtime's
+ * own API). */
 #include "zn_exec_internal.h"
 
 #include <stddef.h>
@@ -16,7 +18,8 @@
 #include <string.h>
 
 enum { ERR_SUCCESS = 0, ERR_INVALID_VALUE = 1, ERR_MEMORY_ALLOCATION = 2,
-       ERR_INVALID_CONFIGURATION = 9, ERR_MAX_DEPTH = 65, ERR_NOT_SUPPORTED = 801 };
+       ERR_INVALID_CONFIGURATION = 9, ERR_MAX_DEPTH = 65, ERR_INVALID_HANDLE = 400,
+       ERR_NOT_SUPPORTED = 801 };
 
 static const struct { int code; const char *name, *text; } errors[] = {
     {0, "cudaSuccess", "no error"},
@@ -28,6 +31,7 @@ static const struct { int code; const char *name, *text; } errors[] = {
     {69, "cudaErrorLaunchPendingCountExceeded",
      "launch would exceed maximum outstanding pending launch count"},
     {98, "cudaErrorInvalidDeviceFunction", "invalid device function"},
+    {101, "cudaErrorInvalidDevice", "invalid device ordinal"},
     {400, "cudaErrorInvalidResourceHandle", "invalid resource handle"},
     {801, "cudaErrorNotSupported", "operation not supported"},
 };
@@ -48,7 +52,8 @@ struct zn_cdp_err {
 
 void zn_cdp_list_init(zn_cdp_list *q, unsigned depth,
                       int (*check)(void *, const char *, const uint32_t *,
-                                   const uint32_t *, uint32_t), void *host)
+                                   const uint32_t *, uint32_t), void *host,
+                      int (*attribute)(int, int, int *))
 {
     memset(q, 0, sizeof *q);
     pthread_mutex_init(&q->lock, NULL);
@@ -56,6 +61,7 @@ void zn_cdp_list_init(zn_cdp_list *q, unsigned depth,
     q->depth = depth;
     q->check = check;
     q->host = host;
+    q->attribute = attribute;
 }
 
 void zn_cdp_list_fini(zn_cdp_list *q)
@@ -216,7 +222,7 @@ static int put_int(uint64_t p, int v)
 uint64_t zn_exec_cdp(zn_warp_ctx *w, uint32_t op, const uint64_t *a, uint32_t lane)
 {
     zn_cdp_list *q = list_of(w);
-    static _Atomic uint64_t streams = 0x100;
+    static _Atomic uint64_t handles = 0x100;    /* device streams and events */
     if (op == ZN_CDP_ERROR_STRING || op == ZN_CDP_ERROR_NAME)
         return (uint64_t)(uintptr_t)error_text((int)(int32_t)a[0], op == ZN_CDP_ERROR_NAME);
     if (!q)
@@ -246,10 +252,29 @@ uint64_t zn_exec_cdp(zn_warp_ctx *w, uint32_t op, const uint64_t *a, uint32_t la
     case ZN_CDP_STREAM_CREATE:
         if (!a[0])
             return (uint64_t)fail_at(q, t, ERR_INVALID_VALUE);
-        *(uint64_t *)(uintptr_t)a[0] = atomic_fetch_add(&streams, 0x10);
+        *(uint64_t *)(uintptr_t)a[0] = atomic_fetch_add(&handles, 0x10);
         return ERR_SUCCESS;
     case ZN_CDP_STREAM_DESTROY:
+    case ZN_CDP_EVENT_DESTROY:
         return ERR_SUCCESS;
+    case ZN_CDP_EVENT_CREATE:
+        if (!a[0])
+            return (uint64_t)fail_at(q, t, ERR_INVALID_VALUE);
+        *(uint64_t *)(uintptr_t)a[0] = atomic_fetch_add(&handles, 0x10);
+        return ERR_SUCCESS;
+    case ZN_CDP_EVENT_RECORD:
+    case ZN_CDP_STREAM_WAIT_EVENT:
+        /* the grid's work runs in launch order: what came before a record
+         * has run before anything launched after a wait on it */
+        return a[op == ZN_CDP_EVENT_RECORD ? 0 : 1] ? ERR_SUCCESS
+                                                    : (uint64_t)fail_at(q, t, ERR_INVALID_HANDLE);
+    case ZN_CDP_DEVICE_ATTRIBUTE: {
+        int v = 0, err = a[0] && q->attribute ? q->attribute((int)a[1], (int)a[2], &v)
+                                              : ERR_INVALID_VALUE;
+        if (err)
+            return (uint64_t)fail_at(q, t, err);
+        return (uint64_t)put_int(a[0], v);
+    }
     case ZN_CDP_GET_LAST_ERROR:
     case ZN_CDP_PEEK_LAST_ERROR:
         return (uint64_t)last_error(q, t, op == ZN_CDP_GET_LAST_ERROR);

@@ -187,6 +187,11 @@ enum {
     ZN_CDP_GET_DEVICE,          /* (int*) */
     ZN_CDP_GET_DEVICE_COUNT,    /* (int*) */
     ZN_CDP_RUNTIME_VERSION,     /* (int*) */
+    ZN_CDP_EVENT_CREATE,        /* (event*, flags) */
+    ZN_CDP_EVENT_RECORD,        /* (event, stream) */
+    ZN_CDP_EVENT_DESTROY,       /* (event) */
+    ZN_CDP_STREAM_WAIT_EVENT,   /* (stream, event, flags) */
+    ZN_CDP_DEVICE_ATTRIBUTE,    /* (int*, attribute, device) */
     ZN_CDP_NOPS
 };
 #define ZN_CDP_MAXARGS 8

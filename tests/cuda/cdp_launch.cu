@@ -4,7 +4,8 @@
 // a struct among them), a launch tree four levels deep, a tail launch that
 // sees every block of its parent done, device-side cudaMalloc/cudaFree,
 // cudaMemsetAsync and cudaMemcpyAsync on the device, streams made on the
-// device, and the error of a launch with too many threads per block
+// device, events recorded and waited for on the device, a device
+// attribute, and the error of a launch with too many threads per block
 // (cudaErrorInvalidConfiguration from cudaGetLastError, which clears it,
 // in the thread that launched and no other).
 #include "zn_test.h"
@@ -80,6 +81,29 @@ __global__ void device_api(int *sum, unsigned char *bytes, int *errs)
     errs[3] = cudaGetLastError();
     errs[4] = cudaGetLastError();
     errs[5] = cudaPeekAtLastError();
+}
+
+__global__ void add_one(int *p) { *p += 1; }
+
+// A child in one device stream, an event recorded after it, a second
+// stream waiting on the event, a child there that reads the first one's
+// result; and a device attribute read on the device.
+__global__ void events_and_attrs(int *v, int *attrs)
+{
+    cudaStream_t s1, s2;
+    cudaEvent_t e;
+    attrs[0] = cudaStreamCreateWithFlags(&s1, cudaStreamNonBlocking);
+    attrs[1] = cudaStreamCreateWithFlags(&s2, cudaStreamNonBlocking);
+    attrs[2] = cudaEventCreateWithFlags(&e, cudaEventDisableTiming);
+    add_one<<<1, 1, 0, s1>>>(v);
+    attrs[3] = cudaEventRecord(e, s1);
+    attrs[4] = cudaStreamWaitEvent(s2, e, 0);
+    add_one<<<1, 1, 0, s2>>>(v);
+    attrs[5] = cudaEventDestroy(e);
+    attrs[6] = cudaDeviceGetAttribute(&attrs[7], cudaDevAttrMaxThreadsPerBlock, 0);
+    attrs[8] = cudaDeviceGetAttribute(&attrs[9], cudaDevAttrWarpSize, 0);
+    cudaStreamDestroy(s1);
+    cudaStreamDestroy(s2);
 }
 
 // The last error belongs to the thread whose call failed.
@@ -159,6 +183,24 @@ int main()
     for (int i = 0; i < 7; i++)
         if (herr[i] != want_err[i])
             zt_fail("device API result %d: %d, want %d", i, herr[i], want_err[i]);
+
+    int *attrs, hattrs[10], hv;
+    CK(cudaMalloc(&attrs, sizeof hattrs));
+    CK(cudaMemset(attrs, 0xff, sizeof hattrs));
+    CK(cudaMemset(sum, 0, sizeof(int)));
+    events_and_attrs<<<1, 1>>>(sum, attrs);
+    CK_LAUNCH();
+    CK(cudaMemcpy(hattrs, attrs, sizeof hattrs, cudaMemcpyDeviceToHost));
+    CK(cudaMemcpy(&hv, sum, sizeof hv, cudaMemcpyDeviceToHost));
+    int max_threads = 0;
+    CK(cudaDeviceGetAttribute(&max_threads, cudaDevAttrMaxThreadsPerBlock, 0));
+    for (int i = 0; i < 10; i++) {
+        int want = i == 7 ? max_threads : i == 9 ? 32 : cudaSuccess;
+        if (hattrs[i] != want)
+            zt_fail("events/attributes result %d: %d, want %d", i, hattrs[i], want);
+    }
+    if (hv != 2)
+        zt_fail("two children through an event: %d, want 2", hv);
 
     CK(cudaMemset(errs, 0xff, 3 * sizeof(int)));
     per_thread_errors<<<1, 2>>>(errs);
