@@ -249,14 +249,10 @@ uint64_t zn_exec_cdp(zn_warp_ctx *w, uint32_t op, const uint64_t *a, uint32_t la
         }
         return (uint64_t)launch(q, t, x);
     }
-    case ZN_CDP_STREAM_CREATE:
-        if (!a[0])
-            return (uint64_t)fail_at(q, t, ERR_INVALID_VALUE);
-        *(uint64_t *)(uintptr_t)a[0] = atomic_fetch_add(&handles, 0x10);
-        return ERR_SUCCESS;
     case ZN_CDP_STREAM_DESTROY:
     case ZN_CDP_EVENT_DESTROY:
         return ERR_SUCCESS;
+    case ZN_CDP_STREAM_CREATE:
     case ZN_CDP_EVENT_CREATE:
         if (!a[0])
             return (uint64_t)fail_at(q, t, ERR_INVALID_VALUE);
