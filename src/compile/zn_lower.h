@@ -328,7 +328,8 @@ void zn_shared_store_stagger(zn_lfn *l);
 void zn_stagger_prologue(zn_lfn *l);
 void zn_lower_call(zn_lfn *l, const ptx_ins *ins);    /* zn_lower_call.c */
 /* A call to the device runtime (__cudaCDP2*): slots[i] holds argument i's
- * 32 lane copies, ret_slot (or NULL) the result's (zn_lower_cdp.c). */
+ * 32 lane copies (np == f->nparams <= ZN_CDP_MAXARGS), ret_slot (or NULL)
+ * the result's (zn_lower_cdp.c). */
 void zn_lower_cdp(zn_lfn *l, const ptx_func *f, LLVMValueRef *slots, uint32_t np,
                   LLVMValueRef ret_slot);
 void zn_lower_branch(zn_lfn *l, const ptx_ins *ins);  /* zn_lower_func.c */

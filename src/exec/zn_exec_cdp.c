@@ -295,7 +295,7 @@ uint64_t zn_exec_cdp(zn_warp_ctx *w, uint32_t op, const uint64_t *a, uint32_t la
     case ZN_CDP_GET_DEVICE_COUNT:
         return (uint64_t)put_int(a[0], 1);
     case ZN_CDP_RUNTIME_VERSION:
-        return (uint64_t)put_int(a[0], 13000);
+        return (uint64_t)put_int(a[0], 13000);  /* the device runtime of CUDA 13 */
     default:
         return (uint64_t)fail_at(q, t, ERR_NOT_SUPPORTED);
     }
