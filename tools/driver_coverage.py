@@ -25,6 +25,7 @@ import sys
 
 API = "src/driver/zn_drv_api_list.h"
 REQUESTS = "tools/cudart13-getprocaddress-requests.txt"
+EXPORTS = "tools/libcuda13-exports.txt"
 DOC = "docs/driver-coverage.md"
 PER_THREAD_FLAG = 2  # CU_GET_PROC_ADDRESS_PER_THREAD_DEFAULT_STREAM
 
@@ -59,7 +60,18 @@ REASONS = [
     (r"^cuGraph", "graphs: this node kind or query not yet"),
     (r"GPUDirectRDMA", "GPUDirect RDMA: no NIC path"),
     (r"NvSci", "NvSci: Tegra/DRIVE only"),
-    (r"^cuProfilerInitialize$|^cuCtxDetach$", "deprecated API: not supported"),
+    (r"^cuProfilerInitialize$|^cuCtx(Detach|Attach)$", "deprecated API: not supported"),
+    (r"^cu(TexRef|SurfRef)|^cuParamSetTexRef$",
+     "texture and surface references: no module can have one (nvcc 13 cannot emit .texref/.surfref); texture and surface objects work"),
+    (r"GreenCtx|DevResource|DevSmResource",
+     "green contexts (SM partitions): not yet"),
+    (r"^cuCheckpoint", "process checkpointing (cuda-checkpoint): not supported"),
+    (r"^cuCoredump", "GPU coredumps: no GPU state to dump"),
+    (r"^cuMulticast", "multicast objects: NVLink multi-GPU only"),
+    (r"^cuMemGetHandleForAddressRange$", "dma-buf export: no device memory another driver could import"),
+    (r"^cuMemBatchDecompressAsync", "the hardware decompression engine: not yet"),
+    (r"^cuTensorMap", "tensor maps: Zinc does not run cp.async.bulk.tensor (TMA) yet"),
+    (r"^cuCtx(Record|Wait)Event$", "context-wide events: not yet"),
     (r"", "not yet"),
 ]
 
@@ -68,11 +80,34 @@ def parse_api(text):
     rows = {}  # name -> [(kind, version, per_thread)]
     for m in re.finditer(r"^\s*E\((\w+),\s*(\d+),\s*([01]),\s*\w+\)", text, re.M):
         rows.setdefault(m[1], []).append(("E", int(m[2]), int(m[3])))
-    for m in re.finditer(r"^\s*UV\((\w+),\s*(\d+)\)", text, re.M):
+    for m in re.finditer(r"^\s*U[VL]\((\w+),\s*(\d+)\)", text, re.M):
         rows.setdefault(m[1], []).append(("UV", int(m[2]), None))
     for m in re.finditer(r"^\s*U\((\w+)\)", text, re.M):
         rows.setdefault(m[1], []).append(("U", 0, None))
     return rows
+
+
+def parse_symbols(text):
+    """Exported symbol -> (API name, kind): E rows' symbols, UL and U rows'
+    bare names, UA rows' symbols (zn_drv_api_list.h)."""
+    syms = {}
+    for m in re.finditer(r"^\s*E\((\w+),\s*\d+,\s*[01],\s*(\w+)\)", text, re.M):
+        syms[m[2]] = (m[1], "E")
+    for m in re.finditer(r"^\s*UL\((\w+),\s*\d+\)", text, re.M):
+        syms[m[1]] = (m[1], "UL")
+    for m in re.finditer(r"^\s*U\((\w+)\)", text, re.M):
+        syms[m[1]] = (m[1], "U")
+    for m in re.finditer(r"^\s*UA\((\w+),\s*(\w+)\)", text, re.M):
+        syms[m[2]] = (m[1], "U")
+    return syms
+
+
+def parse_exports(text, where):
+    names = [l.strip() for l in text.splitlines() if l.strip() and not l.startswith("#")]
+    for n, name in enumerate(names, 1):
+        if not re.fullmatch(r"cu\w+", name):
+            sys.exit(f"{where}: {name!r} is not a driver function name")
+    return names
 
 
 def parse_requests(text, where):
@@ -180,7 +215,30 @@ def generate(root):
     ntested = sum(1 for n in reqs if tests[n] != "-")
     count = {s: sum(1 for _, st, _ in table if st == s)
              for s in ("implemented", "partial", "NOT_SUPPORTED")}
-    extra = sorted(n for n, r in api.items() if n not in reqs and any(k == "E" for k, _, _ in r))
+    with open(f"{root}/{API}") as f:
+        syms = parse_symbols(f.read())
+    with open(f"{root}/{EXPORTS}") as f:
+        exports = parse_exports(f.read(), EXPORTS)
+    # every name NVIDIA exports must have a row: implemented or a stub
+    by_name = {}
+    for sym in exports:
+        if sym not in syms:
+            sys.exit(f"{API}: {sym} (exported by NVIDIA's libcuda.so.1, {EXPORTS}) has no "
+                     "E, UL, U or UA row")
+        name, kind = syms[sym]
+        by_name.setdefault(name, []).append((sym, kind))
+    for name, r in api.items():
+        if any(k == "E" for k, _, _ in r):
+            by_name.setdefault(name, [])
+    narrow = sorted(n for n, v in by_name.items() if any(k == "UL" for _, k in v))
+    extra = []
+    for name in sorted(n for n in by_name if n not in reqs):
+        kinds = {k for k, _, _ in api.get(name, [])}
+        if "E" in kinds:
+            extra.append((name, "implemented", ""))
+        else:
+            extra.append((name, "NOT_SUPPORTED", next(r for p, r in REASONS if re.search(p, name))))
+    nextra = {s: sum(1 for _, st, _ in extra if st == s) for s in ("implemented", "NOT_SUPPORTED")}
     out = [
         "# Driver API coverage",
         "",
@@ -217,11 +275,26 @@ def generate(root):
         out.append(f"| `{name}` | {versions} | {status} | {why} | {tests[name]} |")
     out += [
         "",
-        f"Zinc also implements {len(extra)} entry points that cudart 13 does not request",
-        "(older or driver-API-only names, reached by direct linking or `cuGetProcAddress`):",
-        ", ".join(f"`{n}`" for n in extra) + ".",
+        "## Exports beyond the runtime's requests",
         "",
+        f"NVIDIA's libcuda.so.1 exports {len(exports)} function symbols (`{EXPORTS}`, the",
+        "CUDA 13 toolkit's link stub); Zinc's exports every one of them (the CTest",
+        "`driver/exports` checks it), so a program linked with `-lcuda`, or a loader",
+        "that looks every name up, finds what it expects. Besides the ABI forms of",
+        f"the names above, these are {len(extra)} names that cudart 13 never asks for",
+        "(older calls, driver-API-only calls, newer features): Zinc implements",
+        f"**{nextra['implemented']}** and returns `CUDA_ERROR_NOT_SUPPORTED` for "
+        f"**{nextra['NOT_SUPPORTED']}**.",
+        f"The CUDA 3.1 forms of {len(narrow)} names (32-bit device pointers and sizes,",
+        "exported under the bare name, such as `cuMemAlloc` beside `cuMemAlloc_v2`)",
+        "return `CUDA_ERROR_NOT_SUPPORTED`: " + ", ".join(f"`{n}`" for n in narrow) + ".",
+        "",
+        "| entry point | status | why | tested by |",
+        "|---|---|---|---|",
     ]
+    for name, status, why in extra:
+        out.append(f"| `{name}` | {status} | {why} | {tested_by(name, words)} |")
+    out.append("")
     return "\n".join(out)
 
 

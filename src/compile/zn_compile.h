@@ -81,6 +81,8 @@ zn_jit_module *zn_jit_open(const ptx_module *m, const zn_compile_opts *o, int ea
  * now, 0 if it was ready, -1 with err. */
 int zn_jit_kernel_ready(zn_jit_module *jm, const zn_kernel_info *k, char *err,
                         size_t errlen);
+/* Whether k->fn is usable now (nothing is compiled). */
+bool zn_jit_kernel_loaded(zn_jit_module *jm, const zn_kernel_info *k);
 typedef struct zn_jit_stats {
     uint32_t units;             /* units loaded (compiled or from the cache) */
     uint32_t compiled;          /* of them compiled in this process */

@@ -448,6 +448,16 @@ int zn_jit_kernel_ready(zn_jit_module *jm, const zn_kernel_info *k, char *err,
     return rc;
 }
 
+bool zn_jit_kernel_loaded(zn_jit_module *jm, const zn_kernel_info *k)
+{
+    if (k < jm->kernels || k >= jm->kernels + jm->nkernels)
+        return false;
+    pthread_mutex_lock(&jm->lock);
+    bool loaded = k->fn != NULL;
+    pthread_mutex_unlock(&jm->lock);
+    return loaded;
+}
+
 void zn_jit_get_stats(zn_jit_module *jm, zn_jit_stats *s)
 {
     pthread_mutex_lock(&jm->lock);

@@ -233,6 +233,24 @@ typedef struct CUdevprop {
     int textureAlign;
 } CUdevprop;
 
+/* execution affinity (cuCtxCreate_v3): Zinc's device supports none */
+typedef struct CUexecAffinityParam { int type; int smCount; } CUexecAffinityParam;
+#define ZN_CU_EXEC_AFFINITY_TYPE_SM_COUNT 0
+/* green contexts: Zinc has none, so every CUgreenCtx it returns is NULL */
+typedef struct zn_green_ctx *CUgreenCtx;
+/* cuLaunchCooperativeKernelMultiDevice's list entries */
+typedef struct CUDA_LAUNCH_PARAMS {
+    CUfunction function;
+    unsigned int gridDimX, gridDimY, gridDimZ, blockDimX, blockDimY, blockDimZ;
+    unsigned int sharedMemBytes;
+    CUstream hStream;
+    void **kernelParams;
+} CUDA_LAUNCH_PARAMS;
+typedef enum CUfunctionLoadingState {
+    CU_FUNCTION_LOADING_STATE_UNLOADED = 0,
+    CU_FUNCTION_LOADING_STATE_LOADED = 1,
+} CUfunctionLoadingState;
+
 typedef struct CUctxCreateParams {
     void *execAffinityParams;
     int numExecAffinityParams;
@@ -303,6 +321,10 @@ ZN_API CUresult cuCtxCreate_v2(CUcontext *pctx, unsigned int flags, CUdevice dev
 ZN_API CUresult cuCtxCreate_v4(CUcontext *pctx, CUctxCreateParams *params,
                                unsigned int flags, CUdevice dev);
 ZN_API CUresult cuCtxDestroy_v2(CUcontext ctx);
+ZN_API CUresult cuCtxCreate_v3(CUcontext *pctx, CUexecAffinityParam *params, int n,
+                               unsigned int flags, CUdevice dev);
+ZN_API CUresult cuCtxGetExecAffinity(CUexecAffinityParam *p, int type);
+ZN_API CUresult cuDeviceGetExecAffinitySupport(int *pi, int type, CUdevice dev);
 ZN_API CUresult cuCtxGetCurrent(CUcontext *pctx);
 ZN_API CUresult cuCtxSetCurrent(CUcontext ctx);
 ZN_API CUresult cuCtxPushCurrent_v2(CUcontext ctx);
@@ -340,6 +362,8 @@ ZN_API CUresult cuMemHostRegister_v2(void *p, size_t bytes, unsigned int flags);
 ZN_API CUresult cuMemHostUnregister(void *p);
 ZN_API CUresult cuMemAllocManaged(CUdeviceptr *dptr, size_t bytes, unsigned int flags);
 ZN_API CUresult cuPointerGetAttribute(void *data, CUpointer_attribute attr, CUdeviceptr ptr);
+ZN_API CUresult cuPointerSetAttribute(const void *value, CUpointer_attribute attr,
+                                      CUdeviceptr ptr);
 ZN_API CUresult cuPointerGetAttributes(unsigned int n, CUpointer_attribute *attrs,
                                        void **data, CUdeviceptr ptr);
 ZN_API CUresult cuMemAdvise(CUdeviceptr p, size_t n, int advice, CUdevice dev);
@@ -370,7 +394,13 @@ ZN_API CUresult cuMemsetD2D8_v2##S(CUdeviceptr dst, size_t pitch, unsigned char 
 ZN_API CUresult cuMemsetD2D16_v2##S(CUdeviceptr dst, size_t pitch, unsigned short v, \
                                     size_t w, size_t h);                        \
 ZN_API CUresult cuMemsetD2D32_v2##S(CUdeviceptr dst, size_t pitch, unsigned int v, \
-                                    size_t w, size_t h);
+                                    size_t w, size_t h);                        \
+ZN_API CUresult cuMemcpyAtoA_v2##S(CUarray dst, size_t doff, CUarray src, size_t soff, \
+                                   size_t n);                                   \
+ZN_API CUresult cuMemcpyAtoD_v2##S(CUdeviceptr dst, CUarray src, size_t soff, size_t n); \
+ZN_API CUresult cuMemcpyAtoH_v2##S(void *dst, CUarray src, size_t soff, size_t n); \
+ZN_API CUresult cuMemcpyDtoA_v2##S(CUarray dst, size_t doff, CUdeviceptr src, size_t n); \
+ZN_API CUresult cuMemcpyHtoA_v2##S(CUarray dst, size_t doff, const void *src, size_t n);
 #define ZN_ASYNC_DECLS(S)                                                       \
 ZN_API CUresult cuMemcpyAsync##S(CUdeviceptr dst, CUdeviceptr src, size_t n, CUstream s); \
 ZN_API CUresult cuMemcpyHtoDAsync_v2##S(CUdeviceptr dst, const void *src, size_t n, \
@@ -391,7 +421,11 @@ ZN_API CUresult cuMemsetD2D8Async##S(CUdeviceptr dst, size_t pitch, unsigned cha
 ZN_API CUresult cuMemsetD2D16Async##S(CUdeviceptr dst, size_t pitch, unsigned short v, \
                                       size_t w, size_t h, CUstream s);          \
 ZN_API CUresult cuMemsetD2D32Async##S(CUdeviceptr dst, size_t pitch, unsigned int v, \
-                                      size_t w, size_t h, CUstream s);
+                                      size_t w, size_t h, CUstream s);          \
+ZN_API CUresult cuMemcpyAtoHAsync_v2##S(void *dst, CUarray src, size_t soff, size_t n, \
+                                        CUstream s);                            \
+ZN_API CUresult cuMemcpyHtoAAsync_v2##S(CUarray dst, size_t doff, const void *src, \
+                                        size_t n, CUstream s);
 ZN_COPY_DECLS()
 ZN_COPY_DECLS(_ptds)
 ZN_ASYNC_DECLS()
@@ -452,6 +486,31 @@ ZN_API CUresult cuFuncSetSharedMemConfig(CUfunction f, int config);
 ZN_API CUresult cuFuncGetName(const char **name, CUfunction f);
 ZN_API CUresult cuFuncGetParamInfo(CUfunction f, size_t i, size_t *offset, size_t *size);
 ZN_API CUresult cuFuncGetModule(CUmodule *mod, CUfunction f);
+ZN_API CUresult cuFuncLoad(CUfunction f);
+ZN_API CUresult cuFuncIsLoaded(CUfunctionLoadingState *state, CUfunction f);
+ZN_API CUresult cuKernelGetLibrary(CUlibrary *lib, CUkernel k);
+ZN_API CUresult cuModuleEnumerateFunctions(CUfunction *fns, unsigned int n, CUmodule mod);
+ZN_API CUresult cuStreamGetGreenCtx(CUstream s, CUgreenCtx *green);
+ZN_API CUresult cuLaunchCooperativeKernelMultiDevice(CUDA_LAUNCH_PARAMS *list,
+                                                     unsigned int ndev, unsigned int flags);
+/* CUDA 1-3 forms (zn_drv_legacy.c): the same signature as their successors,
+ * or the execution control that cuLaunchKernel replaced */
+ZN_API CUresult cuCtxCreate(CUcontext *pctx, unsigned int flags, CUdevice dev);
+ZN_API CUresult cuCtxDestroy(CUcontext ctx);
+ZN_API CUresult cuCtxPushCurrent(CUcontext ctx);
+ZN_API CUresult cuCtxPopCurrent(CUcontext *pctx);
+ZN_API CUresult cuEventDestroy(CUevent e);
+ZN_API CUresult cuStreamDestroy(CUstream s);
+ZN_API CUresult cuMemHostRegister(void *p, size_t bytes, unsigned int flags);
+ZN_API CUresult cuFuncSetBlockShape(CUfunction f, int x, int y, int z);
+ZN_API CUresult cuFuncSetSharedSize(CUfunction f, unsigned int bytes);
+ZN_API CUresult cuParamSetSize(CUfunction f, unsigned int bytes);
+ZN_API CUresult cuParamSeti(CUfunction f, int offset, unsigned int v);
+ZN_API CUresult cuParamSetf(CUfunction f, int offset, float v);
+ZN_API CUresult cuParamSetv(CUfunction f, int offset, void *p, unsigned int bytes);
+ZN_API CUresult cuLaunch(CUfunction f);
+ZN_API CUresult cuLaunchGrid(CUfunction f, int gw, int gh);
+ZN_API CUresult cuLaunchGridAsync(CUfunction f, int gw, int gh, CUstream s);
 
 /* launches and occupancy */
 #define ZN_LAUNCH_DECLS(S)                                                      \
@@ -497,6 +556,7 @@ ZN_API CUresult cuStreamWaitEvent##S(CUstream s, CUevent e, unsigned int flags);
 ZN_API CUresult cuStreamGetFlags##S(CUstream s, unsigned int *flags);           \
 ZN_API CUresult cuStreamGetPriority##S(CUstream s, int *priority);              \
 ZN_API CUresult cuStreamGetCtx##S(CUstream s, CUcontext *ctx);                  \
+ZN_API CUresult cuStreamGetCtx_v2##S(CUstream s, CUcontext *ctx, CUgreenCtx *green); \
 ZN_API CUresult cuStreamGetId##S(CUstream s, unsigned long long *id);           \
 ZN_API CUresult cuStreamGetDevice##S(CUstream s, CUdevice *dev);                \
 ZN_API CUresult cuStreamAddCallback##S(CUstream s, CUstreamCallback cb, void *user, \

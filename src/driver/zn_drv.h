@@ -380,6 +380,9 @@ struct zn_func {
     unsigned req_cluster[3];
     int cluster_nonportable;
     int cluster_policy;
+    /* cuFuncSetBlockShape/cuParamSet* state for cuLaunchGrid (zn_drv_legacy.c):
+     * allocated on first use, freed with the module */
+    struct zn_legacy_launch *legacy;
 };
 
 typedef struct zn_module {
@@ -390,6 +393,7 @@ typedef struct zn_module {
     zn_func *funcs;
     unsigned nfuncs;
     unsigned sm;                /* target of the PTX that was chosen */
+    struct zn_library *lib;     /* the library that wraps it (cuKernelGetLibrary) */
 } zn_module;
 
 typedef struct zn_library {
@@ -400,6 +404,8 @@ typedef struct zn_library {
 bool zn_func_valid(const zn_func *f);
 /* Compiles f's kernel if it is not yet (lazy loading, zn_drv_func.c). */
 CUresult zn_func_ready(const zn_func *f);
+/* The legacy launch state of f's module, freed at unload (zn_drv_legacy.c). */
+void zn_legacy_free(zn_module *m);
 /* Module argument checks for zn_drv_module.c (zn_drv_modcheck.c). */
 CUresult zn_jit_options_check(unsigned n, const CUjit_option *opts, void *const *vals);
 bool zn_module_var_managed(const zn_module *m, const char *name);

@@ -267,6 +267,41 @@ static CUresult copy_3dp(const CUDA_MEMCPY3D *p, CUstream h, bool pt, bool sync)
     return zn_submit(s, op, sync);
 }
 
+/* One side of a cuMemcpy{AtoA,AtoD,AtoH,DtoA,HtoA}: host, device or array
+ * memory at a byte offset. */
+typedef struct side1d {
+    CUmemorytype type;
+    const void *host;
+    CUdeviceptr dev;
+    CUarray array;
+    size_t off;
+} side1d;
+
+#define A1(a, o) ((side1d){ .type = CU_MEMORYTYPE_ARRAY, .array = (a), .off = (o) })
+#define H1(p) ((side1d){ .type = CU_MEMORYTYPE_HOST, .host = (p) })
+#define D1(p) ((side1d){ .type = CU_MEMORYTYPE_DEVICE, .dev = (p) })
+
+/* n bytes from byte offset off of an array's first row: a 3D copy of one
+ * row, which checks the array bounds (a copy past the row's end is
+ * CUDA_ERROR_INVALID_VALUE). */
+static CUresult copy_1d(side1d dst, side1d src, size_t n, CUstream h, bool pt, bool sync)
+{
+    CUDA_MEMCPY3D p = { 0 };
+    p.srcMemoryType = src.type;
+    p.srcHost = src.host;
+    p.srcDevice = src.dev;
+    p.srcArray = src.array;
+    p.srcXInBytes = src.type == CU_MEMORYTYPE_ARRAY ? src.off : 0;
+    p.dstMemoryType = dst.type;
+    p.dstHost = (void *)dst.host;
+    p.dstDevice = dst.dev;
+    p.dstArray = dst.array;
+    p.dstXInBytes = dst.type == CU_MEMORYTYPE_ARRAY ? dst.off : 0;
+    p.WidthInBytes = n;
+    p.Height = p.Depth = 1;
+    return copy_3dp(&p, h, pt, sync);
+}
+
 /* CUDA_MEMCPY3D_PEER is CUDA_MEMCPY3D with the two reserved pointers
  * naming the contexts; every context is on device 0, so once both are
  * valid it is the same copy. A side that is a CUDA array ignores its
@@ -343,6 +378,16 @@ SYNC(cuMemcpy2D_v2, (const CUDA_MEMCPY2D *p), copy_2d(p, NULL, pt, sync))
 SYNC(cuMemcpy2DUnaligned_v2, (const CUDA_MEMCPY2D *p), copy_2d(p, NULL, pt, sync))
 SYNC(cuMemcpy3D_v2, (const CUDA_MEMCPY3D *p), copy_3dp(p, NULL, pt, sync))
 SYNC(cuMemcpy3DPeer, (const CUDA_MEMCPY3D_PEER *p), copy_3d_peer(p, NULL, pt, sync))
+SYNC(cuMemcpyAtoA_v2, (CUarray dst, size_t doff, CUarray src, size_t soff, size_t n),
+     copy_1d(A1(dst, doff), A1(src, soff), n, NULL, pt, sync))
+SYNC(cuMemcpyAtoD_v2, (CUdeviceptr dst, CUarray src, size_t soff, size_t n),
+     copy_1d(D1(dst), A1(src, soff), n, NULL, pt, sync))
+SYNC(cuMemcpyAtoH_v2, (void *dst, CUarray src, size_t soff, size_t n),
+     copy_1d(H1(dst), A1(src, soff), n, NULL, pt, sync))
+SYNC(cuMemcpyDtoA_v2, (CUarray dst, size_t doff, CUdeviceptr src, size_t n),
+     copy_1d(A1(dst, doff), D1(src), n, NULL, pt, sync))
+SYNC(cuMemcpyHtoA_v2, (CUarray dst, size_t doff, const void *src, size_t n),
+     copy_1d(A1(dst, doff), H1(src), n, NULL, pt, sync))
 SYNC(cuMemsetD8_v2, (CUdeviceptr dst, unsigned char v, size_t n),
      set_2d(dst, n, v, 1, n, 1, NULL, pt, sync))
 SYNC(cuMemsetD16_v2, (CUdeviceptr dst, unsigned short v, size_t n),
@@ -370,6 +415,10 @@ ASYNC(cuMemcpy2DAsync_v2, (const CUDA_MEMCPY2D *p, CUstream s), copy_2d(p, s, pt
 ASYNC(cuMemcpy3DAsync_v2, (const CUDA_MEMCPY3D *p, CUstream s), copy_3dp(p, s, pt, sync))
 ASYNC(cuMemcpy3DPeerAsync, (const CUDA_MEMCPY3D_PEER *p, CUstream s),
       copy_3d_peer(p, s, pt, sync))
+ASYNC(cuMemcpyAtoHAsync_v2, (void *dst, CUarray src, size_t soff, size_t n, CUstream s),
+      copy_1d(H1(dst), A1(src, soff), n, s, pt, sync))
+ASYNC(cuMemcpyHtoAAsync_v2, (CUarray dst, size_t doff, const void *src, size_t n, CUstream s),
+      copy_1d(A1(dst, doff), H1(src), n, s, pt, sync))
 ASYNC(cuMemsetD8Async, (CUdeviceptr dst, unsigned char v, size_t n, CUstream s),
       set_2d(dst, n, v, 1, n, 1, s, pt, sync))
 ASYNC(cuMemsetD16Async, (CUdeviceptr dst, unsigned short v, size_t n, CUstream s),

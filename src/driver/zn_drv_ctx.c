@@ -248,9 +248,34 @@ CUresult cuCtxCreate_v2(CUcontext *pctx, unsigned int flags, CUdevice dev)
 CUresult cuCtxCreate_v4(CUcontext *pctx, CUctxCreateParams *params, unsigned int flags,
                         CUdevice dev)
 {
-    if (params && (params->numExecAffinityParams > 0 || params->cigParams))
+    if (params && params->numExecAffinityParams > 0)
+        ZN_RET(CUDA_ERROR_UNSUPPORTED_EXEC_AFFINITY);
+    if (params && params->cigParams)     /* CUDA in graphics: no graphics API here */
         ZN_RET(CUDA_ERROR_NOT_SUPPORTED);
     return cuCtxCreate_v2(pctx, flags, dev);
+}
+
+/* Execution affinity (a context limited to some SMs): the device reports
+ * no support (cuDeviceGetExecAffinitySupport), so a context that asks for
+ * it is refused with CUDA_ERROR_UNSUPPORTED_EXEC_AFFINITY, as CUDA does. */
+CUresult cuCtxCreate_v3(CUcontext *pctx, CUexecAffinityParam *params, int n,
+                        unsigned int flags, CUdevice dev)
+{
+    ZN_CHECK_INIT();
+    if (n < 0 || (n > 0 && !params))
+        ZN_RET(CUDA_ERROR_INVALID_VALUE);
+    if (n > 0)
+        ZN_RET(CUDA_ERROR_UNSUPPORTED_EXEC_AFFINITY);
+    return cuCtxCreate_v2(pctx, flags, dev);
+}
+
+CUresult cuCtxGetExecAffinity(CUexecAffinityParam *p, int type)
+{
+    ZN_ENTER(c);
+    (void)c;
+    if (!p || type != ZN_CU_EXEC_AFFINITY_TYPE_SM_COUNT)
+        ZN_RET(CUDA_ERROR_INVALID_VALUE);
+    ZN_RET(CUDA_ERROR_UNSUPPORTED_EXEC_AFFINITY);
 }
 
 CUresult cuCtxDestroy_v2(CUcontext ctx)

@@ -282,3 +282,14 @@ CUresult cuDeviceGetLuid(char *luid, unsigned int *mask, CUdevice dev)
     zn_log(ZN_LOG_WARN, "cuDeviceGetLuid: no LUID on this platform");
     ZN_RET(CUDA_ERROR_NOT_SUPPORTED);
 }
+
+/* Execution affinity (contexts limited to some SMs): not supported, so
+ * cuCtxCreate_v3/v4 refuse affinity parameters (zn_drv_ctx.c). */
+CUresult cuDeviceGetExecAffinitySupport(int *pi, int type, CUdevice dev)
+{
+    ZN_CHECK_DEV(dev);
+    if (!pi || type != ZN_CU_EXEC_AFFINITY_TYPE_SM_COUNT)
+        ZN_RET(CUDA_ERROR_INVALID_VALUE);
+    *pi = 0;
+    ZN_RET(CUDA_SUCCESS);
+}

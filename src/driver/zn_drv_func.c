@@ -229,6 +229,28 @@ CUresult cuFuncGetModule(CUmodule *mod, CUfunction f)
     ZN_RET(CUDA_SUCCESS);
 }
 
+/* Lazy loading (CUDA_MODULE_LOADING=LAZY, Zinc's default): a kernel is
+ * compiled on its first launch; cuFuncLoad compiles it now. */
+CUresult cuFuncLoad(CUfunction f)
+{
+    ZN_CHECK_INIT();
+    if (!zn_func_valid(f))
+        ZN_RET(CUDA_ERROR_INVALID_HANDLE);
+    ZN_RET(zn_func_ready(f));
+}
+
+CUresult cuFuncIsLoaded(CUfunctionLoadingState *state, CUfunction f)
+{
+    ZN_CHECK_INIT();
+    if (!state)
+        ZN_RET(CUDA_ERROR_INVALID_VALUE);
+    if (!zn_func_valid(f))
+        ZN_RET(CUDA_ERROR_INVALID_HANDLE);
+    bool loaded = f->jit ? zn_jit_kernel_loaded(f->jit, f->ki) : f->ki && f->ki->fn;
+    *state = loaded ? CU_FUNCTION_LOADING_STATE_LOADED : CU_FUNCTION_LOADING_STATE_UNLOADED;
+    ZN_RET(CUDA_SUCCESS);
+}
+
 /* ---- occupancy ---- */
 
 static int func_max_threads(const zn_func *f)

@@ -304,3 +304,19 @@ CUresult cuLaunchKernelEx_ptsz(const CUlaunchConfig *cfg, CUfunction f, void **p
 {
     ZN_RET(launch_ex(cfg, f, params, extra, true));
 }
+
+/* The multi-device cooperative launch (deprecated since CUDA 11.3) on a
+ * system of one device: one entry, launched as cuLaunchCooperativeKernel
+ * on its stream. The two flags only concern waits between devices. */
+#define ZN_COOP_MULTI_FLAGS 3u  /* NO_PRE_LAUNCH_SYNC | NO_POST_LAUNCH_SYNC */
+CUresult cuLaunchCooperativeKernelMultiDevice(CUDA_LAUNCH_PARAMS *list, unsigned int ndev,
+                                              unsigned int flags)
+{
+    ZN_CHECK_INIT();
+    if (!list || !ndev || ndev > ZN_NDEVICES || (flags & ~ZN_COOP_MULTI_FLAGS))
+        ZN_RET(CUDA_ERROR_INVALID_VALUE);
+    const CUDA_LAUNCH_PARAMS *p = &list[0];
+    return cuLaunchCooperativeKernel(p->function, p->gridDimX, p->gridDimY, p->gridDimZ,
+                                     p->blockDimX, p->blockDimY, p->blockDimZ,
+                                     p->sharedMemBytes, p->hStream, p->kernelParams);
+}

@@ -8,6 +8,7 @@
 #include "zn_drv.h"
 #include "zn_drv_ipc.h"
 #include "../exec/zn_exec.h"
+#include "../util/zn_log.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -475,6 +476,28 @@ CUresult cuPointerGetAttribute(void *data, CUpointer_attribute attr, CUdeviceptr
         ZN_RET(CUDA_ERROR_INVALID_VALUE);
     ptr_info pi = ptr_query(ptr);
     ZN_RET(ptr_attr(data, attr, ptr, &pi, c));
+}
+
+/* CU_POINTER_ATTRIBUTE_SYNC_MEMOPS is the one attribute CUDA lets a program
+ * set. Zinc's synchronous copies and sets always synchronise, on any
+ * memory, so asking for that (1) holds already; asking for less (0) would
+ * make cuPointerGetAttribute answer 0 for memory that still behaves as 1,
+ * so it is refused, with a log line. */
+CUresult cuPointerSetAttribute(const void *value, CUpointer_attribute attr, CUdeviceptr ptr)
+{
+    ZN_ENTER(c);
+    (void)c;
+    if (!value || attr != CU_POINTER_ATTRIBUTE_SYNC_MEMOPS)
+        ZN_RET(CUDA_ERROR_INVALID_VALUE);
+    ptr_info pi = ptr_query(ptr);
+    if (!pi.known || pi.kind == ZN_MEM_HOST)
+        ZN_RET(CUDA_ERROR_INVALID_VALUE);
+    if (!*(const int *)value) {
+        zn_log(ZN_LOG_WARN, "cuPointerSetAttribute: SYNC_MEMOPS 0 is not supported (Zinc's "
+                            "synchronous memory operations always synchronise)");
+        ZN_RET(CUDA_ERROR_NOT_SUPPORTED);
+    }
+    ZN_RET(CUDA_SUCCESS);
 }
 
 /* Unlike the single query, an unknown pointer is not an error here: each

@@ -59,6 +59,7 @@ static void module_free(zn_module *m)
             ptx_module_free(im->ptx);
     }
     free(m->imgs);
+    zn_legacy_free(m);
     /* handles point into these: retired, never freed */
     zn_handle_bury(m->funcs, m->nfuncs * sizeof *m->funcs);
     zn_handle_retire(ZN_HANDLE_MODULE, m, sizeof *m);
@@ -476,6 +477,19 @@ CUresult cuModuleGetFunctionCount(unsigned int *count, CUmodule mod)
     ZN_RET(CUDA_SUCCESS);
 }
 
+CUresult cuModuleEnumerateFunctions(CUfunction *fns, unsigned int n, CUmodule mod)
+{
+    ZN_CHECK_INIT();
+    if (!module_valid(mod))
+        ZN_RET(CUDA_ERROR_INVALID_HANDLE);
+    if (!fns)
+        ZN_RET(CUDA_ERROR_INVALID_VALUE);
+    /* at most n handles (CUDA: "a maximum number of numFunctions") */
+    for (unsigned i = 0; i < mod->nfuncs && i < n; i++)
+        fns[i] = &mod->funcs[i];
+    ZN_RET(CUDA_SUCCESS);
+}
+
 /* Texture and surface references: nvcc 13 cannot emit .texref/.surfref
  * (CUDA 13's cuda.h no longer declares these calls) and Zinc's PTX parser
  * refuses a module declaring one, so no loaded module has a reference:
@@ -515,6 +529,7 @@ static CUresult library_wrap(zn_module *m, CUlibrary *lib)
     }
     l->magic = ZN_MAGIC_LIBRARY;
     l->mod = m;
+    m->lib = l;
     *lib = l;
     return CUDA_SUCCESS;
 }
@@ -604,6 +619,18 @@ CUresult cuLibraryEnumerateKernels(CUkernel *kernels, unsigned int n, CUlibrary 
         ZN_RET(CUDA_ERROR_INVALID_VALUE);
     for (unsigned i = 0; i < lib->mod->nfuncs; i++)
         kernels[i] = &lib->mod->funcs[i];
+    ZN_RET(CUDA_SUCCESS);
+}
+
+/* a kernel handle is a function of the library's module */
+CUresult cuKernelGetLibrary(CUlibrary *lib, CUkernel k)
+{
+    ZN_CHECK_INIT();
+    if (!lib)
+        ZN_RET(CUDA_ERROR_INVALID_VALUE);
+    if (!zn_func_valid(k) || !k->mod->lib)
+        ZN_RET(CUDA_ERROR_INVALID_HANDLE);
+    *lib = k->mod->lib;
     ZN_RET(CUDA_SUCCESS);
 }
 

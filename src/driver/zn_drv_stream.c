@@ -288,6 +288,24 @@ static CUresult stream_get_ctx(CUstream h, CUcontext *pctx, bool pt)
     return r;
 }
 
+/* No stream belongs to a green context (Zinc has none): the context, and
+ * a NULL green context. */
+static CUresult stream_get_ctx_v2(CUstream h, CUcontext *pctx, CUgreenCtx *green, bool pt)
+{
+    if (!green)
+        return CUDA_ERROR_INVALID_VALUE;
+    CUresult r = stream_get_ctx(h, pctx, pt);
+    if (r == CUDA_SUCCESS)
+        *green = NULL;
+    return r;
+}
+
+CUresult cuStreamGetGreenCtx(CUstream h, CUgreenCtx *green)
+{
+    CUcontext c;
+    ZN_RET(stream_get_ctx_v2(h, &c, green, false));
+}
+
 static CUresult stream_get_id(CUstream h, unsigned long long *id, bool pt)
 {
     zn_stream *s;
@@ -448,6 +466,8 @@ BOTH(cuStreamWaitEvent, (CUstream s, CUevent e, unsigned int flags),
 BOTH(cuStreamGetFlags, (CUstream s, unsigned int *flags), stream_get_flags(s, flags, pt))
 BOTH(cuStreamGetPriority, (CUstream s, int *priority), stream_get_priority(s, priority, pt))
 BOTH(cuStreamGetCtx, (CUstream s, CUcontext *pctx), stream_get_ctx(s, pctx, pt))
+BOTH(cuStreamGetCtx_v2, (CUstream s, CUcontext *pctx, CUgreenCtx *green),
+     stream_get_ctx_v2(s, pctx, green, pt))
 BOTH(cuStreamGetId, (CUstream s, unsigned long long *id), stream_get_id(s, id, pt))
 BOTH(cuStreamGetDevice, (CUstream s, CUdevice *dev), stream_get_device(s, dev, pt))
 BOTH(cuStreamAddCallback, (CUstream s, CUstreamCallback cb, void *user, unsigned int flags),

@@ -123,13 +123,15 @@ static void test_proc_address(void)
     EXPECT(proc("cuStreamDestroy", 13000, 0, 0, 0) == sym("cuStreamDestroy_v2"));
     /* older than the oldest ABI version: NVIDIA's driver hands out the oldest;
      * unknown names: success, a NULL pointer and SYMBOL_NOT_FOUND */
-    void *oldest = proc("cuMemAlloc", 2000, 0, 0, CU_GET_PROC_ADDRESS_SUCCESS);
-    EXPECT(oldest == sym("cuMemAlloc_v2"));     /* Zinc's oldest form of it */
+    void *oldest = proc("cuMemAlloc", 1000, 0, 0, CU_GET_PROC_ADDRESS_SUCCESS);
+    EXPECT(oldest == sym("cuMemAlloc"));        /* the 32-bit form: a stub */
+    EXPECT(((CUresult (*)(void))oldest)() == CUDA_ERROR_NOT_SUPPORTED);
+    EXPECT(proc("cuMemAlloc", 3020, 0, 0, 0) == sym("cuMemAlloc_v2"));
     EXPECT(proc("cuNoSuchFunction", 13000, 0, 0, CU_GET_PROC_ADDRESS_SYMBOL_NOT_FOUND) == NULL);
-    /* cuCtxCreate's v11040 signature is not implemented: never the v3020 one */
-    void *v3 = proc("cuCtxCreate", 12000, 0, 0, 0);
-    EXPECT(v3 != sym("cuCtxCreate_v2") && v3 != sym("cuCtxCreate_v4"));
-    EXPECT(((CUresult (*)(void))v3)() == CUDA_ERROR_NOT_SUPPORTED);
+    /* each ABI version of cuCtxCreate resolves to its own signature */
+    EXPECT(proc("cuCtxCreate", 12000, 0, 0, 0) == sym("cuCtxCreate_v3"));
+    EXPECT(proc("cuCtxCreate", 4000, 0, 0, 0) == sym("cuCtxCreate_v2"));
+    EXPECT(proc("cuCtxCreate", 2000, 0, 0, 0) == sym("cuCtxCreate"));
     /* an unimplemented name resolves to a stub that fails, never succeeds */
     void *g = proc("cuCtxDetach", 12000, 0, 0, 0);
     EXPECT(((CUresult (*)(void *))g)(NULL) == CUDA_ERROR_NOT_SUPPORTED);
