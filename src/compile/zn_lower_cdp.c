@@ -33,6 +33,17 @@ static const struct { const char *name; uint32_t op; } cdp_ops[] = {
     {"EventDestroy", ZN_CDP_EVENT_DESTROY},
     {"StreamWaitEvent", ZN_CDP_STREAM_WAIT_EVENT},
     {"DeviceGetAttribute", ZN_CDP_DEVICE_ATTRIBUTE},
+    {"EventRecordWithFlags", ZN_CDP_EVENT_RECORD},
+    {"Memcpy2DAsync", ZN_CDP_MEMCPY_2D},
+    {"Memcpy3DAsync", ZN_CDP_MEMCPY_3D},
+    {"Memset2DAsync", ZN_CDP_MEMSET_2D},
+    {"Memset3DAsync", ZN_CDP_MEMSET_3D},
+    {"FuncGetAttributes", ZN_CDP_FUNC_ATTRIBUTES},
+    {"OccupancyMaxActiveBlocksPerMultiprocessor", ZN_CDP_OCCUPANCY},
+    {"OccupancyMaxActiveBlocksPerMultiprocessorWithFlags", ZN_CDP_OCCUPANCY},
+    {"DeviceGetLimit", ZN_CDP_DEVICE_LIMIT},
+    {"DeviceGetCacheConfig", ZN_CDP_CACHE_CONFIG},
+    {"DeviceGetSharedMemConfig", ZN_CDP_SHMEM_CONFIG},
 };
 
 /* The operation of __cudaCDP2<name>[_ptsz], or -1. */
@@ -79,8 +90,9 @@ void zn_lower_cdp(zn_lfn *l, const ptx_func *f, LLVMValueRef *slots, uint32_t np
     int op = cdp_op(f->name);
     if (op < 0) {
         zn_lerr(l, "device runtime function '%s' is not supported by Zinc (dynamic "
-                "parallelism: kernel launches, streams, events, malloc/free, memcpy/memset, "
-                "device attributes and errors are)", f->name);
+                "parallelism: kernel launches, streams, events, malloc/free, 1D/2D/3D "
+                "memcpy/memset, device and function attributes, occupancy, limits and "
+                "errors are)", f->name);
         return;
     }
     if (f->nrets > 1) {     /* the argument count: checked by the caller */

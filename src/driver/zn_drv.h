@@ -246,11 +246,11 @@ void zn_op_run(zn_op *op);
 /* A kernel op's grid, then the grids it launched from the device; depth:
  * how many grids launched it (0: the host did). */
 void zn_op_run_kernel(zn_op *op, unsigned depth);
-/* Device-side launches (zn_drv_cdp.c): zn_cdp_list's check, with the
- * launching kernel's module as host, and the run of a grid's list. */
-int zn_cdp_check(void *mod, const char *func, const uint32_t *grid, const uint32_t *block,
+/* Device-side launches (zn_drv_cdp.c): zn_cdp_list's check and query, with
+ * the launching kernel's op as host, and the run of a grid's list. */
+int zn_cdp_check(void *op, const char *func, const uint32_t *grid, const uint32_t *block,
                  uint32_t shmem);
-int zn_cdp_attribute(int attr, int device, int *value);    /* cudaDeviceGetAttribute */
+int zn_cdp_query(void *op, uint32_t what, const uint64_t *args);
 struct zn_cdp_list;
 void zn_cdp_run(const zn_op *parent, struct zn_cdp_list *q);
 /* Kernel op with the parameters packed (kernelParams or extra). */

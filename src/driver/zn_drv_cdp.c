@@ -17,7 +17,7 @@
 #include <string.h>
 
 enum { ERR_INVALID_VALUE = 1, ERR_INVALID_CONFIGURATION = 9, ERR_INVALID_FUNCTION = 98,
-       ERR_INVALID_DEVICE = 101 };
+       ERR_INVALID_DEVICE = 101, ERR_UNSUPPORTED_LIMIT = 215 };
 
 static zn_func *func_named(zn_module *m, const char *name)
 {
@@ -27,10 +27,10 @@ static zn_func *func_named(zn_module *m, const char *name)
     return NULL;
 }
 
-int zn_cdp_check(void *mod, const char *func, const uint32_t *grid, const uint32_t *block,
+int zn_cdp_check(void *host, const char *func, const uint32_t *grid, const uint32_t *block,
                  uint32_t shmem)
 {
-    zn_func *f = func_named(mod, func);
+    zn_func *f = func_named(((zn_op *)host)->u.k.f->mod, func);
     if (!f || !f->ki || zn_func_ready(f) != CUDA_SUCCESS) {
         zn_log(ZN_LOG_WARN, "device-side launch of %s: no such kernel in the module", func);
         return ERR_INVALID_FUNCTION;
@@ -49,11 +49,110 @@ int zn_cdp_check(void *mod, const char *func, const uint32_t *grid, const uint32
     return 0;
 }
 
-int zn_cdp_attribute(int attr, int device, int *value)
+/* cudaFuncAttributes (driver_types.h), filled from cuFuncGetAttribute's
+ * answers in the order of CUfunction_attribute 0-15 */
+typedef struct func_attrs {
+    size_t shared, constant, local;
+    int max_threads, regs, ptx_version, binary_version, cache_ca, max_dyn_shared, carveout,
+        cluster_must_be_set, cluster[3], cluster_policy, cluster_nonportable;
+    int reserved[16];
+} func_attrs;
+
+static int func_attributes(zn_func *f, func_attrs *out)
 {
-    if (device != 0)
-        return ERR_INVALID_DEVICE;
-    return zn_dev_attr(value, attr) == CUDA_SUCCESS ? 0 : ERR_INVALID_VALUE;
+    int v[16];
+    for (int a = 0; a < 16; a++)
+        if (cuFuncGetAttribute(&v[a], (CUfunction_attribute)a, f) != CUDA_SUCCESS)
+            return ERR_INVALID_VALUE;
+    func_attrs fa = {
+        .max_threads = v[0], .shared = (size_t)v[1], .constant = (size_t)v[2],
+        .local = (size_t)v[3], .regs = v[4], .ptx_version = v[5], .binary_version = v[6],
+        .cache_ca = v[7], .max_dyn_shared = v[8], .carveout = v[9],
+        .cluster_must_be_set = v[10], .cluster = { v[11], v[12], v[13] },
+        .cluster_nonportable = v[14], .cluster_policy = v[15],
+    };
+    memcpy(out, &fa, sizeof fa);
+    return 0;
+}
+
+int zn_cdp_query(void *host, uint32_t what, const uint64_t *a)
+{
+    const zn_op *op = host;
+    void *out = (void *)(uintptr_t)a[0];
+    int v = 0;
+    switch (what) {
+    case ZN_CDP_DEVICE_ATTRIBUTE:
+        if ((int)a[2] != 0)
+            return ERR_INVALID_DEVICE;
+        if (zn_dev_attr(&v, (int)a[1]) != CUDA_SUCCESS)
+            return ERR_INVALID_VALUE;
+        break;
+    case ZN_CDP_FUNC_ATTRIBUTES:
+    case ZN_CDP_OCCUPANCY: {
+        /* the function: the address of its name (zn_lower_operand.c) */
+        const char *name = (const char *)(uintptr_t)a[1];
+        zn_func *f = name ? func_named(op->u.k.f->mod, name) : NULL;
+        if (!f || !f->ki)
+            return ERR_INVALID_FUNCTION;
+        if (what == ZN_CDP_FUNC_ATTRIBUTES)
+            return func_attributes(f, out);
+        if (cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(&v, f, (int)a[2], a[3], 0) !=
+            CUDA_SUCCESS)
+            return ERR_INVALID_VALUE;
+        break;
+    }
+    case ZN_CDP_DEVICE_LIMIT: {
+        /* cudaLimit 0-6 are CUlimit's numbers */
+        if (a[1] > 6)
+            return ERR_UNSUPPORTED_LIMIT;
+        size_t limit = op->ctx->limits[a[1]];
+        memcpy(out, &limit, sizeof limit);
+        return 0;
+    }
+    case ZN_CDP_CACHE_CONFIG:
+        v = op->ctx->cache_config;
+        break;
+    case ZN_CDP_SHMEM_CONFIG:
+        v = 1;  /* four-byte banks, fixed: as cuCtxGetSharedMemConfig answers */
+        break;
+    default:
+        return ERR_INVALID_VALUE;
+    }
+    memcpy(out, &v, sizeof v);
+    return 0;
+}
+
+/* d slices of h rows of n bytes from p (pitch, slice apart): all inside
+ * memory a kernel may reach (allocations, module variables, registered
+ * host memory) */
+static bool region_ok(const void *p, size_t n, size_t h, size_t d, size_t pitch, size_t slice)
+{
+    if (!n || !h || !d)
+        return true;
+    size_t span = (d - 1) * slice + (h - 1) * pitch + n;
+    return zn_mem_range_ok((CUdeviceptr)(uintptr_t)p, span);
+}
+
+/* A queued device-side copy or set; false when an address is bad. */
+static bool run_region(const zn_cdp_work *x)
+{
+    bool copy = x->kind == ZN_CDP_WORK_COPY;
+    if (!region_ok(x->dst, x->n, x->h, x->d, x->dpitch, x->dslice) ||
+        (copy && !region_ok(x->src, x->n, x->h, x->d, x->spitch, x->sslice))) {
+        zn_log(ZN_LOG_ERROR, "device-side %s of %zu x %zu x %zu bytes: %p%s%p is not memory "
+               "a kernel may access: CUDA_ERROR_ILLEGAL_ADDRESS", copy ? "memcpy" : "memset",
+               x->n, x->h, x->d, x->dst, copy ? " <- " : "", copy ? x->src : (const void *)"");
+        return false;
+    }
+    for (size_t z = 0; z < x->d; z++)
+        for (size_t y = 0; y < x->h; y++) {
+            char *dst = (char *)x->dst + z * x->dslice + y * x->dpitch;
+            if (copy)
+                memmove(dst, (const char *)x->src + z * x->sslice + y * x->spitch, x->n);
+            else
+                memset(dst, x->byte, x->n);
+        }
+    return true;
 }
 
 static void run_child(const zn_op *parent, const zn_cdp_work *x, unsigned depth)
@@ -91,9 +190,7 @@ void zn_cdp_run(const zn_op *parent, zn_cdp_list *q)
             return;     /* a faulted context runs no more device work */
         if (x->kind == ZN_CDP_WORK_KERNEL)
             run_child(parent, x, q->depth + 1);
-        else if (x->kind == ZN_CDP_WORK_COPY)
-            memmove(x->dst, x->src, x->n);
-        else
-            memset(x->dst, x->byte, x->n);
+        else if (!run_region(x))
+            zn_ctx_set_sticky(parent->ctx, CUDA_ERROR_ILLEGAL_ADDRESS);
     }
 }

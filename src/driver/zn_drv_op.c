@@ -53,7 +53,7 @@ void zn_op_run_kernel(zn_op *op, unsigned depth)
         .cluster_explicit = op->u.k.cl_explicit,
     };
     zn_cdp_list cdp;    /* the grids it launches itself (zn_drv_cdp.c) */
-    zn_cdp_list_init(&cdp, depth, zn_cdp_check, op->u.k.f->mod, zn_cdp_attribute);
+    zn_cdp_list_init(&cdp, depth, zn_cdp_check, zn_cdp_query, op);
     l.cdp = &cdp;
     double t0 = zn_prof_on() ? zn_prof_now() : 0;
     /* cooperative grids run every block at once (grid.sync) */

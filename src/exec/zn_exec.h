@@ -132,9 +132,12 @@ typedef struct zn_cdp_work {
     int kind;                       /* ZN_CDP_WORK_* */
     const char *func;               /* kernel: its name (zn_lower_operand.c) */
     uint32_t grid[3], block[3], shmem;
-    void *dst;                      /* copy, set */
+    /* copy, set: d slices of h rows of n bytes (1 and 1 for a flat one),
+     * rows pitch bytes apart and slices slice bytes apart on each side */
+    void *dst;
     const void *src;
-    size_t n;
+    size_t n, h, d;
+    size_t dpitch, spitch, dslice, sslice;
     int byte;
     _Alignas(16) unsigned char params[];
 } zn_cdp_work;
@@ -149,13 +152,15 @@ typedef struct zn_cdp_list {
     int (*check)(void *host, const char *func, const uint32_t grid[3],
                  const uint32_t block[3], uint32_t shmem);
     void *host;
-    /* cudaDeviceGetAttribute: 0 and *value, or the cudaError_t */
-    int (*attribute)(int attr, int device, int *value);
+    /* The queries the driver answers (ZN_CDP_DEVICE_ATTRIBUTE, _FUNC_ATTRIBUTES,
+     * _OCCUPANCY, _DEVICE_LIMIT, _CACHE_CONFIG, _SHMEM_CONFIG): writes the
+     * answer through args[0]; 0 or the cudaError_t. */
+    int (*query)(void *host, uint32_t op, const uint64_t *args);
 } zn_cdp_list;
 void zn_cdp_list_init(zn_cdp_list *q, unsigned depth,
                       int (*check)(void *, const char *, const uint32_t *,
-                                   const uint32_t *, uint32_t), void *host,
-                      int (*attribute)(int, int, int *));
+                                   const uint32_t *, uint32_t),
+                      int (*query)(void *, uint32_t, const uint64_t *), void *host);
 /* Frees the list's work (after the launcher has run it). */
 void zn_cdp_list_fini(zn_cdp_list *q);
 

@@ -18,20 +18,22 @@
 #include <string.h>
 
 enum { ERR_SUCCESS = 0, ERR_INVALID_VALUE = 1, ERR_MEMORY_ALLOCATION = 2,
-       ERR_INVALID_CONFIGURATION = 9, ERR_MAX_DEPTH = 65, ERR_INVALID_HANDLE = 400,
-       ERR_NOT_SUPPORTED = 801 };
+       ERR_INVALID_CONFIGURATION = 9, ERR_INVALID_PITCH = 12, ERR_MAX_DEPTH = 65,
+       ERR_INVALID_HANDLE = 400, ERR_NOT_SUPPORTED = 801 };
 
 static const struct { int code; const char *name, *text; } errors[] = {
     {0, "cudaSuccess", "no error"},
     {1, "cudaErrorInvalidValue", "invalid argument"},
     {2, "cudaErrorMemoryAllocation", "out of memory"},
     {9, "cudaErrorInvalidConfiguration", "invalid configuration argument"},
+    {12, "cudaErrorInvalidPitchValue", "invalid pitch argument"},
     {65, "cudaErrorLaunchMaxDepthExceeded",
      "launch would exceed maximum depth of nested launches"},
     {69, "cudaErrorLaunchPendingCountExceeded",
      "launch would exceed maximum outstanding pending launch count"},
     {98, "cudaErrorInvalidDeviceFunction", "invalid device function"},
     {101, "cudaErrorInvalidDevice", "invalid device ordinal"},
+    {215, "cudaErrorUnsupportedLimit", "limit is not supported on this architecture"},
     {400, "cudaErrorInvalidResourceHandle", "invalid resource handle"},
     {801, "cudaErrorNotSupported", "operation not supported"},
 };
@@ -52,16 +54,16 @@ struct zn_cdp_err {
 
 void zn_cdp_list_init(zn_cdp_list *q, unsigned depth,
                       int (*check)(void *, const char *, const uint32_t *,
-                                   const uint32_t *, uint32_t), void *host,
-                      int (*attribute)(int, int, int *))
+                                   const uint32_t *, uint32_t),
+                      int (*query)(void *, uint32_t, const uint64_t *), void *host)
 {
     memset(q, 0, sizeof *q);
     pthread_mutex_init(&q->lock, NULL);
     q->tail = &q->head;
     q->depth = depth;
     q->check = check;
+    q->query = query;
     q->host = host;
-    q->attribute = attribute;
 }
 
 void zn_cdp_list_fini(zn_cdp_list *q)
@@ -197,18 +199,67 @@ static int launch(zn_cdp_list *q, uint64_t t, zn_cdp_work *x)
     return ERR_SUCCESS;
 }
 
-static int plain_work(zn_cdp_list *q, uint64_t t, int kind, void *dst, const void *src,
-                      size_t n, int byte)
+/* A copy or set of d slices of h rows of n bytes, queued. The addresses
+ * are checked when it runs (zn_drv_cdp.c): a bad one faults the context,
+ * as the copy engine's access would. */
+typedef struct region {
+    void *dst;
+    const void *src;
+    size_t n, h, d, dpitch, spitch, dslice, sslice;
+} region;
+
+static int region_work(zn_cdp_list *q, uint64_t t, int kind, const region *r, int byte)
 {
+    if (r->h > 1 && (r->dpitch < r->n || (kind == ZN_CDP_WORK_COPY && r->spitch < r->n)))
+        return fail_at(q, t, ERR_INVALID_PITCH);
     zn_cdp_work *x = work_new(q, kind, 0);
     if (!x)
         return fail_at(q, t, ERR_MEMORY_ALLOCATION);
-    x->dst = dst;
-    x->src = src;
-    x->n = n;
+    x->dst = r->dst;
+    x->src = r->src;
+    x->n = r->n;
+    x->h = r->h;
+    x->d = r->d;
+    x->dpitch = r->dpitch;
+    x->spitch = r->spitch;
+    x->dslice = r->dslice;
+    x->sslice = r->sslice;
     x->byte = byte;
     work_queue(q, x);
     return ERR_SUCCESS;
+}
+
+/* cudaPitchedPtr, cudaExtent, cudaPos and cudaMemcpy3DParms (driver_types.h) */
+typedef struct { char *ptr; size_t pitch, xsize, ysize; } pitched_ptr;
+typedef struct { size_t w, h, d; } extent3;
+typedef struct {
+    void *src_array;
+    extent3 src_pos;
+    pitched_ptr src;
+    void *dst_array;
+    extent3 dst_pos;
+    pitched_ptr dst;
+    extent3 extent;
+    int kind;
+} memcpy3d_parms;
+
+static int copy_3d(zn_cdp_list *q, uint64_t t, const memcpy3d_parms *p)
+{
+    if (!p)
+        return fail_at(q, t, ERR_INVALID_VALUE);
+    if (p->src_array || p->dst_array)   /* CUDA arrays: host API only */
+        return fail_at(q, t, ERR_NOT_SUPPORTED);
+    const pitched_ptr *s = &p->src, *d = &p->dst;
+    region r = {
+        .dst = d->ptr + p->dst_pos.d * d->pitch * d->ysize + p->dst_pos.h * d->pitch +
+               p->dst_pos.w,
+        .src = s->ptr + p->src_pos.d * s->pitch * s->ysize + p->src_pos.h * s->pitch +
+               p->src_pos.w,
+        .n = p->extent.w, .h = p->extent.h, .d = p->extent.d,
+        .dpitch = d->pitch, .spitch = s->pitch,
+        .dslice = d->pitch * d->ysize, .sslice = s->pitch * s->ysize,
+    };
+    return region_work(q, t, ZN_CDP_WORK_COPY, &r, 0);
 }
 
 static int put_int(uint64_t p, int v)
@@ -264,12 +315,14 @@ uint64_t zn_exec_cdp(zn_warp_ctx *w, uint32_t op, const uint64_t *a, uint32_t la
          * has run before anything launched after a wait on it */
         return a[op == ZN_CDP_EVENT_RECORD ? 0 : 1] ? ERR_SUCCESS
                                                     : (uint64_t)fail_at(q, t, ERR_INVALID_HANDLE);
-    case ZN_CDP_DEVICE_ATTRIBUTE: {
-        int v = 0, err = a[0] && q->attribute ? q->attribute((int)a[1], (int)a[2], &v)
-                                              : ERR_INVALID_VALUE;
-        if (err)
-            return (uint64_t)fail_at(q, t, err);
-        return (uint64_t)put_int(a[0], v);
+    case ZN_CDP_DEVICE_ATTRIBUTE:
+    case ZN_CDP_FUNC_ATTRIBUTES:
+    case ZN_CDP_OCCUPANCY:
+    case ZN_CDP_DEVICE_LIMIT:
+    case ZN_CDP_CACHE_CONFIG:
+    case ZN_CDP_SHMEM_CONFIG: {
+        int err = a[0] && q->query ? q->query(q->host, op, a) : ERR_INVALID_VALUE;
+        return err ? (uint64_t)fail_at(q, t, err) : ERR_SUCCESS;
     }
     case ZN_CDP_GET_LAST_ERROR:
     case ZN_CDP_PEEK_LAST_ERROR:
@@ -285,11 +338,30 @@ uint64_t zn_exec_cdp(zn_warp_ctx *w, uint32_t op, const uint64_t *a, uint32_t la
         zn_exec_rt_ops.free(w, (void *)(uintptr_t)a[0]);
         return ERR_SUCCESS;
     case ZN_CDP_MEMCPY_ASYNC:
-        return (uint64_t)plain_work(q, t, ZN_CDP_WORK_COPY, (void *)(uintptr_t)a[0],
-                                    (const void *)(uintptr_t)a[1], a[2], 0);
-    case ZN_CDP_MEMSET_ASYNC:
-        return (uint64_t)plain_work(q, t, ZN_CDP_WORK_SET, (void *)(uintptr_t)a[0], NULL, a[2],
-                                    (int)(a[1] & 0xff));
+    case ZN_CDP_MEMSET_ASYNC: {
+        bool set = op == ZN_CDP_MEMSET_ASYNC;
+        region r = { (void *)(uintptr_t)a[0], set ? NULL : (const void *)(uintptr_t)a[1],
+                     a[2], 1, 1, 0, 0, 0, 0 };
+        return (uint64_t)region_work(q, t, set ? ZN_CDP_WORK_SET : ZN_CDP_WORK_COPY, &r,
+                                     (int)(a[1] & 0xff));
+    }
+    case ZN_CDP_MEMCPY_2D: {
+        region r = { (void *)(uintptr_t)a[0], (const void *)(uintptr_t)a[2], a[4], a[5], 1,
+                     a[1], a[3], 0, 0 };
+        return (uint64_t)region_work(q, t, ZN_CDP_WORK_COPY, &r, 0);
+    }
+    case ZN_CDP_MEMSET_2D: {
+        region r = { (void *)(uintptr_t)a[0], NULL, a[3], a[4], 1, a[1], 0, 0, 0 };
+        return (uint64_t)region_work(q, t, ZN_CDP_WORK_SET, &r, (int)(a[2] & 0xff));
+    }
+    case ZN_CDP_MEMCPY_3D:
+        return (uint64_t)copy_3d(q, t, (const memcpy3d_parms *)(uintptr_t)a[0]);
+    case ZN_CDP_MEMSET_3D: {
+        const pitched_ptr *p = (const pitched_ptr *)(uintptr_t)a[0];
+        const extent3 *e = (const extent3 *)(uintptr_t)a[2];
+        region r = { p->ptr, NULL, e->w, e->h, e->d, p->pitch, 0, p->pitch * p->ysize, 0 };
+        return (uint64_t)region_work(q, t, ZN_CDP_WORK_SET, &r, (int)(a[1] & 0xff));
+    }
     case ZN_CDP_GET_DEVICE:
         return (uint64_t)put_int(a[0], 0);
     case ZN_CDP_GET_DEVICE_COUNT:

@@ -192,6 +192,15 @@ enum {
     ZN_CDP_EVENT_DESTROY,       /* (event) */
     ZN_CDP_STREAM_WAIT_EVENT,   /* (stream, event, flags) */
     ZN_CDP_DEVICE_ATTRIBUTE,    /* (int*, attribute, device) */
+    ZN_CDP_MEMCPY_2D,           /* (dst, dpitch, src, spitch, width, height, kind, stream) */
+    ZN_CDP_MEMCPY_3D,           /* (cudaMemcpy3DParms*, stream) */
+    ZN_CDP_MEMSET_2D,           /* (dst, pitch, value, width, height, stream) */
+    ZN_CDP_MEMSET_3D,           /* (cudaPitchedPtr*, value, cudaExtent*, stream) */
+    ZN_CDP_FUNC_ATTRIBUTES,     /* (cudaFuncAttributes*, func) */
+    ZN_CDP_OCCUPANCY,           /* (int*, func, block size, dynamic shared[, flags]) */
+    ZN_CDP_DEVICE_LIMIT,        /* (size_t*, cudaLimit) */
+    ZN_CDP_CACHE_CONFIG,        /* (cudaFuncCache*) */
+    ZN_CDP_SHMEM_CONFIG,        /* (cudaSharedMemConfig*) */
     ZN_CDP_NOPS
 };
 #define ZN_CDP_MAXARGS 8
