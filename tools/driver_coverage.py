@@ -71,7 +71,6 @@ REASONS = [
     (r"^cuMemGetHandleForAddressRange$", "dma-buf export: no device memory another driver could import"),
     (r"^cuMemBatchDecompressAsync", "the hardware decompression engine: not yet"),
     (r"^cuTensorMap", "tensor maps: Zinc does not run cp.async.bulk.tensor (TMA) yet"),
-    (r"^cuCtx(Record|Wait)Event$", "context-wide events: not yet"),
     (r"", "not yet"),
 ]
 

@@ -549,6 +549,8 @@ ZN_API CUresult cuEventSynchronize(CUevent e);
 ZN_API CUresult cuEventDestroy_v2(CUevent e);
 ZN_API CUresult cuEventElapsedTime(float *ms, CUevent start, CUevent end);
 ZN_API CUresult cuEventElapsedTime_v2(float *ms, CUevent start, CUevent end);
+ZN_API CUresult cuCtxRecordEvent(CUcontext ctx, CUevent e);
+ZN_API CUresult cuCtxWaitEvent(CUcontext ctx, CUevent e);
 #define ZN_STREAM_DECLS(S)                                                      \
 ZN_API CUresult cuStreamSynchronize##S(CUstream s);                             \
 ZN_API CUresult cuStreamQuery##S(CUstream s);                                   \

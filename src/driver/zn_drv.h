@@ -110,6 +110,11 @@ typedef struct zn_ctx {
     pthread_mutex_t stream_lock;
     struct zn_stream *legacy;
     struct zn_stream *streams;
+    /* context-wide events (cuCtxRecordEvent/cuCtxWaitEvent, zn_drv_submit.c):
+     * a stream of no program's own that records after every stream's work,
+     * and the ticket of it that new streams wait for (0: none) */
+    struct zn_stream *gate;
+    uint64_t gate_wait;
 } zn_ctx;
 
 zn_ctx *zn_ctx_primary(CUdevice dev);
@@ -335,6 +340,15 @@ CUresult zn_stream_wait_all(zn_stream *s);
 CUresult zn_ctx_wait_all(zn_ctx *c);
 /* Queued work that has not finished? */
 bool zn_stream_busy(zn_stream *s);
+/* A stream in no list (no implicit synchronisation), freed with the context:
+ * the context's gate (zn_drv_stream.c). Under c->stream_lock. */
+zn_stream *zn_stream_unlisted(zn_ctx *c);
+/* Under c->stream_lock: a stream joining the context waits for the
+ * context-wide waits so far (cuCtxWaitEvent). */
+void zn_stream_gate_wait(zn_stream *s);
+/* cuCtxRecordEvent / cuCtxWaitEvent on a valid context and its event. */
+CUresult zn_ctx_record_event(zn_ctx *c, zn_event *e);
+CUresult zn_ctx_wait_event(zn_ctx *c, zn_event *e);
 
 /* ---- memory (zn_drv_mem.c) ---- */
 /* [p, p+n) lies inside one live device allocation (or registered range). */

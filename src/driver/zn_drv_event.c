@@ -13,6 +13,7 @@
 #include "zn_drv.h"
 #include "zn_drv_ipc.h"
 #include "../exec/zn_exec.h"
+#include "../util/zn_log.h"
 
 #include <time.h>
 
@@ -143,6 +144,40 @@ CUresult cuEventElapsedTime_v2(float *ms, CUevent start, CUevent end)
 CUresult cuEventElapsedTime(float *ms, CUevent start, CUevent end)
 {
     return cuEventElapsedTime_v2(ms, start, end);
+}
+
+/* Context-wide events (CUDA 12.5): the work of every stream of a context
+ * (zn_drv_submit.c). The context is the argument, not the current one; the
+ * event must be of that context. Interprocess events are not supported
+ * here (they record through their own shared block). */
+static CUresult ctx_event_args(CUcontext h, CUevent e)
+{
+    if (!atomic_load(&zn_drv_inited))
+        return CUDA_ERROR_NOT_INITIALIZED;
+    if (!zn_ctx_valid(h))
+        return CUDA_ERROR_INVALID_CONTEXT;
+    if (!zn_event_valid(e))
+        return zn_event_bad(e);
+    if (e->ctx != h)
+        return CUDA_ERROR_INVALID_HANDLE;
+    if (e->ipc) {
+        zn_log(ZN_LOG_WARN, "context-wide record or wait of an interprocess event: not "
+                            "supported");
+        return CUDA_ERROR_NOT_SUPPORTED;
+    }
+    return (CUresult)atomic_load(&h->sticky);
+}
+
+CUresult cuCtxRecordEvent(CUcontext h, CUevent e)
+{
+    CUresult r = ctx_event_args(h, e);
+    ZN_RET(r != CUDA_SUCCESS ? r : zn_ctx_record_event(h, e));
+}
+
+CUresult cuCtxWaitEvent(CUcontext h, CUevent e)
+{
+    CUresult r = ctx_event_args(h, e);
+    ZN_RET(r != CUDA_SUCCESS ? r : zn_ctx_wait_event(h, e));
 }
 
 #define BOTH(name, params, call)                                        \

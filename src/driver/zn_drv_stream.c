@@ -68,7 +68,13 @@ static void stream_link(zn_stream *s)
     if (c->streams)
         c->streams->prev = s;
     c->streams = s;
+    zn_stream_gate_wait(s);
     pthread_mutex_unlock(&c->stream_lock);
+}
+
+zn_stream *zn_stream_unlisted(zn_ctx *c)
+{
+    return stream_new(c, ZN_CU_STREAM_NON_BLOCKING, 0, ZN_STREAM_USER);
 }
 
 static void stream_free(zn_stream *s)
@@ -90,8 +96,8 @@ static void stream_free(zn_stream *s)
 static zn_stream *legacy_of(zn_ctx *c)
 {
     pthread_mutex_lock(&c->stream_lock);
-    if (!c->legacy)
-        c->legacy = stream_new(c, 0, 0, ZN_STREAM_LEGACY);
+    if (!c->legacy && (c->legacy = stream_new(c, 0, 0, ZN_STREAM_LEGACY)))
+        zn_stream_gate_wait(c->legacy);
     zn_stream *s = c->legacy;
     pthread_mutex_unlock(&c->stream_lock);
     return s;
@@ -161,10 +167,14 @@ CUresult zn_stream_enter(CUstream h, bool pt, zn_stream **out)
 void zn_stream_ctx_destroy(zn_ctx *c)
 {
     pthread_mutex_lock(&c->stream_lock);
-    zn_stream *s = c->streams, *legacy = c->legacy;
+    zn_stream *s = c->streams, *legacy = c->legacy, *gate = c->gate;
     c->streams = NULL;
     c->legacy = NULL;
+    c->gate = NULL;
+    c->gate_wait = 0;
     pthread_mutex_unlock(&c->stream_lock);
+    if (gate)
+        stream_free(gate);      /* in no list: stream_free leaves the lists alone */
     while (s) {
         zn_stream *next = s->next;
         s->next = s->prev = NULL;

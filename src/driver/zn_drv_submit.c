@@ -161,6 +161,96 @@ CUresult zn_submit(zn_stream *s, zn_op *op, bool sync)
     return CUDA_SUCCESS;
 }
 
+/* ---- context-wide events ----
+ * cuCtxRecordEvent records on the context's gate, an unlisted stream, after
+ * waits for the last work of every stream of the context (legacy,
+ * per-thread and created, blocking or not); cuCtxWaitEvent makes the gate
+ * wait for the event and every stream, and each stream made later, wait
+ * for the gate up to there. Order between threads is the order in which
+ * they take the context's stream lock, as for the legacy stream. */
+
+void zn_stream_gate_wait(zn_stream *s)
+{
+    zn_ctx *c = s->ctx;
+    if (c->gate && c->gate_wait && s != c->gate && !zn_queue_done(c->gate->q, c->gate_wait))
+        push_wait(s, c->gate->q, c->gate_wait);
+}
+
+/* Under the lock: the gate, made on first use; NULL when out of memory or
+ * when a stream of the context is capturing (*r says which). */
+static zn_stream *gate_of(zn_ctx *c, CUresult *r)
+{
+    bool capturing = c->legacy && c->legacy->cap;
+    for (zn_stream *o = c->streams; o && !capturing; o = o->next)
+        capturing = o->cap != NULL;
+    if (capturing) {
+        *r = CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED;
+        return NULL;
+    }
+    if (!c->gate)
+        c->gate = zn_stream_unlisted(c);
+    *r = c->gate ? CUDA_SUCCESS : CUDA_ERROR_OUT_OF_MEMORY;
+    return c->gate;
+}
+
+/* Under the lock: s waits for (q, t) unless that is done. */
+static void wait_for(zn_stream *s, struct zn_queue *q, uint64_t t)
+{
+    if (s && !zn_queue_done(q, t))
+        push_wait(s, q, t);
+}
+
+CUresult zn_ctx_record_event(zn_ctx *c, zn_event *e)
+{
+    zn_op *op = zn_op_new(ZN_OP_EVENT_RECORD, 0);
+    if (!op)
+        return CUDA_ERROR_OUT_OF_MEMORY;
+    op->ctx = c;
+    op->u.ev.e = e;
+    op->u.ev.gen = zn_event_new_gen();
+    CUresult r;
+    pthread_mutex_lock(&c->stream_lock);
+    zn_stream *g = gate_of(c, &r);
+    uint64_t t = 0;
+    if (g) {
+        if (c->legacy)
+            wait_for(g, c->legacy->q, zn_queue_last(c->legacy->q));
+        for (zn_stream *o = c->streams; o; o = o->next)
+            wait_for(g, o->q, zn_queue_last(o->q));
+        atomic_store(&e->gen, op->u.ev.gen);
+        t = zn_queue_push(g->q, op_item, op);
+        if (t) {
+            e->q = g->q;
+            e->ticket = t;
+            e->recorded = true;
+            e->cap = NULL;
+        } else {
+            r = CUDA_ERROR_OUT_OF_MEMORY;
+        }
+    }
+    pthread_mutex_unlock(&c->stream_lock);
+    if (!t)
+        free(op);
+    return r;
+}
+
+CUresult zn_ctx_wait_event(zn_ctx *c, zn_event *e)
+{
+    CUresult r;
+    pthread_mutex_lock(&c->stream_lock);
+    zn_stream *g = gate_of(c, &r);
+    if (g && e->recorded && e->q && !zn_queue_done(e->q, e->ticket)) {
+        push_wait(g, e->q, e->ticket);
+        c->gate_wait = zn_queue_last(g->q);
+        if (c->legacy)
+            zn_stream_gate_wait(c->legacy);
+        for (zn_stream *o = c->streams; o; o = o->next)
+            zn_stream_gate_wait(o);
+    }
+    pthread_mutex_unlock(&c->stream_lock);
+    return r;
+}
+
 bool zn_stream_busy(zn_stream *s)
 {
     return !zn_queue_done(s->q, zn_queue_last(s->q));
