@@ -211,16 +211,16 @@ int zn_emit(LLVMModuleRef mod, const zn_target *t, LLVMCodeGenFileType kind,
     return 0;
 }
 
-uint32_t zn_module_static_shared(const ptx_module *pm)
+zn_shared_size zn_module_static_shared(const ptx_module *pm)
 {
     zn_lmod m = {0};
     m.pm = pm;
     zn_shared_layout(&m, NULL);
     free(m.shared);
-    return m.static_shared;
+    return (zn_shared_size){ m.static_shared, m.shared_declared };
 }
 
-uint32_t zn_unit_static_shared(const ptx_module *pm, uint32_t entry)
+zn_shared_size zn_unit_static_shared(const ptx_module *pm, uint32_t entry)
 {
     bool *want = calloc(pm->nfuncs + 1, sizeof *want);
     if (!want)
@@ -231,7 +231,7 @@ uint32_t zn_unit_static_shared(const ptx_module *pm, uint32_t entry)
     zn_shared_layout(&m, want);
     free(m.shared);
     free(want);
-    return m.static_shared;
+    return (zn_shared_size){ m.static_shared, m.shared_declared };
 }
 
 void zn_kernel_facts(const ptx_module *pm, const ptx_func *f, zn_kernel_info *k)
@@ -239,7 +239,7 @@ void zn_kernel_facts(const ptx_module *pm, const ptx_func *f, zn_kernel_info *k)
     zn_kernel_facts_shared(pm, f, zn_module_static_shared(pm), k);
 }
 
-void zn_kernel_facts_shared(const ptx_module *pm, const ptx_func *f, uint32_t static_shared,
+void zn_kernel_facts_shared(const ptx_module *pm, const ptx_func *f, zn_shared_size shared,
                             zn_kernel_info *k)
 {
     k->name = strdup(f->name);
@@ -255,7 +255,8 @@ void zn_kernel_facts_shared(const ptx_module *pm, const ptx_func *f, uint32_t st
         k->param_bytes = 0;
     k->param_offset = po;
     k->param_size = ps;
-    k->static_shared = static_shared;
+    k->static_shared = shared.layout;
+    k->shared_declared = shared.declared;
     k->local_bytes = zn_func_local_bytes(f);
     k->uses_barrier = zn_func_coro(pm, f) ? 2 : zn_func_uses_barrier(pm, f);
     k->polls = zn_func_polls(pm, f);

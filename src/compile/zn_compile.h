@@ -49,6 +49,10 @@ typedef struct zn_kernel_info {
     uint32_t param_bytes;       /* total parameter buffer size */
     uint32_t static_shared;     /* bytes of static .shared (dynamic follows,
                                  * aligned to 16) */
+    uint32_t shared_declared;   /* of them, the .shared variables' own bytes:
+                                 * what cuFuncGetAttribute reports, as a GPU
+                                 * does (static_shared adds the bar.red scratch
+                                 * and the rounding) */
     uint32_t local_bytes;       /* per-lane .local depot bytes (informative) */
     uint32_t stack_bytes;       /* native stack a warp needs, estimated */
     int uses_barrier;           /* has bar.sync/barrier: 1 warps as fibers,

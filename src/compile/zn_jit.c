@@ -403,7 +403,7 @@ zn_jit_module *zn_jit_open(const ptx_module *pm, const zn_compile_opts *o, int e
     jm->whole = keep || !zn_jit_splittable(pm);
     int failed = create_jit(jm, &t, err, errlen);
     zn_target_fini(&t);
-    uint32_t ss = zn_module_static_shared(pm);
+    zn_shared_size ss = zn_module_static_shared(pm);
     for (uint32_t i = 0; i < pm->nfuncs && !failed; i++) {
         const ptx_func *f = &pm->funcs[i];
         if (!f->is_entry || f->is_decl)

@@ -47,6 +47,7 @@ typedef struct zn_lmod {
     zn_shared_slot *shared;
     uint32_t nshared;
     uint32_t static_shared;     /* total, incl. the bar.red scratch */
+    uint32_t shared_declared;   /* the variables alone, unrounded (what a GPU reports) */
     uint32_t dyn_shared_off;    /* align16(static_shared) */
     int32_t bar_red_off;        /* scratch for bar.red (two u32), -1: none */
     int8_t uses_cluster;        /* zn_module_uses_cluster: 0 unknown, 1 no, 2 yes */

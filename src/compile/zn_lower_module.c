@@ -139,6 +139,7 @@ int zn_shared_layout(zn_lmod *m, const bool *want)
             if (fn->locals[i].space == PTX_SPACE_SHARED)
                 place(m, &fn->locals[i], &off);
     }
+    m->shared_declared = off - ZN_SMEM_RESERVED;
     m->bar_red_off = -1;
     if (red) {
         off = (off + 3) & ~3u;

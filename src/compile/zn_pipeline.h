@@ -50,12 +50,17 @@ int zn_emit(LLVMModuleRef mod, const zn_target *t, LLVMCodeGenFileType kind,
 /* Kernel facts from the PTX alone (no lowering): fills every field but fn.
  * static_shared is the module's shared layout size. */
 void zn_kernel_facts(const ptx_module *pm, const ptx_func *f, zn_kernel_info *k);
-uint32_t zn_module_static_shared(const ptx_module *pm);
+/* A shared layout's size (zn_lmod's static_shared) and its variables'
+ * declared bytes (shared_declared). */
+typedef struct zn_shared_size {
+    uint32_t layout, declared;
+} zn_shared_size;
+zn_shared_size zn_module_static_shared(const ptx_module *pm);
 /* the static shared size of the unit of kernel pm->funcs[entry] (its own
  * variables only; zn_shared_layout) */
-uint32_t zn_unit_static_shared(const ptx_module *pm, uint32_t entry);
+zn_shared_size zn_unit_static_shared(const ptx_module *pm, uint32_t entry);
 /* zn_kernel_facts with the module's shared size already computed. */
-void zn_kernel_facts_shared(const ptx_module *pm, const ptx_func *f, uint32_t static_shared,
+void zn_kernel_facts_shared(const ptx_module *pm, const ptx_func *f, zn_shared_size shared,
                             zn_kernel_info *k);
 
 /* ---- compiled units (zn_jit_split.c) ----

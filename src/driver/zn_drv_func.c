@@ -30,7 +30,7 @@ static CUresult func_get_attr(int *pi, CUfunction_attribute a, const zn_func *f)
     case CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK:
         *pi = ki->max_threads && ki->max_threads < 1024 ? (int)ki->max_threads : 1024;
         break;
-    case CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES: *pi = (int)ki->static_shared; break;
+    case CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES: *pi = (int)ki->shared_declared; break;
     case CU_FUNC_ATTRIBUTE_CONST_SIZE_BYTES: *pi = (int)f->const_bytes; break;
     case CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES: *pi = (int)ki->local_bytes; break;
     case CU_FUNC_ATTRIBUTE_NUM_REGS: *pi = 32; break;
