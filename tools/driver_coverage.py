@@ -63,8 +63,6 @@ REASONS = [
     (r"^cuProfilerInitialize$|^cuCtx(Detach|Attach)$", "deprecated API: not supported"),
     (r"^cu(TexRef|SurfRef)|^cuParamSetTexRef$",
      "texture and surface references: no module can have one (nvcc 13 cannot emit .texref/.surfref); texture and surface objects work"),
-    (r"GreenCtx|DevResource|DevSmResource",
-     "green contexts (SM partitions): not yet"),
     (r"^cuCheckpoint", "process checkpointing (cuda-checkpoint): not supported"),
     (r"^cuCoredump", "GPU coredumps: no GPU state to dump"),
     (r"^cuMulticast", "multicast objects: NVLink multi-GPU only"),

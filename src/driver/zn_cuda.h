@@ -236,8 +236,22 @@ typedef struct CUdevprop {
 /* execution affinity (cuCtxCreate_v3): Zinc's device supports none */
 typedef struct CUexecAffinityParam { int type; int smCount; } CUexecAffinityParam;
 #define ZN_CU_EXEC_AFFINITY_TYPE_SM_COUNT 0
-/* green contexts: Zinc has none, so every CUgreenCtx it returns is NULL */
-typedef struct zn_green_ctx *CUgreenCtx;
+/* green contexts (zn_drv_green.c): SM partitions, an SM being one of the
+ * executor's workers */
+typedef struct zn_green *CUgreenCtx;
+typedef struct zn_res_desc *CUdevResourceDesc;
+#define ZN_CU_DEV_RESOURCE_TYPE_SM 1
+#define ZN_CU_GREEN_CTX_DEFAULT_STREAM 1
+/* CUdevResource (RESOURCE_ABI_VERSION 1): a type, 92 bytes the driver keeps
+ * for itself, then the SM fields in a 48-byte union */
+typedef struct CUdevResource {
+    int type;
+    unsigned char internal[92];
+    union {
+        struct { unsigned int smCount, minSmPartitionSize, smCoscheduledAlignment; } sm;
+        unsigned char oversize[48];
+    };
+} CUdevResource;
 /* cuLaunchCooperativeKernelMultiDevice's list entries */
 typedef struct CUDA_LAUNCH_PARAMS {
     CUfunction function;
@@ -491,6 +505,24 @@ ZN_API CUresult cuFuncIsLoaded(CUfunctionLoadingState *state, CUfunction f);
 ZN_API CUresult cuKernelGetLibrary(CUlibrary *lib, CUkernel k);
 ZN_API CUresult cuModuleEnumerateFunctions(CUfunction *fns, unsigned int n, CUmodule mod);
 ZN_API CUresult cuStreamGetGreenCtx(CUstream s, CUgreenCtx *green);
+ZN_API CUresult cuDeviceGetDevResource(CUdevice dev, CUdevResource *res, int type);
+ZN_API CUresult cuCtxGetDevResource(CUcontext ctx, CUdevResource *res, int type);
+ZN_API CUresult cuGreenCtxGetDevResource(CUgreenCtx g, CUdevResource *res, int type);
+ZN_API CUresult cuDevSmResourceSplitByCount(CUdevResource *result, unsigned int *ngroups,
+                                            const CUdevResource *input,
+                                            CUdevResource *remaining, unsigned int flags,
+                                            unsigned int min_count);
+ZN_API CUresult cuDevResourceGenerateDesc(CUdevResourceDesc *desc, CUdevResource *res,
+                                          unsigned int n);
+ZN_API CUresult cuGreenCtxCreate(CUgreenCtx *g, CUdevResourceDesc desc, CUdevice dev,
+                                 unsigned int flags);
+ZN_API CUresult cuGreenCtxDestroy(CUgreenCtx g);
+ZN_API CUresult cuCtxFromGreenCtx(CUcontext *ctx, CUgreenCtx g);
+ZN_API CUresult cuGreenCtxRecordEvent(CUgreenCtx g, CUevent e);
+ZN_API CUresult cuGreenCtxWaitEvent(CUgreenCtx g, CUevent e);
+ZN_API CUresult cuGreenCtxStreamCreate(CUstream *s, CUgreenCtx g, unsigned int flags,
+                                       int priority);
+ZN_API CUresult cuGreenCtxGetId(CUgreenCtx g, unsigned long long *id);
 ZN_API CUresult cuLaunchCooperativeKernelMultiDevice(CUDA_LAUNCH_PARAMS *list,
                                                      unsigned int ndev, unsigned int flags);
 /* CUDA 1-3 forms (zn_drv_legacy.c): the same signature as their successors,

@@ -32,6 +32,8 @@ enum {
     ZN_MAGIC_ARRAY = 0x5a617272,    /* "Zarr" */
     ZN_MAGIC_UOBJ = 0x5a756f62,     /* "Zuob" */
     ZN_MAGIC_MIPMAP = 0x5a6d6970,   /* "Zmip" */
+    ZN_MAGIC_GREEN = 0x5a67726e,    /* "Zgrn" */
+    ZN_MAGIC_RESDESC = 0x5a726473,  /* "Zrds" */
     ZN_MAGIC_IPCMAP = 0x5a69706d    /* "Zipm": an IPC or external mapping */
 };
 
@@ -40,7 +42,8 @@ enum {
 typedef enum zn_handle_kind {
     ZN_HANDLE_CTX, ZN_HANDLE_MODULE, ZN_HANDLE_LIBRARY, ZN_HANDLE_STREAM,
     ZN_HANDLE_EVENT, ZN_HANDLE_GRAPH, ZN_HANDLE_GNODE, ZN_HANDLE_GEXEC, ZN_HANDLE_PHYS,
-    ZN_HANDLE_ARRAY, ZN_HANDLE_TEXOBJ, ZN_HANDLE_UOBJ, ZN_HANDLE_MIPMAP,
+    ZN_HANDLE_ARRAY, ZN_HANDLE_TEXOBJ, ZN_HANDLE_UOBJ, ZN_HANDLE_MIPMAP, ZN_HANDLE_GREEN,
+    ZN_HANDLE_RESDESC,
     ZN_HANDLE_KINDS
 } zn_handle_kind;
 void *zn_handle_new(zn_handle_kind k, size_t size);          /* zeroed */
@@ -115,9 +118,19 @@ typedef struct zn_ctx {
      * and the ticket of it that new streams wait for (0: none) */
     struct zn_stream *gate;
     uint64_t gate_wait;
+    /* green contexts (zn_drv_green.c): the one this context is the converted
+     * form of, and the SMs (executor workers) its grids may use (0: all);
+     * in the primary context, its green contexts */
+    struct zn_green *green;
+    unsigned sm_limit;
+    struct zn_green *greens;
 } zn_ctx;
 
 zn_ctx *zn_ctx_primary(CUdevice dev);
+/* A context that is not made current, and its destruction (its streams and
+ * work first); for cuCtxCreate/Destroy and green contexts. */
+zn_ctx *zn_ctx_new(unsigned flags, CUdevice dev);
+void zn_ctx_free(zn_ctx *c);
 zn_ctx *zn_ctx_current(void);
 bool zn_ctx_valid(const zn_ctx *c);
 /* Current context for an API call that works in one: checks init, that a
@@ -343,12 +356,17 @@ bool zn_stream_busy(zn_stream *s);
 /* A stream in no list (no implicit synchronisation), freed with the context:
  * the context's gate (zn_drv_stream.c). Under c->stream_lock. */
 zn_stream *zn_stream_unlisted(zn_ctx *c);
+/* cuStreamCreateWithPriority in context c. */
+CUresult zn_stream_create(zn_ctx *c, unsigned flags, int priority, CUstream *ps);
 /* Under c->stream_lock: a stream joining the context waits for the
  * context-wide waits so far (cuCtxWaitEvent). */
 void zn_stream_gate_wait(zn_stream *s);
 /* cuCtxRecordEvent / cuCtxWaitEvent on a valid context and its event. */
 CUresult zn_ctx_record_event(zn_ctx *c, zn_event *e);
 CUresult zn_ctx_wait_event(zn_ctx *c, zn_event *e);
+/* fn on each green context of the primary context (zn_drv_green.c), under
+ * the primary's stream lock. */
+void zn_green_each_ctx(zn_ctx *primary, void (*fn)(zn_ctx *, void *), void *arg);
 
 /* ---- memory (zn_drv_mem.c) ---- */
 /* [p, p+n) lies inside one live device allocation (or registered range). */

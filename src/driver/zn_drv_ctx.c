@@ -229,19 +229,41 @@ CUresult cuCtxCreate_v2(CUcontext *pctx, unsigned int flags, CUdevice dev)
         ZN_RET(CUDA_ERROR_INVALID_VALUE);
     if (dev < 0 || dev >= ZN_NDEVICES)
         ZN_RET(CUDA_ERROR_INVALID_DEVICE);
-    zn_ctx *c = zn_handle_new(ZN_HANDLE_CTX, sizeof *c);
+    zn_ctx *c = zn_ctx_new(flags, dev);
     if (!c)
         ZN_RET(CUDA_ERROR_OUT_OF_MEMORY);
-    ctx_setup(c, false, flags, dev);
-    c->active = true;
     CUresult r = ctx_push(c);
     if (r != CUDA_SUCCESS) {
-        pthread_mutex_destroy(&c->cls_lock);
-        zn_handle_retire(ZN_HANDLE_CTX, c, sizeof *c);
+        zn_ctx_free(c);
         ZN_RET(r);
     }
     *pctx = c;
     ZN_RET(CUDA_SUCCESS);
+}
+
+zn_ctx *zn_ctx_new(unsigned flags, CUdevice dev)
+{
+    zn_ctx *c = zn_handle_new(ZN_HANDLE_CTX, sizeof *c);
+    if (c) {
+        ctx_setup(c, false, flags, dev);
+        c->active = true;
+    }
+    return c;
+}
+
+void zn_ctx_free(zn_ctx *ctx)
+{
+    /* drop it from this thread's stack wherever it is */
+    int j = 0;
+    for (int i = 0; i < ctx_depth; i++)
+        if (ctx_stack[i] != ctx)
+            ctx_stack[j++] = ctx_stack[i];
+    ctx_depth = j;
+    zn_ctx_wait_all(ctx);
+    zn_cls_run_dtors(ctx);
+    zn_stream_ctx_destroy(ctx);
+    pthread_mutex_destroy(&ctx->cls_lock);
+    zn_handle_retire(ZN_HANDLE_CTX, ctx, sizeof *ctx);
 }
 
 /* Execution affinity and CIG parameters ask for GPU partitioning: refused. */
@@ -281,19 +303,10 @@ CUresult cuCtxGetExecAffinity(CUexecAffinityParam *p, int type)
 CUresult cuCtxDestroy_v2(CUcontext ctx)
 {
     ZN_CHECK_INIT();
-    if (!zn_ctx_valid(ctx) || ctx->is_primary)
+    /* a green context's is destroyed with it (cuGreenCtxDestroy) */
+    if (!zn_ctx_valid(ctx) || ctx->is_primary || ctx->green)
         ZN_RET(CUDA_ERROR_INVALID_CONTEXT);
-    /* drop it from this thread's stack wherever it is */
-    int j = 0;
-    for (int i = 0; i < ctx_depth; i++)
-        if (ctx_stack[i] != ctx)
-            ctx_stack[j++] = ctx_stack[i];
-    ctx_depth = j;
-    zn_ctx_wait_all(ctx);
-    zn_cls_run_dtors(ctx);
-    zn_stream_ctx_destroy(ctx);
-    pthread_mutex_destroy(&ctx->cls_lock);
-    zn_handle_retire(ZN_HANDLE_CTX, ctx, sizeof *ctx);
+    zn_ctx_free(ctx);
     ZN_RET(CUDA_SUCCESS);
 }
 

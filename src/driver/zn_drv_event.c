@@ -158,7 +158,10 @@ static CUresult ctx_event_args(CUcontext h, CUevent e)
         return CUDA_ERROR_INVALID_CONTEXT;
     if (!zn_event_valid(e))
         return zn_event_bad(e);
-    if (e->ctx != h)
+    /* the same context, or a green context and its primary context */
+    zn_ctx *ec = e->ctx;
+    if (ec != h && !(zn_ctx_valid(ec) && ((ec->is_primary && h->green) ||
+                                          (h->is_primary && ec->green))))
         return CUDA_ERROR_INVALID_HANDLE;
     if (e->ipc) {
         zn_log(ZN_LOG_WARN, "context-wide record or wait of an interprocess event: not "

@@ -188,19 +188,24 @@ void zn_stream_ctx_destroy(zn_ctx *c)
 
 /* ---- creation ---- */
 
-CUresult cuStreamCreateWithPriority(CUstream *ps, unsigned int flags, int priority)
+CUresult zn_stream_create(zn_ctx *c, unsigned flags, int priority, CUstream *ps)
 {
-    ZN_ENTER(c);
     if (!ps || (flags & ~(unsigned)ZN_CU_STREAM_NON_BLOCKING))
-        ZN_RET(CUDA_ERROR_INVALID_VALUE);
+        return CUDA_ERROR_INVALID_VALUE;
     /* clamp into [greatest, least] = [-5, 0] as the driver does */
     zn_stream *s = stream_new(c, flags, priority > 0 ? 0 : priority < -5 ? -5 : priority,
                               ZN_STREAM_USER);
     if (!s)
-        ZN_RET(CUDA_ERROR_OUT_OF_MEMORY);
+        return CUDA_ERROR_OUT_OF_MEMORY;
     stream_link(s);
     *ps = s;
-    ZN_RET(CUDA_SUCCESS);
+    return CUDA_SUCCESS;
+}
+
+CUresult cuStreamCreateWithPriority(CUstream *ps, unsigned int flags, int priority)
+{
+    ZN_ENTER(c);
+    ZN_RET(zn_stream_create(c, flags, priority, ps));
 }
 
 CUresult cuStreamCreate(CUstream *ps, unsigned int flags)
@@ -298,15 +303,18 @@ static CUresult stream_get_ctx(CUstream h, CUcontext *pctx, bool pt)
     return r;
 }
 
-/* No stream belongs to a green context (Zinc has none): the context, and
- * a NULL green context. */
+/* A stream of a green context's converted context: the primary context and
+ * the green context; any other: its context and NULL. */
 static CUresult stream_get_ctx_v2(CUstream h, CUcontext *pctx, CUgreenCtx *green, bool pt)
 {
     if (!green)
         return CUDA_ERROR_INVALID_VALUE;
     CUresult r = stream_get_ctx(h, pctx, pt);
-    if (r == CUDA_SUCCESS)
-        *green = NULL;
+    if (r == CUDA_SUCCESS) {
+        *green = (*pctx)->green;
+        if (*green)
+            *pctx = zn_ctx_primary((*pctx)->device);
+    }
     return r;
 }
 

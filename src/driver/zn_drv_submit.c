@@ -164,7 +164,8 @@ CUresult zn_submit(zn_stream *s, zn_op *op, bool sync)
 /* ---- context-wide events ----
  * cuCtxRecordEvent records on the context's gate, an unlisted stream, after
  * waits for the last work of every stream of the context (legacy,
- * per-thread and created, blocking or not); cuCtxWaitEvent makes the gate
+ * per-thread and created, blocking or not; for the primary context, of its
+ * green contexts too); cuCtxWaitEvent makes the gate
  * wait for the event and every stream, and each stream made later, wait
  * for the gate up to there. Order between threads is the order in which
  * they take the context's stream lock, as for the legacy stream. */
@@ -200,6 +201,23 @@ static void wait_for(zn_stream *s, struct zn_queue *q, uint64_t t)
         push_wait(s, q, t);
 }
 
+/* Under c's lock: g waits for the last work of each of c's streams. */
+static void wait_for_all(zn_stream *g, zn_ctx *c)
+{
+    if (c->legacy)
+        wait_for(g, c->legacy->q, zn_queue_last(c->legacy->q));
+    for (zn_stream *o = c->streams; o; o = o->next)
+        wait_for(g, o->q, zn_queue_last(o->q));
+}
+
+/* the green contexts' streams too, for a record on the primary context */
+static void wait_for_green(zn_ctx *gc, void *gate)
+{
+    pthread_mutex_lock(&gc->stream_lock);
+    wait_for_all(gate, gc);
+    pthread_mutex_unlock(&gc->stream_lock);
+}
+
 CUresult zn_ctx_record_event(zn_ctx *c, zn_event *e)
 {
     zn_op *op = zn_op_new(ZN_OP_EVENT_RECORD, 0);
@@ -213,10 +231,9 @@ CUresult zn_ctx_record_event(zn_ctx *c, zn_event *e)
     zn_stream *g = gate_of(c, &r);
     uint64_t t = 0;
     if (g) {
-        if (c->legacy)
-            wait_for(g, c->legacy->q, zn_queue_last(c->legacy->q));
-        for (zn_stream *o = c->streams; o; o = o->next)
-            wait_for(g, o->q, zn_queue_last(o->q));
+        wait_for_all(g, c);
+        if (c->is_primary)
+            zn_green_each_ctx(c, wait_for_green, g);
         atomic_store(&e->gen, op->u.ev.gen);
         t = zn_queue_push(g->q, op_item, op);
         if (t) {

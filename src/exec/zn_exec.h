@@ -189,6 +189,9 @@ typedef struct zn_launch {
     /* Optional: where device-side launches go (NULL: they fail with
      * cudaErrorNotSupported). */
     zn_cdp_list *cdp;
+    /* At most this many workers (SMs) run the grid's blocks, the launching
+     * thread included (a green context's partition); 0: all. */
+    uint32_t max_workers;
 } zn_launch;
 
 /* Returned by zn_exec_launch (never by a kernel) for a launch it refuses:

@@ -408,6 +408,8 @@ int zn_exec_launch(const zn_launch *l)
     job.abort = l->abort;
     job.seq = atomic_fetch_add(&pool.seq, 1) + 1;
     unsigned parts = pool.nthreads;
+    if (l->max_workers && l->max_workers < parts)
+        parts = l->max_workers;
     if (job.nblocks < parts)
         parts = (unsigned)job.nblocks;
     uint64_t chunk = job.nblocks / ((uint64_t)parts * 8);
