@@ -552,14 +552,17 @@ static void mma_core(zn_lfn *l, const mshape *s, LLVMValueRef *ae, int na, LLVMV
     free(tb);
 }
 
-/* A floating-point mma as a call: one internal noinline function per
- * shape and accumulator in the module, its fragments passed through an
- * array of <32 x float> or <32 x double> (A, B, C in; D over C). Kernels
- * unroll dozens to thousands of mma.sync/wmma.mma into a block (CUDA's
- * dmmaTensorCoreGemm: 2048 per kernel), each with its cross-lane gathers
- * (and the f16 step costs four times the IR of a plain k-order sum);
- * inline, LLVM's machine combiner and register allocator took over ten
- * times as long on such blocks (f64: over 11 minutes and 5.6 GB). */
+/* An mma as a call: one internal noinline function per shape and types in
+ * the module, its fragments passed through an array of 32-lane vectors (A,
+ * B, C in; D over C). Kernels unroll dozens to thousands of
+ * mma.sync/wmma.mma into a block (CUDA's dmmaTensorCoreGemm: 2048 per
+ * kernel), each with its cross-lane gathers (and the f16 step costs four
+ * times the IR of a plain k-order sum); inline, LLVM's machine combiner
+ * and register allocator took over ten times as long on such blocks (f64:
+ * over 11 minutes and 5.6 GB; immaTensorCoreGemm's u8 wmma 732 s of
+ * compile, against 99 s for the same kernel in f16 through the helper).
+ * Floating-point shapes of both instructions, and integer wmma, take it;
+ * integer and fp8 mma.sync stay inline (a few per kernel, llama.cpp's). */
 static const char *type_name(ptx_type t)
 {
     switch (t) {
@@ -571,12 +574,21 @@ static const char *type_name(ptx_type t)
     }
 }
 
+/* an integer or fp8 element type in a helper's name */
+static void etype_name(char *buf, size_t n, const etype *e)
+{
+    if (is_fp8(e->t))
+        snprintf(buf, n, "%s", e->t == PTX_T_E5M2X2 ? "e5m2" : "e4m3");
+    else
+        snprintf(buf, n, "%c%d", e->sign ? 's' : 'u', e->bits);
+}
+
 /* ra/rb: A's and B's registers as frag_reg gives them (na, nb: elements of
  * types at, bt, decoded inside the helper: 16-bit pairs stay packed in the
- * caller); ce: C's nc elements; de: D's. */
+ * caller); ce: C's nc elements; de: D's; iop and sat as for mma_core. */
 static void mma_call(zn_lfn *l, const mshape *s, LLVMValueRef *ra, int na, ptx_type at,
                      LLVMValueRef *rb, int nb, ptx_type bt, LLVMValueRef *ce, LLVMValueRef *de,
-                     int nc, int hmma)
+                     int nc, int hmma, const intop *iop, bool sat)
 {
     zn_lmod *m = l->m;
     LLVMTypeRef vc = LLVMTypeOf(ce[0]), ta = frag_reg_type(m, at), tb = frag_reg_type(m, bt);
@@ -584,10 +596,19 @@ static void mma_call(zn_lfn *l, const mshape *s, LLVMValueRef *ra, int na, ptx_t
     /* slots of 256 bytes: a <32 x double> or anything smaller */
     LLVMTypeRef arr = LLVMArrayType(ll_vec(m->t_i64), ZN_MMA_SLOTS);
     static const char *cls_name[] = {"mma", "int", "tf32", "f64", "wmma", "fp8"};
-    char name[80];
-    snprintf(name, sizeof name, "zn.%s.%s.m%dn%dk%d.%s.%s.%s", hmma ? "hmma" : "fmma", cls_name[s->cls],
-             s->m, s->n, s->k, type_name(at), type_name(bt),
-             hmma == 1 ? "f16" : vc == ll_vec(m->t_f64) ? "f64" : "f32");
+    char name[96];
+    if (iop) {
+        char a[8], b[8];
+        etype_name(a, sizeof a, &iop->a);
+        etype_name(b, sizeof b, &iop->b);
+        snprintf(name, sizeof name, "zn.imma.%s.m%dn%dk%d.%s.%s.%s%s%s", cls_name[s->cls], s->m,
+                 s->n, s->k, a, b, vc == ll_vec(m->t_i32) ? "s32" : iop->acc16 ? "f16" : "f32",
+                 sat ? ".sat" : "", iop->xor_popc ? ".xor" : "");
+    } else {
+        snprintf(name, sizeof name, "zn.%s.%s.m%dn%dk%d.%s.%s.%s", hmma ? "hmma" : "fmma",
+                 cls_name[s->cls], s->m, s->n, s->k, type_name(at), type_name(bt),
+                 hmma == 1 ? "f16" : vc == ll_vec(m->t_f64) ? "f64" : "f32");
+    }
     LLVMTypeRef ft = LLVMFunctionType(m->t_void, &m->t_ptr, 1, 0);
     LLVMValueRef fn = LLVMGetNamedFunction(m->mod, name);
     if (!fn) {
@@ -616,7 +637,7 @@ static void mma_call(zn_lfn *l, const mshape *s, LLVMValueRef *ra, int na, ptx_t
         }
         for (int j = 0; j < nc; j++)
             c[j] = LLVMBuildLoad2(h.b, vc, buf_slot(&h, arr, p, nra + nrb + j), "");
-        mma_core(&h, s, ae, na, be, nb, c, d, nc, NULL, false, hmma);
+        mma_core(&h, s, ae, na, be, nb, c, d, nc, iop, sat, hmma);
         for (int j = 0; j < nc; j++)
             LLVMBuildStore(h.b, d[j], buf_slot(&h, arr, p, nra + nrb + j));
         LLVMBuildRetVoid(h.b);
@@ -776,13 +797,16 @@ static void lower_mma(zn_lfn *l, const ptx_ins *ins)
         for (int i = 0; i < nc; i++)
             ce[i] = zn_half_to_f32(l, zn_f32_to_half(l, ce[i], false, false), false);
     bool half_in = at.t == PTX_T_F16 || at.t == PTX_T_BF16;
-    if (hmma || ((s.cls == MC_F64 || s.cls == MC_TF32 || half_in) && !sat && !integer && !fp8)) {
+    bool int_wmma = ins->op == PTX_OP_wmma && (integer || fp8);
+    if (hmma || int_wmma ||
+        ((s.cls == MC_F64 || s.cls == MC_TF32 || half_in) && !sat && !integer && !fp8)) {
         LLVMValueRef ra[16], rb[16];
         for (int r = 0; r < na / (int)per_reg(at.t); r++)
             ra[r] = frag_reg(l, &ins->opnds[1], (unsigned)r, at.t);
         for (int r = 0; r < nb / (int)per_reg(bt.t); r++)
             rb[r] = frag_reg(l, &ins->opnds[2], (unsigned)r, bt.t);
-        mma_call(l, &s, ra, na, at.t, rb, nb, bt.t, ce, de, nc, hmma);
+        mma_call(l, &s, ra, na, at.t, rb, nb, bt.t, ce, de, nc, hmma,
+                 integer || fp8 ? &iop : NULL, sat);
     } else {
         for (int i = 0; i < na; i++)
             ae[i] = frag_elem(l, &ins->opnds[1], (unsigned)i, at.t);
