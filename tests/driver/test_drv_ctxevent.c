@@ -1,9 +1,10 @@
 /* test_drv_ctxevent: context-wide events (cuCtxRecordEvent, cuCtxWaitEvent).
- * Host functions that sleep and then set a flag stand for slow work:
+ * Host functions that wait for a gate the test opens (or sleep) and then
+ * set a flag stand for slow work:
  * - a context record covers the work of every stream at the time of the
- *   call (a blocking and a non-blocking stream): not ready while they
- *   sleep, and after cuEventSynchronize both flags are set; work queued
- *   after the record is not part of it;
+ *   call (a blocking and a non-blocking stream): not ready while their
+ *   gate is shut, and after cuEventSynchronize both flags are set; work
+ *   queued after the record (behind a second gate) is not part of it;
  * - after cuCtxWaitEvent on an event recorded behind a slow function,
  *   work queued on an existing non-blocking stream, on the legacy stream
  *   and on a stream created after the call all see its flag set;
@@ -22,6 +23,24 @@ static void CUDA_CB slow_set(void *p)
     __atomic_store_n((int *)p, 1, __ATOMIC_SEQ_CST);
 }
 
+/* sets *flag once *gate is open */
+typedef struct gated {
+    int *gate, *flag;
+} gated;
+
+static void CUDA_CB gated_set(void *p)
+{
+    gated *g = p;
+    while (!__atomic_load_n(g->gate, __ATOMIC_SEQ_CST))
+        usleep(500);
+    __atomic_store_n(g->flag, 1, __ATOMIC_SEQ_CST);
+}
+
+static void open_gate(int *gate)
+{
+    __atomic_store_n(gate, 1, __ATOMIC_SEQ_CST);
+}
+
 typedef struct reader {
     int *flag;
     int seen;
@@ -38,19 +57,22 @@ static void record(CUcontext ctx)
     CUstream a, b;
     OK(cuStreamCreate(&a, 0));
     OK(cuStreamCreate(&b, CU_STREAM_NON_BLOCKING));
-    int fa = 0, fb = 0, later = 0;
-    OK(cuLaunchHostFunc(a, slow_set, &fa));
-    OK(cuLaunchHostFunc(b, slow_set, &fb));
+    int fa = 0, fb = 0, later = 0, first = 0, second = 0;
+    gated ga = { &first, &fa }, gb = { &first, &fb }, gl = { &second, &later };
+    OK(cuLaunchHostFunc(a, gated_set, &ga));
+    OK(cuLaunchHostFunc(b, gated_set, &gb));
     CUevent e;
     OK(cuEventCreate(&e, 0));
     OK(cuCtxRecordEvent(ctx, e));
     EXPECT_RC(cuEventQuery(e), CUDA_ERROR_NOT_READY);
-    OK(cuLaunchHostFunc(a, slow_set, &later));     /* after the record */
-    OK(cuEventSynchronize(e));
+    OK(cuLaunchHostFunc(a, gated_set, &gl));       /* after the record */
+    open_gate(&first);
+    OK(cuEventSynchronize(e));      /* would wait for ever if it covered gl */
     EXPECT(__atomic_load_n(&fa, __ATOMIC_SEQ_CST) == 1);
     EXPECT(__atomic_load_n(&fb, __ATOMIC_SEQ_CST) == 1);
     EXPECT(__atomic_load_n(&later, __ATOMIC_SEQ_CST) == 0);
     OK(cuEventQuery(e));
+    open_gate(&second);
     OK(cuStreamSynchronize(a));
     EXPECT(later == 1);
     /* a record with nothing pending is complete */
