@@ -7,6 +7,7 @@
 
 #include <cuda.h>
 #include <stdio.h>
+#include <time.h>
 
 static int drv_failures;
 
@@ -62,6 +63,26 @@ static inline CUdevice drv_test_primary_ctx(CUcontext *ctx)
     if (ctx)
         *ctx = c;
     return dev;
+}
+
+/* A host function (cuLaunchHostFunc) that stands for slow work the test
+ * controls: it sets *flag once the test opens *gate. */
+typedef struct drv_gated {
+    int *gate, *flag;
+} drv_gated;
+
+static inline void CUDA_CB drv_gated_set(void *p)
+{
+    drv_gated *g = p;
+    const struct timespec nap = { 0, 500000 };
+    while (!__atomic_load_n(g->gate, __ATOMIC_SEQ_CST))
+        nanosleep(&nap, NULL);
+    __atomic_store_n(g->flag, 1, __ATOMIC_SEQ_CST);
+}
+
+static inline void drv_open_gate(int *gate)
+{
+    __atomic_store_n(gate, 1, __ATOMIC_SEQ_CST);
 }
 
 /* Prints PASS <name> or the failure count; the process's exit status. */

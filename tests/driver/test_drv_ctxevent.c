@@ -23,24 +23,6 @@ static void CUDA_CB slow_set(void *p)
     __atomic_store_n((int *)p, 1, __ATOMIC_SEQ_CST);
 }
 
-/* sets *flag once *gate is open */
-typedef struct gated {
-    int *gate, *flag;
-} gated;
-
-static void CUDA_CB gated_set(void *p)
-{
-    gated *g = p;
-    while (!__atomic_load_n(g->gate, __ATOMIC_SEQ_CST))
-        usleep(500);
-    __atomic_store_n(g->flag, 1, __ATOMIC_SEQ_CST);
-}
-
-static void open_gate(int *gate)
-{
-    __atomic_store_n(gate, 1, __ATOMIC_SEQ_CST);
-}
-
 typedef struct reader {
     int *flag;
     int seen;
@@ -58,21 +40,21 @@ static void record(CUcontext ctx)
     OK(cuStreamCreate(&a, 0));
     OK(cuStreamCreate(&b, CU_STREAM_NON_BLOCKING));
     int fa = 0, fb = 0, later = 0, first = 0, second = 0;
-    gated ga = { &first, &fa }, gb = { &first, &fb }, gl = { &second, &later };
-    OK(cuLaunchHostFunc(a, gated_set, &ga));
-    OK(cuLaunchHostFunc(b, gated_set, &gb));
+    drv_gated ga = { &first, &fa }, gb = { &first, &fb }, gl = { &second, &later };
+    OK(cuLaunchHostFunc(a, drv_gated_set, &ga));
+    OK(cuLaunchHostFunc(b, drv_gated_set, &gb));
     CUevent e;
     OK(cuEventCreate(&e, 0));
     OK(cuCtxRecordEvent(ctx, e));
     EXPECT_RC(cuEventQuery(e), CUDA_ERROR_NOT_READY);
-    OK(cuLaunchHostFunc(a, gated_set, &gl));       /* after the record */
-    open_gate(&first);
+    OK(cuLaunchHostFunc(a, drv_gated_set, &gl));       /* after the record */
+    drv_open_gate(&first);
     OK(cuEventSynchronize(e));      /* would wait for ever if it covered gl */
     EXPECT(__atomic_load_n(&fa, __ATOMIC_SEQ_CST) == 1);
     EXPECT(__atomic_load_n(&fb, __ATOMIC_SEQ_CST) == 1);
     EXPECT(__atomic_load_n(&later, __ATOMIC_SEQ_CST) == 0);
     OK(cuEventQuery(e));
-    open_gate(&second);
+    drv_open_gate(&second);
     OK(cuStreamSynchronize(a));
     EXPECT(later == 1);
     /* a record with nothing pending is complete */

@@ -68,18 +68,7 @@ static int distinct_smids(CUfunction f, CUdeviceptr out, CUstream s)
     return __builtin_popcountll(seen);
 }
 
-/* sets *flag once *gate is open */
-typedef struct gated {
-    int *gate, *flag;
-} gated;
 
-static void CUDA_CB gated_set(void *p)
-{
-    gated *g = p;
-    while (!__atomic_load_n(g->gate, __ATOMIC_SEQ_CST))
-        usleep(500);
-    __atomic_store_n(g->flag, 1, __ATOMIC_SEQ_CST);
-}
 
 int main(void)
 {
@@ -180,22 +169,22 @@ int main(void)
     /* a record on the primary context covers the green context's work; a
      * record on the green context too */
     int done = 0, done2 = 0, gate = 0, gate2 = 0;
-    gated g1 = { &gate, &done }, g2 = { &gate2, &done2 };
+    drv_gated g1 = { &gate, &done }, g2 = { &gate2, &done2 };
     CUevent e, eg;
     OK(cuEventCreate(&e, 0));
-    OK(cuLaunchHostFunc(gs, gated_set, &g1));
+    OK(cuLaunchHostFunc(gs, drv_gated_set, &g1));
     OK(cuCtxRecordEvent(primary, e));
     EXPECT_RC(cuEventQuery(e), CUDA_ERROR_NOT_READY);
-    __atomic_store_n(&gate, 1, __ATOMIC_SEQ_CST);
+    drv_open_gate(&gate);
     OK(cuEventSynchronize(e));
     EXPECT(__atomic_load_n(&done, __ATOMIC_SEQ_CST) == 1);
     OK(cuCtxSetCurrent(gctx));
     OK(cuEventCreate(&eg, 0));
     OK(cuCtxSetCurrent(primary));
-    OK(cuLaunchHostFunc(gs, gated_set, &g2));
+    OK(cuLaunchHostFunc(gs, drv_gated_set, &g2));
     OK(cuGreenCtxRecordEvent(g, eg));
     EXPECT_RC(cuEventQuery(eg), CUDA_ERROR_NOT_READY);
-    __atomic_store_n(&gate2, 1, __ATOMIC_SEQ_CST);
+    drv_open_gate(&gate2);
     OK(cuEventSynchronize(eg));
     EXPECT(__atomic_load_n(&done2, __ATOMIC_SEQ_CST) == 1);
     OK(cuGreenCtxWaitEvent(g, eg));
