@@ -21,6 +21,7 @@
  */
 #include "zn_drv.h"
 
+#include <pthread.h>
 #include <string.h>
 
 #define RES_MAGIC 0x5a726573u   /* "Zres" */
@@ -34,11 +35,16 @@ typedef struct res_tag {
 _Static_assert(sizeof(res_tag) <= sizeof(((CUdevResource *)0)->internal), "resource tag");
 _Static_assert(sizeof(CUdevResource) == 144, "CUdevResource layout");
 
+/* CUDA has no call that destroys a descriptor: equal ones are one object,
+ * kept on a list (at most one per SM count per device) */
 struct zn_res_desc {
     uint32_t magic;
     CUdevice dev;
     unsigned sms;
+    struct zn_res_desc *next;
 };
+static struct zn_res_desc *descs;
+static pthread_mutex_t descs_lock = PTHREAD_MUTEX_INITIALIZER;
 
 struct zn_green {
     uint32_t magic;
@@ -173,12 +179,20 @@ CUresult cuDevResourceGenerateDesc(CUdevResourceDesc *pdesc, CUdevResource *res,
     }
     if (!sms)
         ZN_RET(CUDA_ERROR_INVALID_RESOURCE_CONFIGURATION);
-    struct zn_res_desc *d = zn_handle_new(ZN_HANDLE_RESDESC, sizeof *d);
+    pthread_mutex_lock(&descs_lock);
+    struct zn_res_desc *d = descs;
+    while (d && (d->dev != first.dev || d->sms != sms))
+        d = d->next;
+    if (!d && (d = zn_handle_new(ZN_HANDLE_RESDESC, sizeof *d))) {
+        d->magic = ZN_MAGIC_RESDESC;
+        d->dev = first.dev;
+        d->sms = sms;
+        d->next = descs;
+        descs = d;
+    }
+    pthread_mutex_unlock(&descs_lock);
     if (!d)
         ZN_RET(CUDA_ERROR_OUT_OF_MEMORY);
-    d->magic = ZN_MAGIC_RESDESC;
-    d->dev = first.dev;
-    d->sms = sms;
     *pdesc = d;
     ZN_RET(CUDA_SUCCESS);
 }
