@@ -9,12 +9,15 @@
  * each child grid with its own children after it (depth first: a grid is
  * complete only once its children are), while the context is not faulted.
  */
+#define _GNU_SOURCE     /* process_vm_readv */
 #include "zn_drv.h"
 #include "../exec/zn_exec.h"
 #include "../util/zn_log.h"
 
 #include <stdlib.h>
 #include <string.h>
+#include <sys/uio.h>
+#include <unistd.h>
 
 enum { ERR_INVALID_VALUE = 1, ERR_INVALID_CONFIGURATION = 9, ERR_INVALID_FUNCTION = 98,
        ERR_INVALID_DEVICE = 101, ERR_UNSUPPORTED_LIMIT = 215 };
@@ -122,15 +125,41 @@ int zn_cdp_query(void *host, uint32_t what, const uint64_t *a)
     return 0;
 }
 
-/* d slices of h rows of n bytes from p (pitch, slice apart): all inside
- * memory a kernel may reach (allocations, module variables, registered
- * host memory) */
+/* Whether every page of [p, p + n) can be read, asked of the kernel (a
+ * read through process_vm_readv fails with EFAULT instead of faulting). */
+static bool pages_readable(const void *p, size_t n)
+{
+    uintptr_t a = (uintptr_t)p, end = a + n;
+    uintptr_t pg = (uintptr_t)sysconf(_SC_PAGESIZE);
+    if (end < a)
+        return false;
+    char sink[64];
+    struct iovec local[64], remote[64];
+    for (uintptr_t page = a & ~(pg - 1); page < end;) {
+        int k = 0;
+        for (; k < 64 && page < end; k++, page += pg) {
+            local[k] = (struct iovec){ &sink[k], 1 };
+            remote[k] = (struct iovec){ (void *)(page < a ? a : page), 1 };
+        }
+        if (process_vm_readv(getpid(), local, (unsigned long)k, remote, (unsigned long)k, 0) != k)
+            return false;
+    }
+    return true;
+}
+
+/* d slices of h rows of n bytes from p (pitch, slice apart): device
+ * memory of live allocations (module variables, mapped ranges), or host
+ * memory that is there (registered, pinned, or the device heap of
+ * in-kernel cudaMalloc, which is plain host memory); never a freed or
+ * unallocated device address or an unmapped one */
 static bool region_ok(const void *p, size_t n, size_t h, size_t d, size_t pitch, size_t slice)
 {
     if (!n || !h || !d)
         return true;
     size_t span = (d - 1) * slice + (h - 1) * pitch + n;
-    return zn_mem_range_ok((CUdeviceptr)(uintptr_t)p, span);
+    if (zn_mem_range_ok((CUdeviceptr)(uintptr_t)p, span))
+        return true;
+    return !zn_mem_in_device_range(p) && pages_readable(p, span);
 }
 
 /* A queued device-side copy or set; false when an address is bad. */

@@ -9,7 +9,9 @@
 //   of static shared memory), cudaOccupancyMaxActiveBlocksPerMultiprocessor
 //   (the host's answer), cudaDeviceGetLimit, cudaDeviceGetCacheConfig and
 //   cudaDeviceGetSharedMemConfig after the host set them;
-// - last, a device-side copy to an address that is no memory: the host
+// - a copy and a set into device-heap memory (in-kernel cudaMalloc, plain
+//   host memory on Zinc) that a child then reads;
+// - last, a device-side copy from an address that is no memory: the host
 //   gets cudaErrorIllegalAddress and the process goes on.
 #include "zn_test.h"
 
@@ -94,6 +96,26 @@ __global__ void queries(int *out, size_t *limits)
     // nvcc's libcudadevrt has no __cudaCDP2EventRecordWithFlags: not tested
     out[12] = cudaDeviceGetLimit(&limits[2], cudaLimitMaxL2FetchGranularity);
     out[13] = fa.binaryVersion;
+}
+
+__global__ void sum_heap(const int *p, int n, int *out)
+{
+    int s = 0;
+    for (int i = 0; i < n; i++)
+        s += p[i];
+    *out = s;
+    cudaFree((void *)p);
+}
+
+// device-heap memory (in-kernel cudaMalloc) as a device copy's destination
+// and a 2D set's, then read by a child
+__global__ void heap_copy(const int *src, int *out, int *errs)
+{
+    int *p = NULL;
+    errs[0] = cudaMalloc((void **)&p, 64 * sizeof(int));
+    errs[1] = cudaMemcpyAsync(p, src, 64 * sizeof(int), cudaMemcpyDeviceToDevice, 0);
+    errs[2] = cudaMemset2DAsync(p + 60, 4 * sizeof(int), 0, 2 * sizeof(int), 1, 0);
+    sum_heap<<<1, 1>>>(p, 64, out);
 }
 
 __global__ void wild_copy(unsigned char *dst)
@@ -205,11 +227,39 @@ static void check_queries(void)
     CK(cudaFree(limits));
 }
 
+static void check_heap(void)
+{
+    int h[64], *src, *out, *errs, got = -1, herr[3];
+    for (int i = 0; i < 64; i++)
+        h[i] = i * 5 - 7;
+    CK(cudaMalloc(&src, sizeof h));
+    CK(cudaMalloc(&out, sizeof(int)));
+    CK(cudaMalloc(&errs, sizeof herr));
+    CK(cudaMemcpy(src, h, sizeof h, cudaMemcpyHostToDevice));
+    CK(cudaMemset(out, 0xff, sizeof(int)));
+    CK(cudaMemset(errs, 0xff, sizeof herr));
+    heap_copy<<<1, 1>>>(src, out, errs);
+    CK_LAUNCH();
+    CK(cudaMemcpy(&got, out, sizeof got, cudaMemcpyDeviceToHost));
+    CK(cudaMemcpy(herr, errs, sizeof herr, cudaMemcpyDeviceToHost));
+    int want = 0;
+    for (int i = 0; i < 60; i++)    // elements 60 and 61 set to 0 after the copy
+        want += h[i];
+    want += h[62] + h[63];
+    if (got != want || herr[0] || herr[1] || herr[2])
+        zt_fail("device-heap copy: sum %d (want %d), results %d %d %d", got, want, herr[0],
+                herr[1], herr[2]);
+    CK(cudaFree(src));
+    CK(cudaFree(out));
+    CK(cudaFree(errs));
+}
+
 int main()
 {
     zt_begin("cdp_memory");
     check_regions();
     check_queries();
+    check_heap();
     // a copy from no memory faults the context, the process goes on
     unsigned char *dst;
     CK(cudaMalloc(&dst, 64));
