@@ -12,6 +12,7 @@
 #include <stdbool.h>
 #include "zn_cuda.h"
 #include "../compile/zn_compile.h"
+#include "../exec/zn_exec.h"
 #include "../ptx/ptx_ir.h"
 
 #define ZN_DRIVER_VERSION 13000
@@ -124,6 +125,7 @@ typedef struct zn_ctx {
     struct zn_green *green;
     unsigned sm_limit;
     struct zn_green *greens;
+    zn_dev_heap heap;           /* in-kernel malloc (CU_LIMIT_MALLOC_HEAP_SIZE) */
 } zn_ctx;
 
 zn_ctx *zn_ctx_primary(CUdevice dev);

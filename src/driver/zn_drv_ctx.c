@@ -34,6 +34,9 @@ static void ctx_defaults(zn_ctx *c)
     c->limits[CU_LIMIT_PERSISTING_L2_CACHE_SIZE] = 0;
     c->cache_config = 0;
     c->shmem_config = 0;
+    atomic_store(&c->heap.used, 0);
+    atomic_store(&c->heap.limit, c->limits[CU_LIMIT_MALLOC_HEAP_SIZE]);
+    atomic_store(&c->heap.fixed, false);
     atomic_store(&c->sticky, CUDA_SUCCESS);
 }
 
@@ -452,9 +455,15 @@ CUresult cuCtxSetLimit(CUlimit limit, size_t value)
     if ((unsigned)limit >= CU_LIMIT_MAX)
         ZN_RET(CUDA_ERROR_INVALID_VALUE);
     switch (limit) {
+    case CU_LIMIT_MALLOC_HEAP_SIZE:
+        /* fixed once a kernel has allocated from it (CUDA: "must be
+         * performed before launching any kernel that uses malloc") */
+        if (atomic_load(&c->heap.fixed))
+            ZN_RET(CUDA_ERROR_INVALID_VALUE);
+        atomic_store(&c->heap.limit, value);
+        break;
     case CU_LIMIT_STACK_SIZE:
     case CU_LIMIT_PRINTF_FIFO_SIZE:
-    case CU_LIMIT_MALLOC_HEAP_SIZE:
     case CU_LIMIT_DEV_RUNTIME_SYNC_DEPTH:
     case CU_LIMIT_DEV_RUNTIME_PENDING_LAUNCH_COUNT:
         break;

@@ -52,6 +52,7 @@ void zn_op_run_kernel(zn_op *op, unsigned depth)
         .cluster = { op->u.k.cl[0], op->u.k.cl[1], op->u.k.cl[2] },
         .cluster_explicit = op->u.k.cl_explicit,
         .max_workers = op->ctx->sm_limit,
+        .heap = &op->ctx->heap,
     };
     zn_cdp_list cdp;    /* the grids it launches itself (zn_drv_cdp.c) */
     zn_cdp_list_init(&cdp, depth, zn_cdp_check, zn_cdp_query, op);

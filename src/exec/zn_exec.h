@@ -11,6 +11,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdbool.h>
+#include <stdatomic.h>
 #include <pthread.h>
 #include "zn_kernel_abi.h"
 
@@ -164,6 +165,17 @@ void zn_cdp_list_init(zn_cdp_list *q, unsigned depth,
 /* Frees the list's work (after the launcher has run it). */
 void zn_cdp_list_fini(zn_cdp_list *q);
 
+/* The device heap of in-kernel malloc and device cudaMalloc: a context's
+ * CU_LIMIT_MALLOC_HEAP_SIZE. Blocks are host memory (malloc); the heap
+ * counts their bytes (with a 16-byte header each) against the limit, so a
+ * kernel gets NULL where a GPU's heap would be full. The limit is fixed once
+ * a kernel has allocated (cuCtxSetLimit then fails, as CUDA's does). */
+typedef struct zn_dev_heap {
+    _Atomic size_t used;
+    _Atomic size_t limit;       /* 0: none */
+    atomic_bool fixed;
+} zn_dev_heap;
+
 /* ---- launches ---- */
 typedef struct zn_launch {
     zn_kernel_fn fn;
@@ -192,6 +204,8 @@ typedef struct zn_launch {
     /* At most this many workers (SMs) run the grid's blocks, the launching
      * thread included (a green context's partition); 0: all. */
     uint32_t max_workers;
+    /* Optional: the heap in-kernel malloc draws from (NULL: no limit). */
+    zn_dev_heap *heap;
 } zn_launch;
 
 /* Returned by zn_exec_launch (never by a kernel) for a launch it refuses:

@@ -3,7 +3,9 @@
 #include "zn_exec_tex.h"
 
 #include <sched.h>
+#include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 
 void zn_job_fail(zn_job *job, int32_t status)
@@ -67,17 +69,54 @@ static int32_t rt_vprintf(zn_warp_ctx *w, const char *fmt, const void *args, uin
     return n;
 }
 
+/* Each block keeps its charge to the heap in a 16-byte header (the
+ * alignment a GPU's malloc gives). */
+#define HEAP_HEADER 16
+
+static zn_dev_heap *heap_of(zn_warp_ctx *w)
+{
+    const zn_block_run *run = w->block->exec;
+    return run ? run->job->l->heap : NULL;
+}
+
 static void *rt_malloc(zn_warp_ctx *w, uint64_t size)
 {
-    void *p = malloc(size);
-    zn_check_host_add((uintptr_t)p, size); /* the device heap is good memory for memcheck */
-    return p;
+    zn_dev_heap *h = heap_of(w);
+    if (size > SIZE_MAX - HEAP_HEADER)
+        return NULL;
+    size_t need = (size_t)size + HEAP_HEADER;
+    if (h) {
+        atomic_store(&h->fixed, true);
+        size_t limit = atomic_load(&h->limit);
+        size_t used = atomic_fetch_add(&h->used, need);
+        if (limit && (used + need > limit || used + need < used)) {
+            atomic_fetch_sub(&h->used, need);
+            return NULL;    /* the heap is full, as on a GPU */
+        }
+    }
+    char *b = malloc(need);
+    if (!b) {
+        if (h)
+            atomic_fetch_sub(&h->used, need);
+        return NULL;
+    }
+    memcpy(b, &need, sizeof need);
+    zn_check_host_add((uintptr_t)(b + HEAP_HEADER), size); /* good memory for memcheck */
+    return b + HEAP_HEADER;
 }
 
 static void rt_free(zn_warp_ctx *w, void *p)
 {
+    if (!p)
+        return;
+    char *b = (char *)p - HEAP_HEADER;
+    size_t need;
+    memcpy(&need, b, sizeof need);
+    zn_dev_heap *h = heap_of(w);
+    if (h)
+        atomic_fetch_sub(&h->used, need);
     zn_check_host_remove((uintptr_t)p);
-    free(p);
+    free(b);
 }
 
 /* A warp of a cooperative grid is about to poll memory another block
