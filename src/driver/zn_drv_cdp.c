@@ -165,21 +165,22 @@ static bool region_ok(const void *p, size_t n, size_t h, size_t d, size_t pitch,
 /* A queued device-side copy or set; false when an address is bad. */
 static bool run_region(const zn_cdp_work *x)
 {
+    const zn_cdp_region *r = &x->r;
     bool copy = x->kind == ZN_CDP_WORK_COPY;
-    if (!region_ok(x->dst, x->n, x->h, x->d, x->dpitch, x->dslice) ||
-        (copy && !region_ok(x->src, x->n, x->h, x->d, x->spitch, x->sslice))) {
+    if (!region_ok(r->dst, r->n, r->h, r->d, r->dpitch, r->dslice) ||
+        (copy && !region_ok(r->src, r->n, r->h, r->d, r->spitch, r->sslice))) {
         zn_log(ZN_LOG_ERROR, "device-side %s of %zu x %zu x %zu bytes: %p%s%p is not memory "
                "a kernel may access: CUDA_ERROR_ILLEGAL_ADDRESS", copy ? "memcpy" : "memset",
-               x->n, x->h, x->d, x->dst, copy ? " <- " : "", copy ? x->src : (const void *)"");
+               r->n, r->h, r->d, r->dst, copy ? " <- " : "", copy ? r->src : (const void *)"");
         return false;
     }
-    for (size_t z = 0; z < x->d; z++)
-        for (size_t y = 0; y < x->h; y++) {
-            char *dst = (char *)x->dst + z * x->dslice + y * x->dpitch;
+    for (size_t z = 0; z < r->d; z++)
+        for (size_t y = 0; y < r->h; y++) {
+            char *dst = (char *)r->dst + z * r->dslice + y * r->dpitch;
             if (copy)
-                memmove(dst, (const char *)x->src + z * x->sslice + y * x->spitch, x->n);
+                memmove(dst, (const char *)r->src + z * r->sslice + y * r->spitch, r->n);
             else
-                memset(dst, x->byte, x->n);
+                memset(dst, x->byte, r->n);
         }
     return true;
 }

@@ -92,6 +92,15 @@ static zn_op *stage_source(zn_op *op, bool *sync)
     return st;
 }
 
+/* e's last record is ticket t of queue q (not a capture's) */
+static void event_at(zn_event *e, struct zn_queue *q, uint64_t t)
+{
+    e->q = q;
+    e->ticket = t;
+    e->recorded = true;
+    e->cap = NULL;
+}
+
 CUresult zn_submit(zn_stream *s, zn_op *op, bool sync)
 {
     if (s->cap || (op->kind == ZN_OP_EVENT_WAIT && zn_event_capture(op->u.ev.e)))
@@ -130,12 +139,8 @@ CUresult zn_submit(zn_stream *s, zn_op *op, bool sync)
     bool deps = implicit_deps(s);
     uint64_t t = quick && !deps ? zn_queue_inline_begin(s->q) : 0;
     if (t) {
-        if (rec) {
-            rec->q = s->q;
-            rec->ticket = t;
-            rec->recorded = true;
-            rec->cap = NULL;
-        }
+        if (rec)
+            event_at(rec, s->q, t);
         pthread_mutex_unlock(&c->stream_lock);
         zn_op_run(op);
         zn_queue_inline_end(s->q, t);
@@ -143,12 +148,8 @@ CUresult zn_submit(zn_stream *s, zn_op *op, bool sync)
         return sync ? (CUresult)atomic_load(&c->sticky) : CUDA_SUCCESS;
     }
     t = zn_queue_push(s->q, op_item, op);
-    if (t && rec) {
-        rec->q = s->q;
-        rec->ticket = t;
-        rec->recorded = true;
-        rec->cap = NULL;
-    }
+    if (t && rec)
+        event_at(rec, s->q, t);
     pthread_mutex_unlock(&c->stream_lock);
     if (!t) {
         free(op);
@@ -236,14 +237,10 @@ CUresult zn_ctx_record_event(zn_ctx *c, zn_event *e)
             zn_green_each_ctx(c, wait_for_green, g);
         atomic_store(&e->gen, op->u.ev.gen);
         t = zn_queue_push(g->q, op_item, op);
-        if (t) {
-            e->q = g->q;
-            e->ticket = t;
-            e->recorded = true;
-            e->cap = NULL;
-        } else {
+        if (t)
+            event_at(e, g->q, t);
+        else
             r = CUDA_ERROR_OUT_OF_MEMORY;
-        }
     }
     pthread_mutex_unlock(&c->stream_lock);
     if (!t)

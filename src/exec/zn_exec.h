@@ -125,6 +125,15 @@ void zn_queue_inline_end(zn_queue *q, uint64_t ticket);
  * while its parent still runs (CUDA 12's device runtime has no way to wait
  * for a child). */
 enum { ZN_CDP_WORK_KERNEL, ZN_CDP_WORK_COPY, ZN_CDP_WORK_SET };
+/* A copy's or set's memory: d slices of h rows of n bytes (1 and 1 for a
+ * flat one), rows pitch bytes apart and slices slice bytes apart on each
+ * side (src: NULL for a set). */
+typedef struct zn_cdp_region {
+    void *dst;
+    const void *src;
+    size_t n, h, d;
+    size_t dpitch, spitch, dslice, sslice;
+} zn_cdp_region;
 #define ZN_CDP_PARAM_BYTES 4096     /* a device launch's parameters, at most */
 #define ZN_CDP_MAX_DEPTH 24         /* cudaLimitDevRuntimeSyncDepth's ceiling */
 typedef struct zn_cdp_work {
@@ -133,13 +142,8 @@ typedef struct zn_cdp_work {
     int kind;                       /* ZN_CDP_WORK_* */
     const char *func;               /* kernel: its name (zn_lower_operand.c) */
     uint32_t grid[3], block[3], shmem;
-    /* copy, set: d slices of h rows of n bytes (1 and 1 for a flat one),
-     * rows pitch bytes apart and slices slice bytes apart on each side */
-    void *dst;
-    const void *src;
-    size_t n, h, d;
-    size_t dpitch, spitch, dslice, sslice;
-    int byte;
+    zn_cdp_region r;                /* copy, set */
+    int byte;                       /* set */
     _Alignas(16) unsigned char params[];
 } zn_cdp_work;
 typedef struct zn_cdp_list {

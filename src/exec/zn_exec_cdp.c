@@ -199,31 +199,17 @@ static int launch(zn_cdp_list *q, uint64_t t, zn_cdp_work *x)
     return ERR_SUCCESS;
 }
 
-/* A copy or set of d slices of h rows of n bytes, queued. The addresses
- * are checked when it runs (zn_drv_cdp.c): a bad one faults the context,
- * as the copy engine's access would. */
-typedef struct region {
-    void *dst;
-    const void *src;
-    size_t n, h, d, dpitch, spitch, dslice, sslice;
-} region;
-
-static int region_work(zn_cdp_list *q, uint64_t t, int kind, const region *r, int byte)
+/* A copy or set, queued. The addresses are checked when it runs
+ * (zn_drv_cdp.c): a bad one faults the context, as the copy engine's access
+ * would. */
+static int region_work(zn_cdp_list *q, uint64_t t, int kind, const zn_cdp_region *r, int byte)
 {
     if (r->h > 1 && (r->dpitch < r->n || (kind == ZN_CDP_WORK_COPY && r->spitch < r->n)))
         return fail_at(q, t, ERR_INVALID_PITCH);
     zn_cdp_work *x = work_new(q, kind, 0);
     if (!x)
         return fail_at(q, t, ERR_MEMORY_ALLOCATION);
-    x->dst = r->dst;
-    x->src = r->src;
-    x->n = r->n;
-    x->h = r->h;
-    x->d = r->d;
-    x->dpitch = r->dpitch;
-    x->spitch = r->spitch;
-    x->dslice = r->dslice;
-    x->sslice = r->sslice;
+    x->r = *r;
     x->byte = byte;
     work_queue(q, x);
     return ERR_SUCCESS;
@@ -250,7 +236,7 @@ static int copy_3d(zn_cdp_list *q, uint64_t t, const memcpy3d_parms *p)
     if (p->src_array || p->dst_array)   /* CUDA arrays: host API only */
         return fail_at(q, t, ERR_NOT_SUPPORTED);
     const pitched_ptr *s = &p->src, *d = &p->dst;
-    region r = {
+    zn_cdp_region r = {
         .dst = d->ptr + p->dst_pos.d * d->pitch * d->ysize + p->dst_pos.h * d->pitch +
                p->dst_pos.w,
         .src = s->ptr + p->src_pos.d * s->pitch * s->ysize + p->src_pos.h * s->pitch +
@@ -340,18 +326,18 @@ uint64_t zn_exec_cdp(zn_warp_ctx *w, uint32_t op, const uint64_t *a, uint32_t la
     case ZN_CDP_MEMCPY_ASYNC:
     case ZN_CDP_MEMSET_ASYNC: {
         bool set = op == ZN_CDP_MEMSET_ASYNC;
-        region r = { (void *)(uintptr_t)a[0], set ? NULL : (const void *)(uintptr_t)a[1],
+        zn_cdp_region r = { (void *)(uintptr_t)a[0], set ? NULL : (const void *)(uintptr_t)a[1],
                      a[2], 1, 1, 0, 0, 0, 0 };
         return (uint64_t)region_work(q, t, set ? ZN_CDP_WORK_SET : ZN_CDP_WORK_COPY, &r,
                                      (int)(a[1] & 0xff));
     }
     case ZN_CDP_MEMCPY_2D: {
-        region r = { (void *)(uintptr_t)a[0], (const void *)(uintptr_t)a[2], a[4], a[5], 1,
+        zn_cdp_region r = { (void *)(uintptr_t)a[0], (const void *)(uintptr_t)a[2], a[4], a[5], 1,
                      a[1], a[3], 0, 0 };
         return (uint64_t)region_work(q, t, ZN_CDP_WORK_COPY, &r, 0);
     }
     case ZN_CDP_MEMSET_2D: {
-        region r = { (void *)(uintptr_t)a[0], NULL, a[3], a[4], 1, a[1], 0, 0, 0 };
+        zn_cdp_region r = { (void *)(uintptr_t)a[0], NULL, a[3], a[4], 1, a[1], 0, 0, 0 };
         return (uint64_t)region_work(q, t, ZN_CDP_WORK_SET, &r, (int)(a[2] & 0xff));
     }
     case ZN_CDP_MEMCPY_3D:
@@ -359,7 +345,7 @@ uint64_t zn_exec_cdp(zn_warp_ctx *w, uint32_t op, const uint64_t *a, uint32_t la
     case ZN_CDP_MEMSET_3D: {
         const pitched_ptr *p = (const pitched_ptr *)(uintptr_t)a[0];
         const extent3 *e = (const extent3 *)(uintptr_t)a[2];
-        region r = { p->ptr, NULL, e->w, e->h, e->d, p->pitch, 0, p->pitch * p->ysize, 0 };
+        zn_cdp_region r = { p->ptr, NULL, e->w, e->h, e->d, p->pitch, 0, p->pitch * p->ysize, 0 };
         return (uint64_t)region_work(q, t, ZN_CDP_WORK_SET, &r, (int)(a[1] & 0xff));
     }
     case ZN_CDP_GET_DEVICE:

@@ -86,7 +86,8 @@ static void *rt_malloc(zn_warp_ctx *w, uint64_t size)
         return NULL;
     size_t need = (size_t)size + HEAP_HEADER;
     if (h) {
-        atomic_store(&h->fixed, true);
+        if (!atomic_load_explicit(&h->fixed, memory_order_relaxed))
+            atomic_store(&h->fixed, true);  /* once: not a shared store per call */
         size_t limit = atomic_load(&h->limit);
         size_t used = atomic_fetch_add(&h->used, need);
         if (limit && (used + need > limit || used + need < used)) {
