@@ -68,7 +68,7 @@ REASONS = [
     (r"^cuMulticast", "multicast objects: NVLink multi-GPU only"),
     (r"^cuMemGetHandleForAddressRange$", "dma-buf export: no device memory another driver could import"),
     (r"^cuMemBatchDecompressAsync", "the hardware decompression engine: not yet"),
-    (r"^cuTensorMap", "tensor maps: Zinc does not run cp.async.bulk.tensor (TMA) yet"),
+    (r"^cuTensorMapEncodeIm2col", "im2col tensor maps: Zinc runs the tile mode of cp.async.bulk.tensor only"),
     (r"", "not yet"),
 ]
 

@@ -246,7 +246,7 @@ LLVMValueRef ll_load_field(zn_lfn *l, LLVMTypeRef st, LLVMValueRef p,
 void zn_abi_types(zn_lmod *m);
 enum { ZN_RT_BARRIER, ZN_RT_ASSERTFAIL, ZN_RT_VPRINTF, ZN_RT_CLOCK64,
        ZN_RT_GLOBALTIMER, ZN_RT_MALLOC, ZN_RT_FREE, ZN_RT_MEMCHECK, ZN_RT_TEX,
-       ZN_RT_SPIN, ZN_RT_CLUSTER_BARRIER, ZN_RT_CORO_FRAME, ZN_RT_CDP, ZN_RT_NFIELDS };
+       ZN_RT_SPIN, ZN_RT_CLUSTER_BARRIER, ZN_RT_CORO_FRAME, ZN_RT_CDP, ZN_RT_TMA, ZN_RT_NFIELDS };
 
 /* ---- types and operands (zn_lower_operand.c) ----------------------------- */
 
@@ -402,6 +402,9 @@ void zn_lower_atom16(zn_lfn *l, const ptx_ins *ins);
 /* mbarrier.* and cp.async.mbarrier.arrive (zn_lower_mbarrier.c); yield:
  * rt->barrier mode 2, lets the block's other warps run (spin loops) */
 void zn_lower_mbarrier(zn_lfn *l, const ptx_ins *ins);
+/* complete tx bytes on the active lanes' mbarriers (zn_lower_mbarrier.c) */
+void zn_mbarrier_complete_tx(zn_lfn *l, LLVMValueRef ptrs, LLVMValueRef tx);
+void zn_lower_tma(zn_lfn *l, const ptx_ins *ins);   /* zn_lower_tma.c */
 void zn_lower_yield(zn_lfn *l);
 
 /* Thread block clusters (zn_lower_cluster.c): %cluster* special registers

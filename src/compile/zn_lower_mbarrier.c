@@ -218,6 +218,15 @@ static void lower_cp_bulk(zn_lfn *l, const ptx_ins *ins)
     run_lanes(l, &j, NULL);
 }
 
+/* complete tx bytes (<32 x i64>) on the mbarriers at ptrs (shared), the
+ * active lanes in order: the end of a bulk tensor copy (zn_lower_tma.c) */
+void zn_mbarrier_complete_tx(zn_lfn *l, LLVMValueRef ptrs, LLVMValueRef tx)
+{
+    mb_job j = {.kind = MB_UPDATE, .ptrs = ptrs, .space = PTX_SPACE_SHARED,
+                .arg = ll_const_vec(l->m->t_i64, 0), .tx = tx, .tx_sub = true};
+    run_lanes(l, &j, NULL);
+}
+
 static void lower_wait(zn_lfn *l, const ptx_ins *ins, mb_job *j)
 {
     /* {test,try}_wait{.parity} waitComplete, [addr], state|parity{, hint} */
@@ -248,7 +257,11 @@ static void lower_wait(zn_lfn *l, const ptx_ins *ins, mb_job *j)
 void zn_lower_mbarrier(zn_lfn *l, const ptx_ins *ins)
 {
     if (ins->op == PTX_OP_cp) {
-        if (has_mod(ins, PTX_MOD_bulk))
+        if (ins->flags & (PTX_F(commit_group) | PTX_F(wait_group)))
+            return; /* cp.async.bulk groups: every bulk copy is complete */
+        if (has_mod(ins, PTX_MOD_tensor))
+            zn_lower_tma(l, ins);
+        else if (has_mod(ins, PTX_MOD_bulk))
             lower_cp_bulk(l, ins);
         else
             lower_cp_arrive(l, ins);

@@ -1362,4 +1362,12 @@ ZN_API CUresult cuMemExportToShareableHandle(void *out, CUmemGenericAllocationHa
 ZN_API CUresult cuMemImportFromShareableHandle(CUmemGenericAllocationHandle *h, void *handle,
                                                int type);
 
+/* tensor maps (zn_drv_tensormap.c): 128 opaque bytes, 64-byte aligned */
+typedef struct CUtensorMap { _Alignas(64) uint64_t opaque[16]; } CUtensorMap;
+ZN_API CUresult cuTensorMapEncodeTiled(CUtensorMap *map, int dtype, uint32_t rank, void *addr,
+                                       const uint64_t *dim, const uint64_t *strides,
+                                       const uint32_t *box, const uint32_t *estrides,
+                                       int interleave, int swizzle, int l2promotion, int oobfill);
+ZN_API CUresult cuTensorMapReplaceAddress(CUtensorMap *map, void *addr);
+
 #endif

@@ -168,7 +168,11 @@ static int coro_rounds(zn_block_run *run, zn_kernel_fn fn, uint32_t *started, bo
                     continue;
                 }
                 uint64_t cw = w->co_wait;
-                if (cw == CO_WAIT_YIELD)    /* again in the next pass */
+                /* a yield goes again in the next pass, unless the grid has
+                 * failed: then the general loop stops the poller */
+                if (cw == CO_WAIT_YIELD &&
+                    atomic_load_explicit(&run->job->status, memory_order_relaxed) ==
+                        ZN_KSTATUS_OK)
                     continue;
                 if (!whole_block_sync(cw, nthreads)) {
                     /* the arrivals so far wait at barrier 0 */

@@ -180,6 +180,8 @@ void zn_warps_coro_free(zn_worker *wk);
 extern const zn_rt_ops zn_exec_rt_ops;
 /* zn_rt_ops.cdp (zn_exec_cdp.c) */
 uint64_t zn_exec_cdp(zn_warp_ctx *w, uint32_t op, const uint64_t *args, uint32_t lane);
+/* zn_rt_ops.tma (zn_exec_tma.c) */
+int32_t zn_exec_tma(zn_warp_ctx *w, uint32_t code, uint32_t mask, uint64_t *io);
 /* zn_exec_cluster.c: zn_rt_ops.cluster_barrier */
 int32_t zn_cluster_barrier(zn_warp_ctx *w, uint32_t mode);
 void zn_job_fail(zn_job *job, int32_t status);

@@ -153,4 +153,5 @@ const zn_rt_ops zn_exec_rt_ops = {
     .cluster_barrier = zn_cluster_barrier,
     .coro_frame = zn_warps_coro_frame,
     .cdp = zn_exec_cdp,
+    .tma = zn_exec_tma,
 };

@@ -207,7 +207,12 @@ int32_t zn_warps_barrier(zn_warp_ctx *w, uint32_t id, uint32_t count, uint32_t m
     /* any wait, a yield (an mbarrier poll) included: the warp it waits for
      * may have stopped (grid_ws first: one load and a branch on the hot
      * path of ordinary grids) */
-    if (zn_warps_grid_dead(run) && (run->job->on_fibers || coro)) {
+    /* ... and a poll in a failed grid never ends (the warp that would
+     * arrive or complete the transaction has stopped): the poller stops,
+     * as the whole grid does on a GPU */
+    bool failed = mode == 2 &&
+                  atomic_load_explicit(&run->job->status, memory_order_relaxed) != ZN_KSTATUS_OK;
+    if ((failed || zn_warps_grid_dead(run)) && (run->job->on_fibers || coro)) {
         if (!coro)
             warps_stop(run, w->warpid);
         zn_warps_coro_stop(run, w->warpid);

@@ -166,6 +166,9 @@ typedef struct zn_rt_ops {
      * arguments as 64-bit words (a dim3 as the address of its 12 bytes).
      * Returns the function's result (a cudaError_t, a pointer). */
     uint64_t (*cdp)(zn_warp_ctx *w, uint32_t op, const uint64_t *args, uint32_t lane);
+    /* cp.async.bulk.tensor for the lanes in mask (zn_tma.h: code, the
+     * io rows). Returns a ZN_KSTATUS. */
+    int32_t (*tma)(zn_warp_ctx *w, uint32_t code, uint32_t mask, uint64_t *io);
 } zn_rt_ops;
 
 /* Device runtime operations (zn_rt_ops.cdp; `_ptsz` variants are the same). */

@@ -1,0 +1,156 @@
+/* zn_exec_tma.c: tensor memory access (sm_90 cp.async.bulk.tensor, tile
+ * mode) for compiled kernels: zn_rt_ops.tma, lowered by zn_lower_tma.c.
+ *
+ * Each lane the instruction runs on moves one box between a tensor in
+ * global memory, described by a tensor map (zn_tma.h), and shared memory,
+ * at once (so the mbarrier's transaction bytes complete right after, and
+ * bulk-group waits have nothing to wait for). The box is dense in shared
+ * memory, dimension 0 innermost: ceil(boxDim[d] / elementStrides[d])
+ * elements along each dimension (boxDim[0] along dimension 0 unless the
+ * map is interleaved). Elements outside the tensor (a coordinate below 0
+ * or past globalDim) read as zero, or as NaN with the NaN fill; a store
+ * skips them. Swizzling permutes the 16-byte chunks of shared memory by
+ * address, as CUTLASS's Swizzle<B,4,3> describes it: bits 7.. of the
+ * shared address are XORed into bits 4.. (B = 1, 2, 3 bits for the 32, 64
+ * and 128-byte modes), which is why the box must be aligned to the
+ * pattern's 256, 512 or 1024 bytes. */
+#include "zn_exec_internal.h"
+#include "zn_tma.h"
+
+#include <stdbool.h>
+#include <string.h>
+
+typedef struct tma_box {
+    const zn_tmap *m;
+    uint8_t *smem;          /* the box's first byte in shared memory */
+    uint64_t soff;          /* its shared address (for the swizzle) */
+    int64_t c[ZN_TMA_MAX_RANK];
+    uint32_t n[ZN_TMA_MAX_RANK]; /* elements along each dimension */
+    bool store;
+} tma_box;
+
+static uint32_t elems_along(const zn_tmap *m, unsigned d)
+{
+    if (d == 0 && !m->interleave)
+        return m->box[0];
+    return (m->box[d] + m->estride[d] - 1u) / m->estride[d];
+}
+
+static uint32_t step_of(const zn_tmap *m, unsigned d)
+{
+    return d == 0 && !m->interleave ? 1u : m->estride[d];
+}
+
+static uint64_t swizzled(const tma_box *b, uint64_t off)
+{
+    unsigned bits = b->m->swizzle;  /* 0..3 */
+    uint64_t s = b->soff + off;
+    return off ^ ((s >> 3) & (((1u << bits) - 1u) << 4));
+}
+
+static void nan_fill(uint8_t *p, unsigned esize)
+{
+    /* the element type's canonical NaN (f16 and bf16 alike: 0x7fff) */
+    memset(p, 0xff, esize);
+    p[esize - 1] = 0x7f;
+}
+
+/* One row of the box (dimension 0) at box-row index `row` whose outer
+ * coordinates are g[1..]; `outer_in` says whether they are all inside. */
+static void row_copy(const tma_box *b, uint64_t row, const int64_t *g, bool outer_in)
+{
+    const zn_tmap *m = b->m;
+    unsigned es = m->esize;
+    uint64_t base = m->addr;
+    for (unsigned d = 1; d < m->rank; d++)
+        base += (uint64_t)g[d] * m->stride[d - 1];
+    for (uint32_t i = 0; i < b->n[0]; i++) {
+        int64_t g0 = b->c[0] + (int64_t)i * step_of(m, 0);
+        bool in = outer_in && g0 >= 0 && g0 <= (int64_t)m->dim_m1[0];
+        uint8_t *s = b->smem + swizzled(b, (row * b->n[0] + i) * es);
+        uint8_t *gp = (uint8_t *)(uintptr_t)(base + (uint64_t)g0 * es);
+        if (b->store) {
+            if (in)
+                memcpy(gp, s, es);
+        } else if (in) {
+            memcpy(s, gp, es);
+        } else if (m->oob_nan) {
+            nan_fill(s, es);
+        } else {
+            memset(s, 0, es);
+        }
+    }
+}
+
+static void box_copy(const tma_box *b)
+{
+    const zn_tmap *m = b->m;
+    uint32_t rows = 1;
+    for (unsigned d = 1; d < m->rank; d++)
+        rows *= b->n[d];
+    for (uint32_t r = 0; r < rows; r++) {
+        int64_t g[ZN_TMA_MAX_RANK] = {0};
+        bool in = true;
+        uint32_t q = r;
+        for (unsigned d = 1; d < m->rank; d++) {
+            g[d] = b->c[d] + (int64_t)(q % b->n[d]) * step_of(m, d);
+            q /= b->n[d];
+            in = in && g[d] >= 0 && g[d] <= (int64_t)m->dim_m1[d];
+        }
+        row_copy(b, r, g, in);
+    }
+}
+
+/* The shared address of a box at p: its offset in this block's window or,
+ * through .shared::cluster, a peer block's (windows are the same size);
+ * false unless all of its bytes are in one. */
+static bool shared_offset(const zn_block_ctx *blk, const uint8_t *p, uint64_t bytes,
+                          uint64_t *off)
+{
+    unsigned n = blk->cluster ? ZN_CLUSTER_MAX : 1;
+    for (unsigned k = 0; k < n; k++) {
+        const uint8_t *base = blk->cluster ? blk->cluster->shared[k] : blk->shared;
+        if (base && p >= base && (uint64_t)(p - base) < blk->shared_size) {
+            *off = (uint64_t)(p - base);
+            return bytes <= blk->shared_size - *off;
+        }
+    }
+    return false;
+}
+
+/* The lanes in mask each move a box; io as ZN_TMA_IO_ROWS rows of 32
+ * (zn_tma.h). A load leaves its byte count in row 7 for the mbarrier. */
+int32_t zn_exec_tma(zn_warp_ctx *w, uint32_t code, uint32_t mask, uint64_t *io)
+{
+    unsigned rank = code & 0xf;
+    const zn_block_ctx *blk = w->block;
+    for (unsigned lane = 0; lane < ZN_WARP_SIZE; lane++) {
+        if (!(mask >> lane & 1))
+            continue;
+        /* a copy: the map is often a kernel parameter, whose buffer is not
+         * as aligned as CUDA's (.param .align 128) */
+        const void *mp = (const void *)(uintptr_t)io[1 * ZN_WARP_SIZE + lane];
+        zn_tmap map;
+        if (!mp)
+            return ZN_KSTATUS_ILLEGAL_ADDRESS;
+        memcpy(&map, mp, sizeof map);
+        if (map.magic != ZN_TMA_MAGIC || map.rank != rank)
+            return ZN_KSTATUS_ILLEGAL_INSTRUCTION;  /* not a tensor map of this rank */
+        const zn_tmap *m = &map;
+        tma_box b = {.m = m, .store = (code & 0x10) != 0,
+                     .smem = (uint8_t *)(uintptr_t)io[lane]};
+        uint64_t bytes = m->esize;
+        for (unsigned d = 0; d < rank; d++) {
+            b.c[d] = (int32_t)io[(2 + d) * ZN_WARP_SIZE + lane];
+            b.n[d] = elems_along(m, d);
+            bytes *= b.n[d];
+        }
+        if (!shared_offset(blk, b.smem, bytes, &b.soff))
+            return ZN_KSTATUS_ILLEGAL_ADDRESS;
+        if (b.soff & 127)
+            return ZN_KSTATUS_MISALIGNED;   /* the ISA asks for 128-byte boxes */
+        box_copy(&b);
+        io[7 * ZN_WARP_SIZE + lane] = bytes;
+    }
+    return ZN_KSTATUS_OK;
+}

@@ -1,0 +1,43 @@
+/* zn_tma.h: Zinc's encoding of a CUtensorMap (the 128 opaque bytes that
+ * cuTensorMapEncodeTiled writes and cp.async.bulk.tensor reads), shared by
+ * the driver (zn_drv_tensormap.c, which validates and encodes) and the
+ * executor (zn_exec_tma.c, which copies boxes for compiled kernels).
+ *
+ * The layout is Zinc's own: a CUtensorMap is opaque, and an application
+ * only hands it from the encode call to PTX. The magic word makes a map
+ * that was never encoded (zeroed or garbage bytes) an error in the kernel
+ * rather than a copy from wherever its bytes point. */
+#ifndef ZN_TMA_H
+#define ZN_TMA_H
+
+#include <stdint.h>
+
+#define ZN_TMA_MAGIC 0x5a544d41u    /* "ZTMA" */
+#define ZN_TMA_MAX_RANK 5
+
+enum { ZN_TMA_SWIZZLE_NONE, ZN_TMA_SWIZZLE_32B, ZN_TMA_SWIZZLE_64B, ZN_TMA_SWIZZLE_128B };
+
+typedef struct zn_tmap {
+    uint32_t magic;
+    uint8_t rank;           /* 1..5 */
+    uint8_t esize;          /* element bytes: 1, 2, 4, 8 */
+    uint8_t swizzle;        /* ZN_TMA_SWIZZLE_* */
+    uint8_t interleave;     /* CUtensorMapInterleave: 0 none, else element
+                             * stride 0 counts too */
+    uint8_t oob_nan;        /* out-of-bounds elements read as NaN, not 0 */
+    uint8_t pad_[7];
+    uint64_t addr;          /* globalAddress */
+    uint32_t dim_m1[ZN_TMA_MAX_RANK];       /* globalDim - 1 (up to 2^32) */
+    uint32_t pad2_;
+    uint64_t stride[ZN_TMA_MAX_RANK - 1];   /* bytes of dimensions 1.. */
+    uint16_t box[ZN_TMA_MAX_RANK];          /* boxDim (1..256) */
+    uint8_t estride[ZN_TMA_MAX_RANK];       /* elementStrides (1..8) */
+} zn_tmap;
+
+_Static_assert(sizeof(zn_tmap) <= 128, "a CUtensorMap is 128 bytes");
+
+/* rt->tma's code: the rank, and whether shared memory is the source */
+#define ZN_TMA_CODE(rank, store) ((uint32_t)(rank) | ((store) ? 0x10u : 0u))
+#define ZN_TMA_IO_ROWS 8    /* io[row][lane]: 0 shared address, 1 map, 2-6 coordinates, 7 bytes */
+
+#endif
