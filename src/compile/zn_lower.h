@@ -301,6 +301,12 @@ void zn_lower_ins(zn_lfn *l, const ptx_ins *ins);
 void zn_lower_int(zn_lfn *l, const ptx_ins *ins);     /* zn_lower_arith.c */
 void zn_lower_bits(zn_lfn *l, const ptx_ins *ins);    /* zn_lower_bits.c */
 void zn_lower_video(zn_lfn *l, const ptx_ins *ins);   /* zn_lower_video.c */
+void zn_lower_video_scalar(zn_lfn *l, const ptx_ins *ins); /* zn_lower_video_scalar.c */
+/* shared by both video files: the exact element operation (vadd ...
+ * vmax, vavrg2/4) on extended values, vset's compare (i1), .u32/.s32 */
+LLVMValueRef zn_video_op(zn_lfn *l, ptx_op o, LLVMValueRef x, LLVMValueRef y);
+LLVMValueRef zn_video_cmp(zn_lfn *l, ptx_cmp c, LLVMValueRef x, LLVMValueRef y);
+bool zn_video_type_ok(ptx_type t);
 /* add/min/max.{u16x2,s16x2}{.relu} (zn_lower_video.c) */
 void zn_lower_int16x2(zn_lfn *l, const ptx_ins *ins);
 void zn_lower_float(zn_lfn *l, const ptx_ins *ins);   /* zn_lower_float.c */

@@ -39,7 +39,13 @@ void zn_lower_ins(zn_lfn *l, const ptx_ins *ins)
     case PTX_OP_vadd2: case PTX_OP_vadd4: case PTX_OP_vsub2: case PTX_OP_vsub4:
     case PTX_OP_vavrg2: case PTX_OP_vavrg4: case PTX_OP_vabsdiff2: case PTX_OP_vabsdiff4:
     case PTX_OP_vmin2: case PTX_OP_vmin4: case PTX_OP_vmax2: case PTX_OP_vmax4:
+    case PTX_OP_vset2: case PTX_OP_vset4:
         zn_lower_video(l, ins);
+        return;
+    case PTX_OP_vadd: case PTX_OP_vsub: case PTX_OP_vabsdiff: case PTX_OP_vmin:
+    case PTX_OP_vmax: case PTX_OP_vshl: case PTX_OP_vshr: case PTX_OP_vmad:
+    case PTX_OP_vset:
+        zn_lower_video_scalar(l, ins);
         return;
     case PTX_OP_fma: case PTX_OP_rcp: case PTX_OP_sqrt: case PTX_OP_rsqrt:
     case PTX_OP_ex2: case PTX_OP_lg2: case PTX_OP_sin: case PTX_OP_cos:

@@ -33,6 +33,9 @@ bool zn_op_is_pure(ptx_op op)
     case PTX_OP_vadd2: case PTX_OP_vadd4: case PTX_OP_vsub2: case PTX_OP_vsub4:
     case PTX_OP_vavrg2: case PTX_OP_vavrg4: case PTX_OP_vabsdiff2: case PTX_OP_vabsdiff4:
     case PTX_OP_vmin2: case PTX_OP_vmin4: case PTX_OP_vmax2: case PTX_OP_vmax4:
+    case PTX_OP_vset2: case PTX_OP_vset4: case PTX_OP_vadd: case PTX_OP_vsub:
+    case PTX_OP_vabsdiff: case PTX_OP_vmin: case PTX_OP_vmax: case PTX_OP_vshl:
+    case PTX_OP_vshr: case PTX_OP_vmad: case PTX_OP_vset:
     case PTX_OP_fma: case PTX_OP_rcp: case PTX_OP_sqrt: case PTX_OP_rsqrt:
     case PTX_OP_ex2: case PTX_OP_lg2: case PTX_OP_sin: case PTX_OP_cos:
     case PTX_OP_tanh: case PTX_OP_copysign: case PTX_OP_testp:

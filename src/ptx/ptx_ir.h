@@ -156,6 +156,9 @@ typedef enum ptx_sreg {
     PTX_SREG_COUNT = PTX_SREG_ENVREG0 + 32
 } ptx_sreg;
 const char *ptx_sreg_name(ptx_sreg s); /* "%tid.x" */
+/* video instructions: 1 scalar (vadd ... vset, vmad), 2 vop2/vset2,
+ * 4 vop4/vset4; 0 any other op */
+unsigned ptx_video_kind(ptx_op op);
 
 /* ---- operands ------------------------------------------------------------- */
 
@@ -200,6 +203,13 @@ typedef struct ptx_opnd {
     int32_t label;      /* LABEL: index into ptx_func.labels */
     struct ptx_opnd *elems;
     uint32_t nelems;
+    /* video instructions: -%r (vmad's negated operands) and the selector
+     * or mask suffix: %r1.b3210 -> vsel 'b', nsel 4, sel {3,2,1,0} (digits
+     * as written); vsel 0 when none */
+    bool minus;
+    char vsel;
+    uint8_t nsel;
+    uint8_t sel[4];
 } ptx_opnd;
 
 /* ---- instructions --------------------------------------------------------- */

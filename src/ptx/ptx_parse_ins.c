@@ -2,6 +2,7 @@
  *
  *   instruction -> [ "@" ["!"] pred ] opcode { .modifier } [ operand { "," operand } ] ";"
  *   operand     -> reg [ "|" reg ]          (dst pair %r|%p)
+ *                | ["-"] reg [ ".b" digits | ".h" digits ]  (video selectors)
  *                | "!" reg | [-] number | sreg (%tid.x, %laneid, ...)
  *                | sym [ (+|-) N ] | label | "_"
  *                | "[" (reg | sym | N) [ (+|-) expr ] "]"
@@ -131,12 +132,77 @@ static void set_sym(ptx_parser *p, ptx_opnd *o, const ptx_tok *t)
     o->sym = ptx_arena_strndup(p->a, t->s, t->len);
 }
 
+/* Whether a video selector suits operand pos of ins: scalar ops take .b0-.b3
+ * or .h0/.h1 on a, b and d (vmad: not on d); vop2/vset2 .hxy (x, y 0..3) on
+ * a and b, mask .h0 .h1 .h10 on d; vop4/vset4 .bxyzw (0..7) on a and b, a
+ * mask of descending bytes (.b3210, .b20, ...) on d; never on c. */
+static const char *vsel_rule(const ptx_ins *ins, const ptx_opnd *o, unsigned pos)
+{
+    unsigned kind = ptx_video_kind(ins->op), n = o->nsel;
+    if (!kind)
+        return "operand selectors are only for video instructions";
+    if (pos == 0 && ins->op == PTX_OP_vmad)
+        return "vmad takes no destination selector";
+    if (pos > 2)
+        return "operand c takes no selector";
+    bool ok = true;
+    for (unsigned i = 0; i < n; i++)
+        ok = ok && o->sel[i] < (kind == 4 && pos ? 8 : 4);
+    if (kind == 1) {
+        if (!ok || n != 1 || (o->vsel == 'h' && o->sel[0] > 1))
+            return "expected .b0, .b1, .b2, .b3, .h0 or .h1";
+    } else if (kind == 2 && pos) {
+        if (!ok || n != 2 || o->vsel != 'h')
+            return "expected .hxy, x and y in 0..3";
+    } else if (kind == 2) {
+        if (o->vsel != 'h' || !(n == 1 ? o->sel[0] < 2 : n == 2 && o->sel[0] == 1 &&
+                                                      o->sel[1] == 0))
+            return "expected the mask .h0, .h1 or .h10";
+    } else if (pos) {
+        if (!ok || n != 4 || o->vsel != 'b')
+            return "expected .bxyzw, each digit in 0..7";
+    } else {
+        for (unsigned i = 1; i < n; i++)
+            ok = ok && o->sel[i] < o->sel[i - 1];
+        if (!ok || o->vsel != 'b')
+            return "expected a mask of bytes 3..0 in descending order (.b3210, .b20, ...)";
+    }
+    return NULL;
+}
+
+/* a selector glued to a register: ".b" or ".h" and 1 to 4 digits */
+static void parse_vsel(ptx_parser *p, const ptx_ins *ins, ptx_opnd *o, const ptx_tok *reg,
+                       unsigned pos)
+{
+    const ptx_tok *d = ptx_peek(p, 0);
+    if (d->kind != PTX_TK_DIR || d->s != reg->s + reg->len)
+        return;
+    ptx_tok t = ptx_next(p);
+    bool ok = t.len >= 3 && t.len <= 6 && (t.s[1] == 'b' || t.s[1] == 'h');
+    for (uint32_t i = 2; ok && i < t.len; i++)
+        ok = t.s[i] >= '0' && t.s[i] <= '9';
+    if (!ok)
+        ptx_error_at(p, &t, "bad operand selector '%.*s': expected .b or .h and 1 to 4 digits",
+                     (int)t.len, t.s);
+    o->vsel = t.s[1];
+    o->nsel = (uint8_t)(t.len - 2);
+    for (unsigned i = 0; i < o->nsel; i++)
+        o->sel[i] = (uint8_t)(t.s[i + 2] - '0');
+    const char *why = vsel_rule(ins, o, pos);
+    if (why)
+        ptx_error_at(p, &t, "bad selector '%.*s' on operand %u of '%s': %s", (int)t.len, t.s,
+                     pos, ptx_op_table[ins->op].name, why);
+}
+
 static void parse_ident(ptx_parser *p, ptx_ins *ins, ptx_opnd *o, const ptx_tok *t,
                         unsigned pos)
 {
-    /* %tid.x and friends: an identifier glued to a ".x" token */
+    /* %tid.x and friends: an identifier glued to a ".x" token (a register
+     * glued to one is a video operand selector) */
     const ptx_tok *d = ptx_peek(p, 0);
-    if (t->s[0] == '%' && d->kind == PTX_TK_DIR && d->s == t->s + t->len) {
+    const ptx_bind *b = ptx_lookup_bind(p, t->s, t->len);
+    if (t->s[0] == '%' && d->kind == PTX_TK_DIR && d->s == t->s + t->len &&
+        !(b && b->kind == PTX_BIND_REG)) {
         ptx_sreg s = ptx_lookup_sreg(t->s, t->len + d->len);
         if (!s)
             ptx_error_at(p, t, "unknown special register");
@@ -145,12 +211,12 @@ static void parse_ident(ptx_parser *p, ptx_ins *ins, ptx_opnd *o, const ptx_tok 
         o->sreg = s;
         return;
     }
-    const ptx_bind *b = ptx_lookup_bind(p, t->s, t->len);
     if (b) {
         switch (b->kind) {
         case PTX_BIND_REG:
             o->kind = PTX_OPND_REG;
             o->reg = b->idx;
+            parse_vsel(p, ins, o, t, pos);
             if (ptx_accept_punct(p, '|')) {
                 ptx_tok t2 = ptx_expect_ident(p, "a predicate register");
                 o->pair = true;
@@ -304,6 +370,19 @@ static void parse_operand(ptx_parser *p, ptx_ins *ins, ptx_opnd *o, unsigned pos
         }
         if (t.c == '-' || t.c == '~') {
             const ptx_tok *n = ptx_peek(p, 0);
+            const ptx_bind *rb = n->kind == PTX_TK_IDENT ? ptx_lookup_bind(p, n->s, n->len)
+                                                         : NULL;
+            if (t.c == '-' && rb && rb->kind == PTX_BIND_REG) {
+                /* -%r: vmad's negated operands */
+                ptx_tok r = ptx_next(p);
+                o->kind = PTX_OPND_REG;
+                o->reg = rb->idx;
+                o->minus = true;
+                if (ins->op != PTX_OP_vmad || pos == 0)
+                    ptx_error_at(p, &t, "a negated register is only a source of vmad");
+                parse_vsel(p, ins, o, &r, pos);
+                return;
+            }
             if (t.c == '-' && n->kind == PTX_TK_FBITS) {
                 ptx_tok f = ptx_next(p);
                 o->kind = PTX_OPND_FIMM;
@@ -363,4 +442,8 @@ void ptx_parse_instruction(ptx_parser *p)
         } while (ptx_accept_punct(p, ','));
         ptx_expect_punct(p, ';');
     }
+    /* a scalar video op merges into d.dsel from c: no secondary op then */
+    if (ptx_video_kind(ins->op) == 1 && ins->nopnds && ins->opnds[0].vsel &&
+        (ins->nopnds != 4 || ins->subop != PTX_SUB_NONE))
+        ptx_error_at(p, &t, "a destination selector needs operand c and no secondary operation");
 }

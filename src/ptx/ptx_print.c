@@ -163,7 +163,11 @@ static void print_opnd(sbuf *b, const ptx_func *f, const ptx_opnd *o)
 {
     switch (o->kind) {
     case PTX_OPND_REG:
-        out(b, "%s%s", o->neg ? "!" : "", f->regs[o->reg].name);
+        out(b, "%s%s", o->neg ? "!" : o->minus ? "-" : "", f->regs[o->reg].name);
+        if (o->vsel)
+            out(b, ".%c", o->vsel);
+        for (unsigned i = 0; i < o->nsel; i++)
+            out(b, "%u", o->sel[i]);
         if (o->pair)
             out(b, "|%s", f->regs[o->reg2].name);
         break;

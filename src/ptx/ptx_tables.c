@@ -173,4 +173,22 @@ ptx_sreg ptx_lookup_sreg(const char *s, size_t n)
     return PTX_SREG_NONE;
 }
 
-_Static_assert(PTX_MOD_wait - PTX_MOD_ftz < 64, "FLAG modifiers must fit ptx_ins.flags");
+_Static_assert(PTX_MOD_shr15 - PTX_MOD_ftz < 64, "FLAG modifiers must fit ptx_ins.flags");
+
+unsigned ptx_video_kind(ptx_op op)
+{
+    switch (op) {
+    case PTX_OP_vadd: case PTX_OP_vsub: case PTX_OP_vabsdiff: case PTX_OP_vmin:
+    case PTX_OP_vmax: case PTX_OP_vshl: case PTX_OP_vshr: case PTX_OP_vmad:
+    case PTX_OP_vset:
+        return 1;
+    case PTX_OP_vadd2: case PTX_OP_vsub2: case PTX_OP_vavrg2: case PTX_OP_vabsdiff2:
+    case PTX_OP_vmin2: case PTX_OP_vmax2: case PTX_OP_vset2:
+        return 2;
+    case PTX_OP_vadd4: case PTX_OP_vsub4: case PTX_OP_vavrg4: case PTX_OP_vabsdiff4:
+    case PTX_OP_vmin4: case PTX_OP_vmax4: case PTX_OP_vset4:
+        return 4;
+    default:
+        return 0;
+    }
+}

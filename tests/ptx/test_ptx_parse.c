@@ -360,6 +360,26 @@ static ptx_module *snip(const char *body)
     return m;
 }
 
+/* video operand selectors and negated operands: decoded digits as written */
+static void video_snippet(void)
+{
+    ptx_module *m = snip(
+        "vmad.s32.u32.u32 %r1, -%r2.h1, %r3.b2, %r4;\n"
+        "vset4.u32.u32.ne %r1.b31, %r2.b7531, %r3.b0246, %r5;\n"
+        "vadd.s32.s32.s32.sat %r1.h1, %r2, %r3.b0, %r4;\n");
+    CHECK(m != NULL);
+    if (!m)
+        return;
+    const ptx_ins *i = m->funcs[0].ins;
+    CHECK(i[0].opnds[1].minus && i[0].opnds[1].vsel == 'h' && i[0].opnds[1].nsel == 1 &&
+          i[0].opnds[1].sel[0] == 1 && !i[0].opnds[2].minus && i[0].opnds[2].vsel == 'b');
+    CHECK(i[1].opnds[0].vsel == 'b' && i[1].opnds[0].nsel == 2 && i[1].opnds[0].sel[0] == 3 &&
+          i[1].opnds[0].sel[1] == 1 && i[1].opnds[2].nsel == 4 && i[1].opnds[2].sel[3] == 6 &&
+          i[1].cmp == PTX_CMP_NE);
+    CHECK(i[2].opnds[0].vsel == 'h' && i[2].opnds[1].vsel == 0 && (i[2].flags & PTX_F(sat)));
+    ptx_module_free(m);
+}
+
 static void snippets(void)
 {
     ptx_module *m = snip(
@@ -487,6 +507,7 @@ static void snippets(void)
 
 /* ---- 3. bad input ------------------------------------------------------------ */
 
+#define VSNIP(ins) ".version 8.0\n.target sm_80\n.entry k()\n{\n.reg .b32 %r<5>;\n " ins "\n}\n"
 static const char *const broken[] = {
     "garbage",
     ".version",
@@ -515,6 +536,15 @@ static const char *const broken[] = {
     ".version 8.0\n.target sm_80\n.entry k()\n{\n L: L: ret;\n}\n",
     ".version 8.0\n.target sm_80\n.entry k()\n{\n.reg .b32 %r<3>;\n mov.u32 %r1, {{{{%r1}}}};\n}\n",
     "\x01\x02\x03",
+    /* video selectors: malformed, out of range, on the wrong operand */
+    VSNIP("vadd.u32.u32.u32 %r1, %r2.q0, %r3;"),
+    VSNIP("vadd.u32.u32.u32 %r1, %r2.b4, %r3;"),
+    VSNIP("vadd2.u32.u32.u32 %r1, %r2.h44, %r3, %r4;"),
+    VSNIP("vadd4.u32.u32.u32 %r1.b01, %r2, %r3, %r4;"),
+    VSNIP("vadd.u32.u32.u32.add %r1.b0, %r2, %r3, %r4;"),
+    VSNIP("vadd2.u32.u32.u32 %r1, %r2, %r3, %r4.h10;"),
+    VSNIP("add.u32 %r1, %r2.b0, %r3;"),
+    VSNIP("add.u32 %r1, -%r2, %r3;"),
 };
 
 static void mutate_file(const char *dir, const char *file);
@@ -522,6 +552,12 @@ static void mutate_file(const char *dir, const char *file);
 static void bad_input(const char *dir)
 {
     char err[512];
+    /* the error points at the selector itself: line 6, column 27 */
+    ptx_module *vm = parse_str(VSNIP("vadd.u32.u32.u32 %r1, %r2.b9, %r3;"), err, sizeof err);
+    CHECK(vm == NULL && !strncmp(err, "snippet:6:27: ", 14) && strstr(err, "'.b9'"));
+    if (vm || strncmp(err, "snippet:6:27: ", 14))
+        fprintf(stderr, "selector error: %s\n", err);
+    ptx_module_free(vm);
     for (size_t i = 0; i < sizeof broken / sizeof *broken; i++) {
         err[0] = 0;
         ptx_module *m = parse_str(broken[i], err, sizeof err);
@@ -602,6 +638,7 @@ int main(int argc, char **argv)
     known_sync(argv[1]);
     known_hand(argv[1]);
     snippets();
+    video_snippet();
     bad_input(argv[1]);
     printf("test_ptx_parse: %d sample files, %d failures\n", n, failures);
     return failures ? 1 : 0;

@@ -66,6 +66,22 @@ static const kat kats[] = {
     {"cvt_rn_tf32_f32", {0x3f803000}, 0x3f804000},
     {"cvt_rna_tf32_f32", {0x7f7ff000}, 0x7f800000},
     {"cvt_rna_satfinite_tf32_f32", {0x7f7ff000}, 0x7f7fe000},
+    /* video: selectors, clamps, merges into c, the .s34 vshl, vmad */
+    {"vadd_sel_sat", {0x00008000, 0x00050000}, 0},
+    {"vadd_sel_sat", {0x00007f00, 0xffff0000}, 0x1007e},
+    {"vsub_b0", {0x01000000, 0x00000300, 0x11223344}, 0x112233fe},
+    {"vmin_h1_sat", {0x00008000, 0x000000ff, 0x12345678}, 0x80005678},
+    {"vshl_s_sat", {0xffffffff, 2}, 0xfffffffc},
+    {"vshr_clamp", {0x80000000, 40}, 0},
+    {"vshr_clamp", {0x80000000, 31}, 1},
+    {"vset_lt", {0xffffffff, 0}, 1},
+    {"vset_le_h1", {5, 0x00010005, 0xabcd1234}, 0x00011234},
+    {"vmad_na", {3, 4, 20}, 8},
+    {"vmad_shr15", {0x8000, 0x8000, 0}, 0x8000},
+    {"vmad_nc_sat", {1, 1, 5}, 0xfffffffc},
+    {"vmad_u32_sat", {0xffffffff, 2, 0}, 0xffffffff},
+    {"vadd2_sel_sat", {1, 0x7fff, 0x12345678}, 0x7fff5678},
+    {"vset4_sel", {0x01020304, 0xff020305, 0xaabbccdd}, 0x0101cc00},
 };
 
 int sw_ref_selfcheck(void)
