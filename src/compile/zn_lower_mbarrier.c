@@ -71,6 +71,15 @@ static LLVMValueRef field(zn_lfn *l, LLVMValueRef v, unsigned shift)
     return LLVMBuildAnd(l->b, x, c64(l, MB_CNT_MASK), "");
 }
 
+/* one lane's bulk copy of j->tx bytes, j->src to j->dst */
+static LLVMValueRef copy_lane(zn_lfn *l, LLVMValueRef lane, void *ud)
+{
+    mb_job *j = ud;
+    LLVMValueRef d = ll_lane_elt(l, j->dst, lane), s = ll_lane_elt(l, j->src, lane);
+    LLVMBuildMemCpy(l->b, d, 16, s, 16, ll_lane_elt(l, j->tx, lane));
+    return NULL;
+}
+
 static LLVMValueRef mb_lane(zn_lfn *l, LLVMValueRef lane, void *ud)
 {
     mb_job *j = ud;
@@ -88,11 +97,8 @@ static LLVMValueRef mb_lane(zn_lfn *l, LLVMValueRef lane, void *ud)
         return NULL;
     }
     LLVMValueRef tx = j->tx ? ll_lane_elt(l, j->tx, lane) : NULL;
-    if (j->src) { /* the bulk copy is done before its bytes are counted */
-        LLVMValueRef d = ll_lane_elt(l, j->dst, lane);
-        LLVMValueRef s = ll_lane_elt(l, j->src, lane);
-        LLVMBuildMemCpy(b, d, 16, s, 16, tx);
-    }
+    if (j->src) /* the bulk copy is done before its bytes are counted */
+        copy_lane(l, lane, j);
     LLVMValueRef old = LLVMBuildLoad2(b, i64, p, "mb.old");
     LLVMSetAlignment(old, 8);
     /* In a module with clusters another block's thread may arrive on this
@@ -194,27 +200,55 @@ static void lower_cp_arrive(zn_lfn *l, const ptx_ins *ins)
     run_lanes(l, &j, NULL);
 }
 
-/* cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes
- *     [dst], [src], size, [mbar]: each active lane copies size bytes (a
- * multiple of 16) and completes that many transaction bytes on mbar. */
+/* cp.async.bulk.global.shared::cta.bulk_group{.L2::cache_hint}
+ *     [dst], [src], size{, policy}: each active lane's bytes, now */
+static void lower_bulk_store(zn_lfn *l, const ptx_ins *ins, unsigned hint)
+{
+    const ptx_opnd *o = ins->opnds;
+    if (ins->nopnds != 3 + hint || o[0].kind != PTX_OPND_ADDR || o[1].kind != PTX_OPND_ADDR) {
+        zn_lerr_unsupported(l);
+        return;
+    }
+    LLVMValueRef dst = zn_mem_ptrs(l, &o[0], PTX_SPACE_GLOBAL);
+    LLVMValueRef src = zn_mem_ptrs(l, &o[1], PTX_SPACE_SHARED);
+    LLVMValueRef n = arg64(l, ins, 2, PTX_T_U32, 0);
+    zn_check_access(l, LLVMBuildPtrToInt(l->b, dst, ll_vec(l->m->t_i64), ""), 16,
+                    PTX_SPACE_GLOBAL, ZN_CHECK_WRITE);
+    zn_check_access(l, LLVMBuildPtrToInt(l->b, src, ll_vec(l->m->t_i64), ""), 16,
+                    PTX_SPACE_SHARED, 0);
+    mb_job j = {.src = src, .dst = dst, .tx = n};
+    ll_lane_loop(l, l->emask, NULL, copy_lane, &j);
+}
+
+/* cp.async.bulk.shared::cluster.{global,shared::cta}.mbarrier::complete_tx::bytes
+ *     {.L2::cache_hint} [dst], [src], size, [mbar]{, policy}: each active
+ * lane copies size bytes (a multiple of 16) and completes that many
+ * transaction bytes on mbar; the bulk store form goes to lower_bulk_store.
+ * The cache policy is a hint. */
 static void lower_cp_bulk(zn_lfn *l, const ptx_ins *ins)
 {
     const ptx_opnd *o = ins->opnds;
-    if (!has_mod(ins, PTX_MOD_mbar_complete_tx) || !has_mod(ins, PTX_MOD_global) ||
-        ins->nopnds != 4 || o[0].kind != PTX_OPND_ADDR || o[1].kind != PTX_OPND_ADDR ||
-        o[3].kind != PTX_OPND_ADDR) {
-        zn_lerr_unsupported(l); /* multicast, cache hints, bulk stores, groups */
+    unsigned hint = has_mod(ins, PTX_MOD_L2_cache_hint) ? 1 : 0;
+    if (has_mod(ins, PTX_MOD_bulk_group) && ins->space == PTX_SPACE_GLOBAL &&
+        !has_mod(ins, PTX_MOD_mbar_complete_tx)) {
+        lower_bulk_store(l, ins, hint);
         return;
     }
+    if (!has_mod(ins, PTX_MOD_mbar_complete_tx) || has_mod(ins, PTX_MOD_multicast_cluster) ||
+        ins->nopnds != 4 + hint || o[0].kind != PTX_OPND_ADDR || o[1].kind != PTX_OPND_ADDR ||
+        o[3].kind != PTX_OPND_ADDR) {
+        zn_lerr_unsupported(l); /* multicast */
+        return;
+    }
+    ptx_space from = has_mod(ins, PTX_MOD_global) ? PTX_SPACE_GLOBAL : PTX_SPACE_SHARED;
     LLVMValueRef dst = zn_mem_ptrs(l, &o[0], PTX_SPACE_SHARED);
-    LLVMValueRef src = zn_mem_ptrs(l, &o[1], PTX_SPACE_GLOBAL);
+    LLVMValueRef src = zn_mem_ptrs(l, &o[1], from);
     mb_job j = {.kind = MB_UPDATE, .ptrs = zn_mem_ptrs(l, &o[3], PTX_SPACE_SHARED),
                 .space = PTX_SPACE_SHARED, .arg = ll_const_vec(l->m->t_i64, 0),
                 .tx = arg64(l, ins, 2, PTX_T_U32, 0), .tx_sub = true, .src = src, .dst = dst};
     zn_check_access(l, LLVMBuildPtrToInt(l->b, dst, ll_vec(l->m->t_i64), ""), 16,
                     PTX_SPACE_SHARED, ZN_CHECK_WRITE);
-    zn_check_access(l, LLVMBuildPtrToInt(l->b, src, ll_vec(l->m->t_i64), ""), 16,
-                    PTX_SPACE_GLOBAL, 0);
+    zn_check_access(l, LLVMBuildPtrToInt(l->b, src, ll_vec(l->m->t_i64), ""), 16, from, 0);
     run_lanes(l, &j, NULL);
 }
 
@@ -257,10 +291,11 @@ static void lower_wait(zn_lfn *l, const ptx_ins *ins, mb_job *j)
 void zn_lower_mbarrier(zn_lfn *l, const ptx_ins *ins)
 {
     if (ins->op == PTX_OP_cp) {
-        if (ins->flags & (PTX_F(commit_group) | PTX_F(wait_group)))
-            return; /* cp.async.bulk groups: every bulk copy is complete */
-        if (has_mod(ins, PTX_MOD_tensor))
-            zn_lower_tma(l, ins);
+        if ((ins->flags & (PTX_F(commit_group) | PTX_F(wait_group))) ||
+            has_mod(ins, PTX_MOD_prefetch_m))
+            return; /* bulk groups (every bulk copy is complete), prefetches */
+        if (has_mod(ins, PTX_MOD_tensor) || has_mod(ins, PTX_MOD_reduce_m))
+            zn_lower_tma(l, ins); /* tensor copies, bulk reductions */
         else if (has_mod(ins, PTX_MOD_bulk))
             lower_cp_bulk(l, ins);
         else

@@ -10,7 +10,16 @@
  * src/exec/zn_exec_tma.c) at once; a load then completes the box's bytes on
  * its mbarrier, in lane order. The cache policy is a hint with no meaning
  * on a CPU. Multicast to a cluster's blocks and the im2col mode are not
- * supported: an error at load time names the instruction. */
+ * supported: an error at load time names the instruction.
+ *
+ * Reductions, element by element and atomic (zn_exec_tma_reduce.c):
+ *
+ *   cp.reduce.async.bulk.tensor.Nd.global.shared::cta.op{.tile}.bulk_group
+ *       [tensorMap, {c0, ..}], [src]       (the map's element type)
+ *   cp.reduce.async.bulk.global.shared::cta.bulk_group.op{.noftz}.type
+ *       [dst], [src], size{, policy}
+ *   cp.reduce.async.bulk.shared::cluster.shared::cta
+ *       .mbarrier::complete_tx::bytes.op.type [dst], [src], size, [mbar] */
 #include "zn_lower.h"
 #include "../exec/zn_tma.h"
 
@@ -77,10 +86,79 @@ static void call_rt(zn_lfn *l, LLVMValueRef io, uint32_t code)
     LLVMPositionBuilderAtEnd(l->b, ok);
 }
 
+static unsigned red_of(const ptx_ins *ins)
+{
+    if (!has_mod(ins, PTX_MOD_reduce_m))
+        return ZN_TMA_RED_NONE;
+    switch (ins->subop) {
+    case PTX_SUB_ADD: return ZN_TMA_RED_ADD;
+    case PTX_SUB_MIN: return ZN_TMA_RED_MIN;
+    case PTX_SUB_MAX: return ZN_TMA_RED_MAX;
+    case PTX_SUB_INC: return ZN_TMA_RED_INC;
+    case PTX_SUB_DEC: return ZN_TMA_RED_DEC;
+    case PTX_SUB_AND: return ZN_TMA_RED_AND;
+    case PTX_SUB_OR: return ZN_TMA_RED_OR;
+    case PTX_SUB_XOR: return ZN_TMA_RED_XOR;
+    default: return ZN_TMA_RED_NONE;
+    }
+}
+
+/* the element type of a reduction without a map, where the ISA allows
+ * the operation on it (ZN_TMA_EL_NONE otherwise) */
+static unsigned red_elem(unsigned op, ptx_type t)
+{
+    bool bits = op == ZN_TMA_RED_AND || op == ZN_TMA_RED_OR || op == ZN_TMA_RED_XOR;
+    bool minmax = op == ZN_TMA_RED_MIN || op == ZN_TMA_RED_MAX;
+    switch (t) {
+    case PTX_T_B32: return bits ? ZN_TMA_EL_U32 : ZN_TMA_EL_NONE;
+    case PTX_T_B64: return bits ? ZN_TMA_EL_U64 : ZN_TMA_EL_NONE;
+    case PTX_T_U32: return bits ? ZN_TMA_EL_NONE : ZN_TMA_EL_U32;
+    case PTX_T_S32: return op == ZN_TMA_RED_ADD || minmax ? ZN_TMA_EL_S32 : ZN_TMA_EL_NONE;
+    case PTX_T_U64: return op == ZN_TMA_RED_ADD || minmax ? ZN_TMA_EL_U64 : ZN_TMA_EL_NONE;
+    case PTX_T_S64: return minmax ? ZN_TMA_EL_S64 : ZN_TMA_EL_NONE;
+    case PTX_T_F32: return op == ZN_TMA_RED_ADD ? ZN_TMA_EL_F32 : ZN_TMA_EL_NONE;
+    case PTX_T_F64: return op == ZN_TMA_RED_ADD ? ZN_TMA_EL_F64 : ZN_TMA_EL_NONE;
+    case PTX_T_F16: return op == ZN_TMA_RED_ADD || minmax ? ZN_TMA_EL_F16 : ZN_TMA_EL_NONE;
+    case PTX_T_BF16: return op == ZN_TMA_RED_ADD || minmax ? ZN_TMA_EL_BF16 : ZN_TMA_EL_NONE;
+    default: return ZN_TMA_EL_NONE;
+    }
+}
+
+/* cp.reduce.async.bulk (no map): to global memory in a bulk group, or to
+ * shared::cluster completing size bytes on an mbarrier */
+static void lower_bulk_reduce(zn_lfn *l, const ptx_ins *ins)
+{
+    const ptx_opnd *o = ins->opnds;
+    unsigned op = red_of(ins), el = red_elem(op, ins->type[0]);
+    bool mbar = has_mod(ins, PTX_MOD_mbar_complete_tx);
+    unsigned want = mbar ? 4 : 3 + (has_mod(ins, PTX_MOD_L2_cache_hint) ? 1u : 0u);
+    if (!op || el == ZN_TMA_EL_NONE || ins->nopnds != want || o[0].kind != PTX_OPND_ADDR ||
+        o[1].kind != PTX_OPND_ADDR || (mbar && o[3].kind != PTX_OPND_ADDR) ||
+        (!mbar && !has_mod(ins, PTX_MOD_bulk_group))) {
+        zn_lerr(l, "cp.reduce.async.bulk: expected .global.shared::cta.bulk_group or "
+                   ".shared::cluster.shared::cta.mbarrier::complete_tx::bytes with an "
+                   "operation and type the ISA pairs");
+        return;
+    }
+    LLVMValueRef io = ll_entry_alloca(l, LLVMArrayType2(ll_vec(l->m->t_i64), ZN_TMA_IO_ROWS),
+                                      "tma.io");
+    io_put(l, io, 0, zn_mem_ptrs(l, &o[1], PTX_SPACE_SHARED));
+    io_put(l, io, 1, zn_mem_ptrs(l, &o[0], mbar ? PTX_SPACE_SHARED : PTX_SPACE_GLOBAL));
+    LLVMValueRef n = LLVMBuildZExt(l->b, zn_src(l, &o[2], PTX_T_U32), ll_vec(l->m->t_i64), "");
+    LLVMBuildStore(l->b, n, io_row(l, io, 2));
+    call_rt(l, io, ZN_TMA_CODE(0, true) | ZN_TMA_RED(op, el));
+    if (mbar)
+        zn_mbarrier_complete_tx(l, zn_mem_ptrs(l, &o[3], PTX_SPACE_SHARED), n);
+}
+
 void zn_lower_tma(zn_lfn *l, const ptx_ins *ins)
 {
     const ptx_opnd *o = ins->opnds;
-    unsigned rank = rank_of(ins);
+    unsigned rank = rank_of(ins), red = red_of(ins);
+    if (has_mod(ins, PTX_MOD_reduce_m) && !has_mod(ins, PTX_MOD_tensor)) {
+        lower_bulk_reduce(l, ins);
+        return;
+    }
     bool store = ins->space == PTX_SPACE_GLOBAL && has_mod(ins, PTX_MOD_bulk_group);
     bool load = has_mod(ins, PTX_MOD_mbar_complete_tx);
     unsigned mi = load ? 1 : 0;     /* the [tensorMap, {coordinates}] operand */
@@ -90,7 +168,7 @@ void zn_lower_tma(zn_lfn *l, const ptx_ins *ins)
         zn_lerr(l, "cp.async.bulk.tensor: the im2col mode and multicast are not supported");
         return;
     }
-    if (!rank || load == store || ins->nopnds != fixed + (hint ? 1u : 0u) ||
+    if (!rank || load == store || (has_mod(ins, PTX_MOD_reduce_m) && (!red || load)) || ins->nopnds != fixed + (hint ? 1u : 0u) ||
         o[0].kind != PTX_OPND_ADDR || o[1].kind != PTX_OPND_ADDR ||
         (load && o[2].kind != PTX_OPND_ADDR) || o[mi].nelems != 1 ||
         o[mi].elems[0].kind != PTX_OPND_VEC || o[mi].elems[0].nelems != rank ||
@@ -107,7 +185,7 @@ void zn_lower_tma(zn_lfn *l, const ptx_ins *ins)
     const ptx_opnd *v = &o[mi].elems[0];
     for (unsigned d = 0; d < rank; d++)
         io_put(l, io, 2 + d, zn_src(l, &v->elems[d], PTX_T_S32));
-    call_rt(l, io, ZN_TMA_CODE(rank, store));
+    call_rt(l, io, ZN_TMA_CODE(rank, store) | ZN_TMA_RED(red, 0));
     if (load) {
         LLVMValueRef bytes = LLVMBuildLoad2(l->b, ll_vec(l->m->t_i64), io_row(l, io, 7), "");
         zn_mbarrier_complete_tx(l, zn_mem_ptrs(l, &o[2], PTX_SPACE_SHARED), bytes);

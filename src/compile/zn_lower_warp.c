@@ -244,6 +244,27 @@ static void redux(zn_lfn *l, const ptx_ins *ins)
     zn_dst(l, &o[0], t, ll_lane_loop(l, l->emask, l->m->t_i32, redux_lane, &j));
 }
 
+/* elect.sync d|p, membermask (sm_90): the lowest active lane of
+ * membermask leads; d is its lane id in every lane of the mask, p is true
+ * in the leader alone. Each lane works from its own membermask, which
+ * CUDA requires to be the same in all of them. */
+static void elect(zn_lfn *l, const ptx_ins *ins)
+{
+    const ptx_opnd *o = ins->opnds;
+    if (ins->nopnds != 2 || !o[0].pair || o[0].reg2 < 0) {
+        zn_lerr(l, "elect.sync: expected d|p, membermask");
+        return;
+    }
+    LLVMTypeRef v32 = ll_vec(l->m->t_i32);
+    LLVMValueRef active = ll_splat(l, ll_mask_to_i32(l, l->emask));
+    LLVMValueRef cand = LLVMBuildAnd(l->b, zn_src(l, &o[1], PTX_T_B32), active, "");
+    LLVMValueRef args[2] = {cand, LLVMConstInt(l->m->t_i1, 0, 0)};
+    LLVMValueRef lead = ll_intrin(l, "llvm.cttz", &v32, 1, args, 2);
+    if (o[0].kind != PTX_OPND_SINK)
+        zn_dst(l, &o[0], PTX_T_B32, lead);
+    zn_dst_reg(l, o[0].reg2, PTX_T_PRED, LLVMBuildICmp(l->b, LLVMIntEQ, lead, l->lane_ids, ""));
+}
+
 void zn_lower_warp(zn_lfn *l, const ptx_ins *ins)
 {
     switch (ins->op) {
@@ -251,6 +272,7 @@ void zn_lower_warp(zn_lfn *l, const ptx_ins *ins)
     case PTX_OP_vote: vote(l, ins); return;
     case PTX_OP_match: match(l, ins); return;
     case PTX_OP_redux: redux(l, ins); return;
+    case PTX_OP_elect: elect(l, ins); return;
     case PTX_OP_activemask:
         zn_dst(l, &ins->opnds[0], PTX_T_B32, ll_splat(l, ll_mask_to_i32(l, l->emask)));
         return;

@@ -78,7 +78,7 @@ CUresult cuTensorMapEncodeTiled(CUtensorMap *map, int dtype, uint32_t rank, void
         ZN_RET(CUDA_ERROR_INVALID_VALUE);
     zn_tmap m = {.magic = ZN_TMA_MAGIC, .rank = (uint8_t)rank, .esize = (uint8_t)es,
                  .swizzle = (uint8_t)swizzle, .interleave = (uint8_t)interleave,
-                 .oob_nan = oobfill == 1, .addr = (uint64_t)(uintptr_t)addr};
+                 .oob_nan = oobfill == 1, .dtype = (uint8_t)dtype, .addr = (uint64_t)(uintptr_t)addr};
     if (!shape_ok(&m, dim, strides, box, estrides, interleave))
         ZN_RET(CUDA_ERROR_INVALID_VALUE);
     for (unsigned d = 0; d < rank; d++) {

@@ -180,6 +180,10 @@ void zn_warps_coro_free(zn_worker *wk);
 extern const zn_rt_ops zn_exec_rt_ops;
 /* zn_rt_ops.cdp (zn_exec_cdp.c) */
 uint64_t zn_exec_cdp(zn_warp_ctx *w, uint32_t op, const uint64_t *args, uint32_t lane);
+/* cp.reduce.async.bulk's element operation (zn_exec_tma_reduce.c): op and
+ * el are ZN_TMA_RED_* and ZN_TMA_EL_* (zn_tma.h) */
+void zn_tma_reduce(unsigned op, unsigned el, uint8_t *dst, const uint8_t *src);
+unsigned zn_tma_elem_bytes(unsigned el);
 /* zn_rt_ops.tma (zn_exec_tma.c) */
 int32_t zn_exec_tma(zn_warp_ctx *w, uint32_t code, uint32_t mask, uint64_t *io);
 /* zn_exec_cluster.c: zn_rt_ops.cluster_barrier */

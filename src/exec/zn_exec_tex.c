@@ -431,7 +431,6 @@ static void seamless_corner_weights(const zn_tex_desc *d, const tex_pos *p, cons
     }
 }
 
-static uint16_t float_to_half(float f);
 
 /* x rounded to 11 significant bits (half precision), ties up; x >= 0 */
 static float round_half_up11(float x)
@@ -520,7 +519,7 @@ static void sample(const zn_tex_desc *d, const tex_pos *p, texel *out)
      * two logged lookups are the float blend rounded to the nearest half) */
     if (d->format == F_HALF)
         for (unsigned c = 0; c < 4; c++)
-            out->f[c] = zn_tex_half_to_float(float_to_half(out->f[c]));
+            out->f[c] = zn_tex_half_to_float(zn_tex_float_to_half(out->f[c]));
 }
 
 /* The descriptor of mip level i, in *tmp when it differs from d. A
@@ -871,7 +870,7 @@ static uint32_t txq(const zn_tex_desc *d, uint32_t code, const uint64_t *io, uns
 }
 
 /* float -> IEEE half, round to nearest even (sust.p into a HALF array) */
-static uint16_t float_to_half(float f)
+uint16_t zn_tex_float_to_half(float f)
 {
     uint32_t x;
     memcpy(&x, &f, 4);
@@ -918,7 +917,7 @@ static void store_formatted(const zn_tex_desc *d, uint8_t *p, unsigned c, uint32
     case F_S8: u8 = (uint8_t)sat_s((int32_t)v, -128, 127); memcpy(q, &u8, 1); break;
     case F_U16: u16 = (uint16_t)sat_u(v, 0xffff); memcpy(q, &u16, 2); break;
     case F_S16: u16 = (uint16_t)sat_s((int32_t)v, -32768, 32767); memcpy(q, &u16, 2); break;
-    case F_HALF: u16 = float_to_half(u2f(v)); memcpy(q, &u16, 2); break;
+    case F_HALF: u16 = zn_tex_float_to_half(u2f(v)); memcpy(q, &u16, 2); break;
     default: memcpy(q, &v, 4); break; /* F_U32, F_S32, F_FLOAT: as given */
     }
 }

@@ -98,5 +98,7 @@ int32_t zn_exec_tex(zn_warp_ctx *w, uint32_t code, uint32_t mask, const uint64_t
 
 /* an IEEE half (its bits) as a float, exactly */
 float zn_tex_half_to_float(uint16_t h);
+/* and back, round to nearest even */
+uint16_t zn_tex_float_to_half(float f);
 
 #endif

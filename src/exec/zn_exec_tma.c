@@ -27,6 +27,7 @@ typedef struct tma_box {
     int64_t c[ZN_TMA_MAX_RANK];
     uint32_t n[ZN_TMA_MAX_RANK]; /* elements along each dimension */
     bool store;
+    unsigned red, el;       /* a store's reduction (ZN_TMA_RED_*, _EL_*) */
 } tma_box;
 
 static uint32_t elems_along(const zn_tmap *m, unsigned d)
@@ -70,7 +71,9 @@ static void row_copy(const tma_box *b, uint64_t row, const int64_t *g, bool oute
         uint8_t *s = b->smem + swizzled(b, (row * b->n[0] + i) * es);
         uint8_t *gp = (uint8_t *)(uintptr_t)(base + (uint64_t)g0 * es);
         if (b->store) {
-            if (in)
+            if (in && b->red)
+                zn_tma_reduce(b->red, b->el, gp, s);
+            else if (in)
                 memcpy(gp, s, es);
         } else if (in) {
             memcpy(s, gp, es);
@@ -101,6 +104,16 @@ static void box_copy(const tma_box *b)
     }
 }
 
+/* the element type a map's reductions work on (none for 8/16-bit integers) */
+static unsigned elem_of(const zn_tmap *m)
+{
+    static const uint8_t el[] = {
+        ZN_TMA_EL_NONE, ZN_TMA_EL_NONE, ZN_TMA_EL_U32, ZN_TMA_EL_S32, ZN_TMA_EL_U64,
+        ZN_TMA_EL_S64, ZN_TMA_EL_F16, ZN_TMA_EL_F32, ZN_TMA_EL_F64, ZN_TMA_EL_BF16,
+        ZN_TMA_EL_F32, ZN_TMA_EL_F32, ZN_TMA_EL_F32};
+    return m->dtype < sizeof el ? el[m->dtype] : ZN_TMA_EL_NONE;
+}
+
 /* The shared address of a box at p: its offset in this block's window or,
  * through .shared::cluster, a peer block's (windows are the same size);
  * false unless all of its bytes are in one. */
@@ -118,6 +131,24 @@ static bool shared_offset(const zn_block_ctx *blk, const uint8_t *p, uint64_t by
     return false;
 }
 
+/* cp.reduce.async.bulk without a map: n bytes of src (shared) reduced
+ * into dst element by element */
+static int32_t bulk_reduce(const zn_block_ctx *blk, uint32_t code, uint64_t *io, unsigned lane)
+{
+    unsigned op = code >> 8 & 0xf, el = code >> 12 & 0xf, es = zn_tma_elem_bytes(el);
+    const uint8_t *src = (const uint8_t *)(uintptr_t)io[lane];
+    uint8_t *dst = (uint8_t *)(uintptr_t)io[1 * ZN_WARP_SIZE + lane];
+    uint64_t n = io[2 * ZN_WARP_SIZE + lane], off;
+    if (!shared_offset(blk, src, n, &off) || !dst)
+        return ZN_KSTATUS_ILLEGAL_ADDRESS;
+    if (n % 16 || (off | (uintptr_t)dst) % 16)
+        return ZN_KSTATUS_MISALIGNED;
+    for (uint64_t i = 0; i < n; i += es)
+        zn_tma_reduce(op, el, dst + i, src + i);
+    io[7 * ZN_WARP_SIZE + lane] = n;
+    return ZN_KSTATUS_OK;
+}
+
 /* The lanes in mask each move a box; io as ZN_TMA_IO_ROWS rows of 32
  * (zn_tma.h). A load leaves its byte count in row 7 for the mbarrier. */
 int32_t zn_exec_tma(zn_warp_ctx *w, uint32_t code, uint32_t mask, uint64_t *io)
@@ -127,6 +158,12 @@ int32_t zn_exec_tma(zn_warp_ctx *w, uint32_t code, uint32_t mask, uint64_t *io)
     for (unsigned lane = 0; lane < ZN_WARP_SIZE; lane++) {
         if (!(mask >> lane & 1))
             continue;
+        if (rank == 0) {
+            int32_t st = bulk_reduce(blk, code, io, lane);
+            if (st != ZN_KSTATUS_OK)
+                return st;
+            continue;
+        }
         /* a copy: the map is often a kernel parameter, whose buffer is not
          * as aligned as CUDA's (.param .align 128) */
         const void *mp = (const void *)(uintptr_t)io[1 * ZN_WARP_SIZE + lane];
@@ -137,8 +174,10 @@ int32_t zn_exec_tma(zn_warp_ctx *w, uint32_t code, uint32_t mask, uint64_t *io)
         if (map.magic != ZN_TMA_MAGIC || map.rank != rank)
             return ZN_KSTATUS_ILLEGAL_INSTRUCTION;  /* not a tensor map of this rank */
         const zn_tmap *m = &map;
-        tma_box b = {.m = m, .store = (code & 0x10) != 0,
-                     .smem = (uint8_t *)(uintptr_t)io[lane]};
+        tma_box b = {.m = m, .store = (code & 0x10) != 0, .red = code >> 8 & 0xf,
+                     .el = elem_of(m), .smem = (uint8_t *)(uintptr_t)io[lane]};
+        if (b.red && b.el == ZN_TMA_EL_NONE)
+            return ZN_KSTATUS_ILLEGAL_INSTRUCTION;  /* no reductions on 8/16-bit integers */
         uint64_t bytes = m->esize;
         for (unsigned d = 0; d < rank; d++) {
             b.c[d] = (int32_t)io[(2 + d) * ZN_WARP_SIZE + lane];

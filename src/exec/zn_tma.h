@@ -25,7 +25,8 @@ typedef struct zn_tmap {
     uint8_t interleave;     /* CUtensorMapInterleave: 0 none, else element
                              * stride 0 counts too */
     uint8_t oob_nan;        /* out-of-bounds elements read as NaN, not 0 */
-    uint8_t pad_[7];
+    uint8_t dtype;          /* CUtensorMapDataType (for reductions) */
+    uint8_t pad_[6];
     uint64_t addr;          /* globalAddress */
     uint32_t dim_m1[ZN_TMA_MAX_RANK];       /* globalDim - 1 (up to 2^32) */
     uint32_t pad2_;
@@ -36,8 +37,18 @@ typedef struct zn_tmap {
 
 _Static_assert(sizeof(zn_tmap) <= 128, "a CUtensorMap is 128 bytes");
 
-/* rt->tma's code: the rank, and whether shared memory is the source */
+/* rt->tma's code: bits 0-3 the rank (0: a bulk copy without a map),
+ * bit 4 set when shared memory is the source, bits 8-11 a reduction
+ * (cp.reduce.async.bulk), bits 12-15 its element type where no map
+ * gives it. io[row][lane]: 0 the shared address, 1 the map (or, without
+ * one, the destination), 2-6 the coordinates (without a map, 2 is the
+ * byte count), 7 a load's bytes, written back. */
 #define ZN_TMA_CODE(rank, store) ((uint32_t)(rank) | ((store) ? 0x10u : 0u))
-#define ZN_TMA_IO_ROWS 8    /* io[row][lane]: 0 shared address, 1 map, 2-6 coordinates, 7 bytes */
+#define ZN_TMA_RED(op, elem) ((uint32_t)(op) << 8 | (uint32_t)(elem) << 12)
+#define ZN_TMA_IO_ROWS 8
+enum { ZN_TMA_RED_NONE, ZN_TMA_RED_ADD, ZN_TMA_RED_MIN, ZN_TMA_RED_MAX, ZN_TMA_RED_INC,
+       ZN_TMA_RED_DEC, ZN_TMA_RED_AND, ZN_TMA_RED_OR, ZN_TMA_RED_XOR };
+enum { ZN_TMA_EL_NONE, ZN_TMA_EL_U32, ZN_TMA_EL_S32, ZN_TMA_EL_U64, ZN_TMA_EL_S64,
+       ZN_TMA_EL_F32, ZN_TMA_EL_F64, ZN_TMA_EL_F16, ZN_TMA_EL_BF16 };
 
 #endif

@@ -12,6 +12,14 @@
  * - stores from shared memory that skip elements outside the tensor,
  *   plain and swizzled, with bulk commit/wait groups;
  * - cuTensorMapReplaceAddress, and the encoder's argument checks;
+ * - the bulk copies beside them: shared to global (bulk groups), shared
+ *   to shared completing on an mbarrier, and the L2 prefetches (inline
+ *   PTX), which change nothing;
+ * - reductions (inline PTX): cp.reduce.async.bulk.tensor add into an f32
+ *   tensor and max into an s32 one (out-of-bounds elements untouched), and
+ *   cp.reduce.async.bulk into global memory from 8 blocks at once (add,
+ *   min, xor, f64 and f16 add, bf16 max; inc from one block) and into
+ *   shared memory on an mbarrier;
  * - last, a kernel handed a map that was never encoded fails the launch.
  * Each block copies its whole shared buffer out (poisoned with 0xA5 before
  * the copy), so bytes written past the box show; the references are
@@ -20,6 +28,8 @@
 #include "zn_test.h"
 #include <cuda.h>
 #include <cudaTypedefs.h>
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
 #include <cuda/barrier>
 
 #include <math.h>
@@ -73,6 +83,132 @@ __global__ void tma_store(const __grid_constant__ CUtensorMap map, const int *co
         cde::cp_async_bulk_commit_group();
         cde::cp_async_bulk_wait_group_read<0>();
     }
+}
+
+/* bulk copies without a tensor map: smem <- src (prefetched), then
+ * shared::cta -> shared::cluster (this block) on an mbarrier, then
+ * shared -> global; out gets the second buffer */
+__global__ void bulk_copies(const __grid_constant__ CUtensorMap map, const unsigned char *src,
+                            unsigned char *out)
+{
+    __shared__ alignas(128) unsigned char a[1024], b[1024];
+    __shared__ alignas(8) unsigned long long bar;
+    unsigned sa = (unsigned)__cvta_generic_to_shared(a), sb = (unsigned)__cvta_generic_to_shared(b),
+             sbar = (unsigned)__cvta_generic_to_shared(&bar);
+    if (threadIdx.x == 0) {
+        asm volatile("cp.async.bulk.prefetch.L2.global [%0], 1024;" ::"l"(src) : "memory");
+        asm volatile("cp.async.bulk.prefetch.tensor.2d.L2.global.tile [%0, {%1, %2}];"
+                     ::"l"(&map), "r"(0), "r"(0) : "memory");
+        asm volatile("mbarrier.init.shared::cta.b64 [%0], 1;" ::"r"(sbar) : "memory");
+    }
+    for (unsigned i = threadIdx.x; i < 1024; i += blockDim.x) {
+        a[i] = src[blockIdx.x * 1024 + i];
+        b[i] = SMEM_POISON;
+    }
+    asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
+    __syncthreads();
+    if (threadIdx.x == 0) {
+        unsigned long long state;
+        unsigned done = 0;
+        asm volatile("cp.async.bulk.shared::cluster.shared::cta.mbarrier::complete_tx::bytes "
+                     "[%0], [%1], 1024, [%2];" ::"r"(sb), "r"(sa), "r"(sbar) : "memory");
+        asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 %0, [%1], 1024;"
+                     : "=l"(state) : "r"(sbar) : "memory");
+        while (!done)
+            asm volatile("{ .reg .pred p; mbarrier.try_wait.shared::cta.b64 p, [%1], %2;"
+                         " selp.u32 %0, 1, 0, p; }" : "=r"(done) : "r"(sbar), "l"(state) : "memory");
+        asm volatile("cp.async.bulk.global.shared::cta.bulk_group [%0], [%1], 1024;"
+                     ::"l"(out + blockIdx.x * 1024), "r"(sb) : "memory");
+        asm volatile("cp.async.bulk.commit_group;" ::: "memory");
+        asm volatile("cp.async.bulk.wait_group 0;" ::: "memory");
+    }
+}
+
+/* every block reduces its box (src) into the tensor at its coordinates:
+ * op 0 add (an f32 map), 1 max (an s32 map) */
+__global__ void tma_reduce(const __grid_constant__ CUtensorMap map, int op, const int *coords,
+                           const unsigned char *src)
+{
+    __shared__ alignas(1024) unsigned char smem[SMEM];
+    for (unsigned i = threadIdx.x; i < SMEM; i += blockDim.x)
+        smem[i] = src[blockIdx.x * SMEM + i];
+    asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
+    __syncthreads();
+    if (threadIdx.x == 0) {
+        const int *c = coords + blockIdx.x * 3;
+        unsigned s = (unsigned)__cvta_generic_to_shared(smem);
+        if (op == 0)
+            asm volatile("cp.reduce.async.bulk.tensor.2d.global.shared::cta.add.tile.bulk_group"
+                         " [%0, {%1, %2}], [%3];" ::"l"(&map), "r"(c[0]), "r"(c[1]), "r"(s)
+                         : "memory");
+        else
+            asm volatile("cp.reduce.async.bulk.tensor.2d.global.shared::cta.max.tile.bulk_group"
+                         " [%0, {%1, %2}], [%3];" ::"l"(&map), "r"(c[0]), "r"(c[1]), "r"(s)
+                         : "memory");
+        asm volatile("cp.async.bulk.commit_group;" ::: "memory");
+        asm volatile("cp.async.bulk.wait_group 0;" ::: "memory");
+    }
+}
+
+#define RED_BYTES 256
+enum { R_ADD_U32, R_MIN_S32, R_XOR_B64, R_ADD_F64, R_ADD_F16, R_MAX_BF16, R_INC_U32, R_NOPS };
+
+/* every block reduces its RED_BYTES of src into dst (global) by op */
+__global__ void bulk_reduce(int op, const unsigned char *src, unsigned char *dst)
+{
+    __shared__ alignas(128) unsigned char s[RED_BYTES];
+    for (unsigned i = threadIdx.x; i < RED_BYTES; i += blockDim.x)
+        s[i] = src[blockIdx.x * RED_BYTES + i];
+    asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
+    __syncthreads();
+    if (threadIdx.x != 0)
+        return;
+    unsigned ss = (unsigned)__cvta_generic_to_shared(s);
+#define RED(form) asm volatile("cp.reduce.async.bulk.global.shared::cta.bulk_group." form \
+                               " [%0], [%1], 256;" ::"l"(dst), "r"(ss) : "memory")
+    switch (op) {
+    case R_ADD_U32: RED("add.u32"); break;
+    case R_MIN_S32: RED("min.s32"); break;
+    case R_XOR_B64: RED("xor.b64"); break;
+    case R_ADD_F64: RED("add.f64"); break;
+    case R_ADD_F16: RED("add.noftz.f16"); break;
+    case R_MAX_BF16: RED("max.bf16"); break;
+    default: RED("inc.u32"); break;
+    }
+#undef RED
+    asm volatile("cp.async.bulk.commit_group;" ::: "memory");
+    asm volatile("cp.async.bulk.wait_group 0;" ::: "memory");
+}
+
+/* t ^= s in shared memory by one bulk reduction on an mbarrier; out = t */
+__global__ void shared_reduce(const unsigned *in, unsigned *out)
+{
+    __shared__ alignas(128) unsigned s[64], t[64];
+    __shared__ alignas(8) unsigned long long bar;
+    unsigned ss = (unsigned)__cvta_generic_to_shared(s), st = (unsigned)__cvta_generic_to_shared(t),
+             sbar = (unsigned)__cvta_generic_to_shared(&bar);
+    for (unsigned i = threadIdx.x; i < 64; i += blockDim.x) {
+        s[i] = in[i];
+        t[i] = in[64 + i];
+    }
+    if (threadIdx.x == 0)
+        asm volatile("mbarrier.init.shared::cta.b64 [%0], 1;" ::"r"(sbar) : "memory");
+    asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
+    __syncthreads();
+    if (threadIdx.x == 0) {
+        unsigned long long state;
+        unsigned done = 0;
+        asm volatile("cp.reduce.async.bulk.shared::cluster.shared::cta.mbarrier::complete_tx::bytes"
+                     ".xor.b32 [%0], [%1], 256, [%2];" ::"r"(st), "r"(ss), "r"(sbar) : "memory");
+        asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 %0, [%1], 256;"
+                     : "=l"(state) : "r"(sbar) : "memory");
+        while (!done)
+            asm volatile("{ .reg .pred p; mbarrier.try_wait.shared::cta.b64 p, [%1], %2;"
+                         " selp.u32 %0, 1, 0, p; }" : "=r"(done) : "r"(sbar), "l"(state) : "memory");
+    }
+    __syncthreads();
+    for (unsigned i = threadIdx.x; i < 64; i += blockDim.x)
+        out[i] = t[i];
 }
 
 static PFN_cuTensorMapEncodeTiled_v12000 encode;
@@ -253,6 +389,198 @@ static void check_stores(const char *what, const box &b, const std::vector<int> 
     CK(cudaFree(t.dev));
 }
 
+/* tma_reduce: overlapping boxes reduced into a 50 x 20 tensor of 4-byte
+ * elements (f32 add or s32 max); elements outside the tensor skipped */
+static void check_tensor_reduce(int op)
+{
+    const uint64_t dim[2] = {50, 20};
+    tensor t = make_tensor(2, 4, dim, 208);
+    std::vector<int> coords = {0, 0, 0, 8, 4, 0, -8, -4, 0, 40, 16, 0, 10, 2, 0};
+    unsigned nb = (unsigned)coords.size() / 3, n0 = 16, n1 = 8;
+    std::vector<unsigned char> src((size_t)nb * SMEM);
+    size_t words = t.host.size() / 4;
+    std::vector<int32_t> init(words), exp(words), out(words), sv(src.size() / 4);
+    for (size_t i = 0; i < words; i++)
+        init[i] = (int32_t)((i * 2654435761u) >> 7) - (1 << 24);
+    for (size_t i = 0; i < sv.size(); i++)
+        sv[i] = (int32_t)((i * 40503u + 7) % 2001) - 1000;
+    if (op == 0) {  /* small integers as floats: every sum is exact */
+        for (auto &v : init)
+            v = (int32_t)[](float f) { int32_t b; memcpy(&b, &f, 4); return b; }((float)(v % 4096));
+        for (auto &v : sv)
+            v = (int32_t)[](float f) { int32_t b; memcpy(&b, &f, 4); return b; }((float)v);
+    }
+    memcpy(src.data(), sv.data(), src.size());
+    exp = init;
+    for (unsigned k = 0; k < nb; k++)
+        for (unsigned i1 = 0; i1 < n1; i1++)
+            for (unsigned i0 = 0; i0 < n0; i0++) {
+                int64_t g0 = coords[3 * k] + (int64_t)i0, g1 = coords[3 * k + 1] + (int64_t)i1;
+                if (g0 < 0 || g0 >= (int64_t)dim[0] || g1 < 0 || g1 >= (int64_t)dim[1])
+                    continue;
+                int32_t &e = exp[(g1 * t.stride[0] + g0 * 4) / 4];
+                int32_t v = sv[(k * SMEM + (i1 * n0 + i0) * 4) / 4];
+                if (op == 0) {
+                    float a, b;
+                    memcpy(&a, &e, 4);
+                    memcpy(&b, &v, 4);
+                    a += b;
+                    memcpy(&e, &a, 4);
+                } else if (v > e) {
+                    e = v;
+                }
+            }
+    box b = {{16, 8, 1}, {1, 1, 1}, 0, false};
+    CUtensorMap m = map_of(t, b, op == 0 ? CU_TENSOR_MAP_DATA_TYPE_FLOAT32
+                                         : CU_TENSOR_MAP_DATA_TYPE_INT32);
+    int *dc;
+    unsigned char *dsrc;
+    CK(cudaMalloc(&dc, coords.size() * sizeof(int)));
+    CK(cudaMalloc(&dsrc, src.size()));
+    CK(cudaMemcpy(dc, coords.data(), coords.size() * sizeof(int), cudaMemcpyHostToDevice));
+    CK(cudaMemcpy(dsrc, src.data(), src.size(), cudaMemcpyHostToDevice));
+    CK(cudaMemcpy(t.dev, init.data(), t.host.size(), cudaMemcpyHostToDevice));
+    tma_reduce<<<nb, 64>>>(m, op, dc, dsrc);
+    CK_LAUNCH();
+    CK(cudaMemcpy(out.data(), t.dev, t.host.size(), cudaMemcpyDeviceToHost));
+    for (size_t i = 0; i < words; i++)
+        if (out[i] != exp[i]) {
+            zt_fail("tensor reduction %s: word %zu: got 0x%08x, expected 0x%08x",
+                    op == 0 ? "add.f32" : "max.s32", i, (unsigned)out[i], (unsigned)exp[i]);
+            break;
+        }
+    CK(cudaFree(dc));
+    CK(cudaFree(dsrc));
+    CK(cudaFree(t.dev));
+}
+
+/* one element of a bulk reduction, as the ISA defines it */
+static void reduce_ref(int op, unsigned char *d, const unsigned char *s)
+{
+    uint32_t a32, b32;
+    uint64_t a64, b64;
+    memcpy(&a32, d, 4);
+    memcpy(&b32, s, 4);
+    memcpy(&a64, d, 8);
+    memcpy(&b64, s, 8);
+    switch (op) {
+    case R_ADD_U32: a32 += b32; memcpy(d, &a32, 4); break;
+    case R_MIN_S32: if ((int32_t)b32 < (int32_t)a32) memcpy(d, &b32, 4); break;
+    case R_INC_U32: a32 = a32 >= b32 ? 0 : a32 + 1; memcpy(d, &a32, 4); break;
+    case R_XOR_B64: a64 ^= b64; memcpy(d, &a64, 8); break;
+    case R_ADD_F64: {
+        double x, y;
+        memcpy(&x, d, 8);
+        memcpy(&y, s, 8);
+        x += y;
+        memcpy(d, &x, 8);
+        break;
+    }
+    case R_ADD_F16: {
+        __half x, y;
+        memcpy(&x, d, 2);
+        memcpy(&y, s, 2);
+        __half r = __float2half_rn(__half2float(x) + __half2float(y));
+        memcpy(d, &r, 2);
+        break;
+    }
+    default: { /* max.bf16: no NaNs in the inputs; +0 above -0 */
+        __nv_bfloat16 x, y;
+        memcpy(&x, d, 2);
+        memcpy(&y, s, 2);
+        float fx = __bfloat162float(x), fy = __bfloat162float(y);
+        if (fy > fx || (fy == fx && !(s[1] & 0x80)))
+            memcpy(d, s, 2);
+        break;
+    }
+    }
+}
+
+static unsigned elem_bytes_of(int op)
+{
+    return op == R_XOR_B64 || op == R_ADD_F64 ? 8 : op == R_ADD_F16 || op == R_MAX_BF16 ? 2 : 4;
+}
+
+/* a value of the op's type from a counter: small integers for the float
+ * adds of many blocks (exact in any order), any finite bf16 for max */
+static void make_elem(int op, unsigned char *p, uint32_t k, bool exact)
+{
+    uint64_t v = (uint64_t)k * 0x9e3779b97f4a7c15ull;
+    v ^= v >> 29;
+    if (op == R_ADD_F64) {
+        double x = exact ? (double)(int)(v % 201) - 100 : (double)(int64_t)v * 1e-10;
+        memcpy(p, &x, 8);
+    } else if (op == R_ADD_F16) {
+        __half h = exact ? __float2half_rn((float)(int)(v % 61) - 30.0f) : __ushort_as_half(0);
+        if (!exact) {
+            unsigned short u = (unsigned short)(v & 0x7bff) | (unsigned short)(v >> 48 & 0x8000);
+            h = __ushort_as_half(u);     /* finite: the exponent is below 31 */
+        }
+        memcpy(p, &h, 2);
+    } else if (op == R_MAX_BF16) {
+        unsigned short u = (unsigned short)((v & 0x7eff) | (v >> 40 & 0x8000));
+        memcpy(p, &u, 2);
+    } else if (op == R_INC_U32) {
+        uint32_t x = (uint32_t)(v % 7);
+        memcpy(p, &x, 4);
+    } else {
+        memcpy(p, &v, elem_bytes_of(op));
+    }
+}
+
+static void check_bulk_reduce(int op, unsigned nb, bool exact)
+{
+    unsigned es = elem_bytes_of(op);
+    std::vector<unsigned char> src((size_t)nb * RED_BYTES), init(RED_BYTES), exp, out(RED_BYTES);
+    for (unsigned i = 0; i < RED_BYTES / es; i++)
+        make_elem(op, &init[i * es], i + 1000, exact);
+    for (unsigned i = 0; i < src.size() / es; i++)
+        make_elem(op, &src[i * es], i, exact);
+    exp = init;
+    for (unsigned k = 0; k < nb; k++)
+        for (unsigned i = 0; i < RED_BYTES; i += es)
+            reduce_ref(op, &exp[i], &src[k * RED_BYTES + i]);
+    unsigned char *dsrc, *ddst;
+    CK(cudaMalloc(&dsrc, src.size()));
+    CK(cudaMalloc(&ddst, RED_BYTES));
+    CK(cudaMemcpy(dsrc, src.data(), src.size(), cudaMemcpyHostToDevice));
+    CK(cudaMemcpy(ddst, init.data(), RED_BYTES, cudaMemcpyHostToDevice));
+    bulk_reduce<<<nb, 32>>>(op, dsrc, ddst);
+    CK_LAUNCH();
+    CK(cudaMemcpy(out.data(), ddst, RED_BYTES, cudaMemcpyDeviceToHost));
+    for (unsigned i = 0; i < RED_BYTES; i++)
+        if (out[i] != exp[i]) {
+            zt_fail("bulk reduction %d over %u blocks: byte %u: got 0x%02x, expected 0x%02x", op,
+                    nb, i, out[i], exp[i]);
+            break;
+        }
+    CK(cudaFree(dsrc));
+    CK(cudaFree(ddst));
+}
+
+static void check_shared_reduce(void)
+{
+    std::vector<unsigned> in(128), out(64);
+    for (unsigned i = 0; i < 128; i++)
+        in[i] = i * 0x01000193u + 0x811c9dc5u;
+    unsigned *din, *dout;
+    CK(cudaMalloc(&din, 128 * 4));
+    CK(cudaMalloc(&dout, 64 * 4));
+    CK(cudaMemcpy(din, in.data(), 128 * 4, cudaMemcpyHostToDevice));
+    CK(cudaMemset(dout, SMEM_POISON, 64 * 4));
+    shared_reduce<<<1, 64>>>(din, dout);
+    CK_LAUNCH();
+    CK(cudaMemcpy(out.data(), dout, 64 * 4, cudaMemcpyDeviceToHost));
+    for (unsigned i = 0; i < 64; i++)
+        if (out[i] != (in[i] ^ in[64 + i])) {
+            zt_fail("shared bulk xor: word %u: got 0x%08x, expected 0x%08x", i, out[i],
+                    in[i] ^ in[64 + i]);
+            break;
+        }
+    CK(cudaFree(din));
+    CK(cudaFree(dout));
+}
+
 static void check_encode_errors(const tensor &t)
 {
     CUtensorMap m;
@@ -381,6 +709,36 @@ int main(void)
         CK(cudaFree(copy.dev));
     }
     check_encode_errors(t2);
+    check_tensor_reduce(0);
+    check_tensor_reduce(1);
+    for (int op = 0; op < R_NOPS; op++)
+        check_bulk_reduce(op, op == R_INC_U32 ? 1 : 8, true);
+    check_bulk_reduce(R_ADD_F16, 1, false);  /* rounding of arbitrary halves */
+    check_bulk_reduce(R_ADD_F64, 1, false);
+    check_shared_reduce();
+
+    {
+        const unsigned nb = 3;
+        std::vector<unsigned char> src(nb * 1024), out(nb * 1024);
+        for (size_t i = 0; i < src.size(); i++)
+            src[i] = (unsigned char)(i * 29 + 3);
+        unsigned char *dsrc, *dout;
+        CK(cudaMalloc(&dsrc, src.size()));
+        CK(cudaMalloc(&dout, out.size()));
+        CK(cudaMemcpy(dsrc, src.data(), src.size(), cudaMemcpyHostToDevice));
+        CK(cudaMemset(dout, SMEM_POISON, out.size()));
+        CUtensorMap m = map_of(t2, plain, CU_TENSOR_MAP_DATA_TYPE_FLOAT32);
+        bulk_copies<<<nb, 64>>>(m, dsrc, dout);
+        CK_LAUNCH();
+        CK(cudaMemcpy(out.data(), dout, out.size(), cudaMemcpyDeviceToHost));
+        for (size_t i = 0; i < out.size(); i++)
+            if (out[i] != src[i]) {
+                zt_fail("bulk copies: byte %zu: got 0x%02x, expected 0x%02x", i, out[i], src[i]);
+                break;
+            }
+        CK(cudaFree(dsrc));
+        CK(cudaFree(dout));
+    }
 
     /* a map that was never encoded: the launch fails (the context with it) */
     {
