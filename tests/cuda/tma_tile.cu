@@ -20,6 +20,8 @@
  *   cp.reduce.async.bulk into global memory from 8 blocks at once (add,
  *   min, xor, f64 and f16 add, bf16 max; inc from one block) and into
  *   shared memory on an mbarrier;
+ * - elect.sync under divergence (the lowest lane of the mask that runs it
+ *   leads), and the tensor-map proxy fences;
  * - last, a kernel handed a map that was never encoded fails the launch.
  * Each block copies its whole shared buffer out (poisoned with 0xA5 before
  * the copy), so bytes written past the box show; the references are
@@ -209,6 +211,28 @@ __global__ void shared_reduce(const unsigned *in, unsigned *out)
     __syncthreads();
     for (unsigned i = threadIdx.x; i < 64; i += blockDim.x)
         out[i] = t[i];
+}
+
+/* out[t] = the elected lane | 0x100 in the leader, for the threads that
+ * run elect.sync: lanes not divisible by 3 of the mask's own, then lanes
+ * 5.. with a mask of 0xffffffe0; others write 0xffff */
+__global__ void elect_lanes(const __grid_constant__ CUtensorMap map, unsigned *out)
+{
+    unsigned lane = threadIdx.x % 32, d = 0xffff, p = 0;
+    asm volatile("fence.proxy.tensormap::generic.acquire.gpu [%0], 128;" ::"l"(&map) : "memory");
+    if (lane % 3 != 0) {
+        unsigned mask = __activemask();
+        asm volatile("{ .reg .pred q; elect.sync %0|q, %2; selp.u32 %1, 1, 0, q; }"
+                     : "=r"(d), "=r"(p) : "r"(mask));
+    }
+    out[threadIdx.x] = d | p << 8;
+    __syncwarp();
+    d = 0xffff, p = 0;
+    if (lane >= 5)
+        asm volatile("{ .reg .pred q; elect.sync %0|q, %2; selp.u32 %1, 1, 0, q; }"
+                     : "=r"(d), "=r"(p) : "r"(0xffffffe0u));
+    out[blockDim.x + threadIdx.x] = d | p << 8;
+    asm volatile("fence.proxy.tensormap::generic.release.gpu;" ::: "memory");
 }
 
 static PFN_cuTensorMapEncodeTiled_v12000 encode;
@@ -716,6 +740,24 @@ int main(void)
     check_bulk_reduce(R_ADD_F16, 1, false);  /* rounding of arbitrary halves */
     check_bulk_reduce(R_ADD_F64, 1, false);
     check_shared_reduce();
+    {
+        unsigned *dout;
+        std::vector<unsigned> out(128);
+        CK(cudaMalloc(&dout, 128 * 4));
+        CK(cudaMemset(dout, SMEM_POISON, 128 * 4));
+        elect_lanes<<<1, 64>>>(map_of(t2, plain, CU_TENSOR_MAP_DATA_TYPE_FLOAT32), dout);
+        CK_LAUNCH();
+        CK(cudaMemcpy(out.data(), dout, 128 * 4, cudaMemcpyDeviceToHost));
+        for (unsigned t = 0; t < 64; t++) {
+            unsigned lane = t % 32;
+            unsigned e1 = lane % 3 ? 1u | (lane == 1) << 8 : 0xffffu;
+            unsigned e2 = lane >= 5 ? 5u | (lane == 5) << 8 : 0xffffu;
+            if (out[t] != e1 || out[64 + t] != e2)
+                zt_fail("elect.sync, thread %u: got 0x%x / 0x%x, expected 0x%x / 0x%x", t, out[t],
+                        out[64 + t], e1, e2);
+        }
+        CK(cudaFree(dout));
+    }
 
     {
         const unsigned nb = 3;
