@@ -411,6 +411,9 @@ void zn_lower_mbarrier(zn_lfn *l, const ptx_ins *ins);
 /* complete tx bytes on the active lanes' mbarriers (zn_lower_mbarrier.c) */
 void zn_mbarrier_complete_tx(zn_lfn *l, LLVMValueRef ptrs, LLVMValueRef tx);
 void zn_lower_tma(zn_lfn *l, const ptx_ins *ins);   /* zn_lower_tma.c */
+void zn_lower_tensormap(zn_lfn *l, const ptx_ins *ins);
+/* each active lane copies n bytes (<32 x i64>) now (zn_lower_mbarrier.c) */
+void zn_bulk_copy(zn_lfn *l, LLVMValueRef dst, LLVMValueRef src, LLVMValueRef n);
 void zn_lower_yield(zn_lfn *l);
 
 /* Thread block clusters (zn_lower_cluster.c): %cluster* special registers

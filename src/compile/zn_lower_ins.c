@@ -84,6 +84,9 @@ void zn_lower_ins(zn_lfn *l, const ptx_ins *ins)
     case PTX_OP_mbarrier:
         zn_lower_mbarrier(l, ins); /* zn_lower_mbarrier.c */
         return;
+    case PTX_OP_tensormap:
+        zn_lower_tensormap(l, ins); /* zn_lower_tma.c */
+        return;
     case PTX_OP_shfl: case PTX_OP_vote: case PTX_OP_activemask: case PTX_OP_elect:
     case PTX_OP_match: case PTX_OP_redux:
         zn_lower_warp(l, ins);

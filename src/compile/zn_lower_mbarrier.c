@@ -200,6 +200,14 @@ static void lower_cp_arrive(zn_lfn *l, const ptx_ins *ins)
     run_lanes(l, &j, NULL);
 }
 
+/* Each active lane copies n (<32 x i64>) bytes from src to dst, now:
+ * bulk stores, and tensormap.cp_fenceproxy (zn_lower_tma.c) */
+void zn_bulk_copy(zn_lfn *l, LLVMValueRef dst, LLVMValueRef src, LLVMValueRef n)
+{
+    mb_job j = {.src = src, .dst = dst, .tx = n};
+    ll_lane_loop(l, l->emask, NULL, copy_lane, &j);
+}
+
 /* cp.async.bulk.global.shared::cta.bulk_group{.L2::cache_hint}
  *     [dst], [src], size{, policy}: each active lane's bytes, now */
 static void lower_bulk_store(zn_lfn *l, const ptx_ins *ins, unsigned hint)
@@ -216,8 +224,7 @@ static void lower_bulk_store(zn_lfn *l, const ptx_ins *ins, unsigned hint)
                     PTX_SPACE_GLOBAL, ZN_CHECK_WRITE);
     zn_check_access(l, LLVMBuildPtrToInt(l->b, src, ll_vec(l->m->t_i64), ""), 16,
                     PTX_SPACE_SHARED, 0);
-    mb_job j = {.src = src, .dst = dst, .tx = n};
-    ll_lane_loop(l, l->emask, NULL, copy_lane, &j);
+    zn_bulk_copy(l, dst, src, n);
 }
 
 /* cp.async.bulk.shared::cluster.{global,shared::cta}.mbarrier::complete_tx::bytes

@@ -191,3 +191,21 @@ void zn_lower_tma(zn_lfn *l, const ptx_ins *ins)
         zn_mbarrier_complete_tx(l, zn_mem_ptrs(l, &o[2], PTX_SPACE_SHARED), bytes);
     }
 }
+
+/* tensormap.cp_fenceproxy.global.shared::cta.tensormap::generic.release
+ *     .{cta,cluster,gpu,sys}.sync.aligned [dst], [src], 128: a tensor map
+ * written in shared memory, copied to global memory for the async proxy;
+ * maps are read by plain loads here, so a copy then a fence */
+void zn_lower_tensormap(zn_lfn *l, const ptx_ins *ins)
+{
+    const ptx_opnd *o = ins->opnds;
+    if (!has_mod(ins, PTX_MOD_cp_fenceproxy) || ins->nopnds != 3 ||
+        o[0].kind != PTX_OPND_ADDR || o[1].kind != PTX_OPND_ADDR || o[2].kind != PTX_OPND_IMM ||
+        o[2].ival != 128) {
+        zn_lerr(l, "tensormap: only cp_fenceproxy of 128 bytes (tensormap.replace is sm_90a)");
+        return;
+    }
+    zn_bulk_copy(l, zn_mem_ptrs(l, &o[0], PTX_SPACE_GLOBAL), zn_mem_ptrs(l, &o[1], PTX_SPACE_SHARED),
+                 ll_const_vec(l->m->t_i64, 128));
+    LLVMBuildFence(l->b, LLVMAtomicOrderingSequentiallyConsistent, 0, "");
+}

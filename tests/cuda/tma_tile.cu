@@ -20,6 +20,8 @@
  *   cp.reduce.async.bulk into global memory from 8 blocks at once (add,
  *   min, xor, f64 and f16 add, bf16 max; inc from one block) and into
  *   shared memory on an mbarrier;
+ * - a map copied to global memory in the kernel (tensormap.cp_fenceproxy,
+ *   the tensor-map proxy fences) and used from there;
  * - elect.sync under divergence (the lowest lane of the mask that runs it
  *   leads), and the tensor-map proxy fences;
  * - last, a kernel handed a map that was never encoded fails the launch.
@@ -43,12 +45,30 @@ namespace cde = cuda::device::experimental;
 #define SMEM 8192
 #define SMEM_POISON 0xA5
 
+/* via: NULL, or global memory where warp 0 copies the map (through shared
+ * memory and tensormap.cp_fenceproxy) for the copy to use */
 __global__ void tma_load(const __grid_constant__ CUtensorMap map, int rank, const int *coords,
-                         unsigned bytes, unsigned char *out)
+                         unsigned bytes, unsigned char *out, CUtensorMap *via)
 {
     __shared__ alignas(1024) unsigned char smem[SMEM];
+    __shared__ alignas(128) CUtensorMap smap;
 #pragma nv_diag_suppress static_var_with_dynamic_init
     __shared__ block_barrier bar;
+    const CUtensorMap *mp = &map;
+    if (via) {
+        mp = via + blockIdx.x;
+        if (threadIdx.x < 32) {
+            if (threadIdx.x == 0)
+                smap = map;
+            __syncwarp();
+            asm volatile("fence.proxy.alias;" ::: "memory");
+            asm volatile("tensormap.cp_fenceproxy.global.shared::cta.tensormap::generic.release.gpu"
+                         ".sync.aligned [%0], [%1], 128;"
+                         ::"l"(mp), "r"((unsigned)__cvta_generic_to_shared(&smap)) : "memory");
+            asm volatile("fence.proxy.tensormap::generic.acquire.gpu [%0], 128;" ::"l"(mp)
+                         : "memory");
+        }
+    }
     for (unsigned i = threadIdx.x; i < SMEM; i += blockDim.x)
         smem[i] = SMEM_POISON;
     if (threadIdx.x == 0)
@@ -59,9 +79,9 @@ __global__ void tma_load(const __grid_constant__ CUtensorMap map, int rank, cons
     block_barrier::arrival_token tok;
     if (threadIdx.x == 0) {
         if (rank == 2)
-            cde::cp_async_bulk_tensor_2d_global_to_shared(smem, &map, c[0], c[1], bar);
+            cde::cp_async_bulk_tensor_2d_global_to_shared(smem, mp, c[0], c[1], bar);
         else
-            cde::cp_async_bulk_tensor_3d_global_to_shared(smem, &map, c[0], c[1], c[2], bar);
+            cde::cp_async_bulk_tensor_3d_global_to_shared(smem, mp, c[0], c[1], c[2], bar);
         tok = cuda::device::barrier_arrive_tx(bar, 1, bytes);
     } else {
         tok = bar.arrive();
@@ -341,7 +361,7 @@ static unsigned expect_load(const tensor &t, const box &b, const int *c, unsigne
 }
 
 static void check_loads(const char *what, const tensor &t, const box &b, CUtensorMapDataType dt,
-                        const std::vector<int> &coords)
+                        const std::vector<int> &coords, bool via_global = false)
 {
     unsigned nb = (unsigned)coords.size() / 3;
     CUtensorMap m = map_of(t, b, dt);
@@ -353,8 +373,13 @@ static void check_loads(const char *what, const tensor &t, const box &b, CUtenso
     CK(cudaMemcpy(dc, coords.data(), coords.size() * sizeof(int), cudaMemcpyHostToDevice));
     CK(cudaMemset(dout, 0x3c, out.size()));
     unsigned bytes = expect_load(t, b, &coords[0], exp.data());
-    tma_load<<<nb, 128>>>(m, (int)t.rank, dc, bytes, dout);
+    CUtensorMap *via = NULL;
+    if (via_global)
+        CK(cudaMalloc(&via, nb * sizeof(CUtensorMap)));
+    tma_load<<<nb, 128>>>(m, (int)t.rank, dc, bytes, dout, via);
     CK_LAUNCH();
+    if (via)
+        CK(cudaFree(via));
     CK(cudaMemcpy(out.data(), dout, out.size(), cudaMemcpyDeviceToHost));
     for (unsigned k = 0; k < nb; k++) {
         expect_load(t, b, &coords[3 * k], exp.data());
@@ -697,6 +722,8 @@ int main(void)
     box nan3 = strided;
     nan3.nan_fill = true;
     check_loads("3D bf16 NaN fill", t3, nan3, CU_TENSOR_MAP_DATA_TYPE_BFLOAT16, c3);
+    check_loads("3D through a map in global memory", t3, strided,
+                CU_TENSOR_MAP_DATA_TYPE_FLOAT16, c3, true);
 
     /* stores: 50 x 20 floats, boxes 16 x 8 and 32 x 8 (swizzled) */
     std::vector<int> cs = {0, 0, 0, 16, 0, 0, -8, 8, 0, 40, 16, 0};
@@ -723,7 +750,7 @@ int main(void)
         CK(cudaMalloc(&dout, SMEM));
         CK(cudaMemcpy(dc, c, sizeof c, cudaMemcpyHostToDevice));
         unsigned bytes = expect_load(copy, plain, c, exp.data());
-        tma_load<<<1, 64>>>(m, 2, dc, bytes, dout);
+        tma_load<<<1, 64>>>(m, 2, dc, bytes, dout, NULL);
         CK_LAUNCH();
         CK(cudaMemcpy(out.data(), dout, SMEM, cudaMemcpyDeviceToHost));
         if (memcmp(out.data(), exp.data(), SMEM))
@@ -791,7 +818,7 @@ int main(void)
         CK(cudaMalloc(&dc, 3 * sizeof(int)));
         CK(cudaMalloc(&dout, SMEM));
         CK(cudaMemset(dc, 0, 3 * sizeof(int)));
-        tma_load<<<1, 32>>>(junk, 2, dc, 4096, dout);
+        tma_load<<<1, 32>>>(junk, 2, dc, 4096, dout, NULL);
         cudaError_t e = cudaDeviceSynchronize();
         if (e == cudaSuccess)
             zt_fail("a load through a zeroed tensor map succeeded");
