@@ -343,6 +343,8 @@ void zn_lower_branch(zn_lfn *l, const ptx_ins *ins);  /* zn_lower_func.c */
 
 /* <32 x ptr> host addresses of an [addr] operand in a space (zn_lower_mem.c) */
 LLVMValueRef zn_mem_ptrs(zn_lfn *l, const ptx_opnd *o, ptx_space space);
+/* the same operand's <32 x i64> address as written (space-relative) */
+LLVMValueRef zn_mem_addr(zn_lfn *l, const ptx_opnd *o);
 /* zn_lower_prefetch.c: PTX prefetch; a prefetch ahead of a load that
  * strides far in a loop or of a load or store that streams block by
  * block; the plan's memory */
@@ -426,6 +428,14 @@ void zn_lower_mapa(zn_lfn *l, const ptx_ins *ins);
 void zn_lower_getctarank(zn_lfn *l, const ptx_ins *ins);
 void zn_lower_cluster_barrier(zn_lfn *l, const ptx_ins *ins);
 LLVMValueRef zn_cluster_host_addr(zn_lfn *l, LLVMValueRef a);
+/* <32 x ptr>: shared::cluster address a's offset in rank's window */
+LLVMValueRef zn_cluster_rank_ptrs(zn_lfn *l, LLVMValueRef a, LLVMValueRef rank);
+/* .multicast::cluster (zn_lower_multicast.c): for each rank k set in a
+ * lane's ctaMask (<32 x i32>), copy n bytes from src (<32 x ptr>, or NULL:
+ * copied already) to dst's offset in k's window, then complete n bytes
+ * (<32 x i64>) on mbar's offset there; dst and mbar as written */
+void zn_lower_multicast(zn_lfn *l, LLVMValueRef cta_mask, LLVMValueRef dst, LLVMValueRef src,
+                        LLVMValueRef mbar, LLVMValueRef n);
 bool zn_ins_shared_cluster(const ptx_ins *ins);
 bool zn_func_uses_cluster(const ptx_func *f);
 /* zn_func_uses_cluster for any function of the module (computed once) */

@@ -140,6 +140,14 @@ LLVMValueRef zn_cluster_host_addr(zn_lfn *l, LLVMValueRef a)
     return LLVMBuildAdd(b, base, off, "cl.addr");
 }
 
+LLVMValueRef zn_cluster_rank_ptrs(zn_lfn *l, LLVMValueRef a, LLVMValueRef rank)
+{
+    zn_lmod *m = l->m;
+    LLVMValueRef off = LLVMBuildAnd(l->b, a, ll_const_vec(m->t_i64, CLUSTER_OFF_MASK), "");
+    LLVMValueRef addr = LLVMBuildAdd(l->b, rank_base(l, rank, ll_all_ones(l)), off, "");
+    return LLVMBuildIntToPtr(l->b, addr, ll_vec(m->t_ptr), "cl.peer");
+}
+
 /* mapa{.shared::cluster}.u32/.u64 d, a, rank */
 void zn_lower_mapa(zn_lfn *l, const ptx_ins *ins)
 {

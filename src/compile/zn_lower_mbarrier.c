@@ -241,13 +241,21 @@ static void lower_cp_bulk(zn_lfn *l, const ptx_ins *ins)
         lower_bulk_store(l, ins, hint);
         return;
     }
-    if (!has_mod(ins, PTX_MOD_mbar_complete_tx) || has_mod(ins, PTX_MOD_multicast_cluster) ||
-        ins->nopnds != 4 + hint || o[0].kind != PTX_OPND_ADDR || o[1].kind != PTX_OPND_ADDR ||
-        o[3].kind != PTX_OPND_ADDR) {
-        zn_lerr_unsupported(l); /* multicast */
+    unsigned mc = has_mod(ins, PTX_MOD_multicast_cluster) ? 1 : 0;
+    if (!has_mod(ins, PTX_MOD_mbar_complete_tx) || ins->nopnds != 4 + mc + hint ||
+        o[0].kind != PTX_OPND_ADDR || o[1].kind != PTX_OPND_ADDR || o[3].kind != PTX_OPND_ADDR ||
+        (mc && !has_mod(ins, PTX_MOD_global))) {
+        zn_lerr_unsupported(l);
         return;
     }
     ptx_space from = has_mod(ins, PTX_MOD_global) ? PTX_SPACE_GLOBAL : PTX_SPACE_SHARED;
+    if (mc) {   /* [dst], [src], size, [mbar], ctaMask: to each block of the mask */
+        LLVMValueRef src = zn_mem_ptrs(l, &o[1], from);
+        zn_check_access(l, LLVMBuildPtrToInt(l->b, src, ll_vec(l->m->t_i64), ""), 16, from, 0);
+        zn_lower_multicast(l, zn_src(l, &o[4], PTX_T_U32), zn_mem_addr(l, &o[0]), src,
+                           zn_mem_addr(l, &o[3]), arg64(l, ins, 2, PTX_T_U32, 0));
+        return;
+    }
     LLVMValueRef dst = zn_mem_ptrs(l, &o[0], PTX_SPACE_SHARED);
     LLVMValueRef src = zn_mem_ptrs(l, &o[1], from);
     mb_job j = {.kind = MB_UPDATE, .ptrs = zn_mem_ptrs(l, &o[3], PTX_SPACE_SHARED),

@@ -68,6 +68,11 @@ static bool kernel_param(zn_lfn *l, const ptx_ins *ins, const ptx_opnd *o,
     return true;
 }
 
+LLVMValueRef zn_mem_addr(zn_lfn *l, const ptx_opnd *o)
+{
+    return addr_of(l, o);
+}
+
 LLVMValueRef zn_mem_ptrs(zn_lfn *l, const ptx_opnd *o, ptx_space space)
 {
     return host_ptrs(l, addr_of(l, o), space);

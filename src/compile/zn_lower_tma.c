@@ -9,8 +9,10 @@
  * Each active lane's box is copied by the runtime (rt->tma,
  * src/exec/zn_exec_tma.c) at once; a load then completes the box's bytes on
  * its mbarrier, in lane order. The cache policy is a hint with no meaning
- * on a CPU. Multicast to a cluster's blocks and the im2col mode are not
- * supported: an error at load time names the instruction.
+ * on a CPU. With .multicast::cluster (one more operand, the 16-bit
+ * ctaMask) the runtime copies the box to each block of the mask, and the
+ * bytes complete on each one's mbarrier (zn_lower_multicast.c). The im2col
+ * mode is not supported: an error at load time names the instruction.
  *
  * Reductions, element by element and atomic (zn_exec_tma_reduce.c):
  *
@@ -164,11 +166,13 @@ void zn_lower_tma(zn_lfn *l, const ptx_ins *ins)
     unsigned mi = load ? 1 : 0;     /* the [tensorMap, {coordinates}] operand */
     unsigned fixed = load ? 3 : 2;
     bool hint = has_mod(ins, PTX_MOD_L2_cache_hint);
-    if (has_mod(ins, PTX_MOD_im2col) || has_mod(ins, PTX_MOD_multicast_cluster)) {
-        zn_lerr(l, "cp.async.bulk.tensor: the im2col mode and multicast are not supported");
+    unsigned mc = has_mod(ins, PTX_MOD_multicast_cluster) ? 1 : 0;
+    if (has_mod(ins, PTX_MOD_im2col)) {
+        zn_lerr(l, "cp.async.bulk.tensor: the im2col mode is not supported");
         return;
     }
-    if (!rank || load == store || (has_mod(ins, PTX_MOD_reduce_m) && (!red || load)) || ins->nopnds != fixed + (hint ? 1u : 0u) ||
+    if (!rank || load == store || (has_mod(ins, PTX_MOD_reduce_m) && (!red || load)) ||
+        (mc && !load) || ins->nopnds != fixed + mc + (hint ? 1u : 0u) ||
         o[0].kind != PTX_OPND_ADDR || o[1].kind != PTX_OPND_ADDR ||
         (load && o[2].kind != PTX_OPND_ADDR) || o[mi].nelems != 1 ||
         o[mi].elems[0].kind != PTX_OPND_VEC || o[mi].elems[0].nelems != rank ||
@@ -185,8 +189,17 @@ void zn_lower_tma(zn_lfn *l, const ptx_ins *ins)
     const ptx_opnd *v = &o[mi].elems[0];
     for (unsigned d = 0; d < rank; d++)
         io_put(l, io, 2 + d, zn_src(l, &v->elems[d], PTX_T_S32));
-    call_rt(l, io, ZN_TMA_CODE(rank, store) | ZN_TMA_RED(red, 0));
-    if (load) {
+    LLVMValueRef cta_mask = NULL;
+    if (mc) {
+        cta_mask = LLVMBuildAnd(l->b, zn_src(l, &o[3], PTX_T_U32), ll_const_vec(l->m->t_i32, 0xffff),
+                                "");
+        io_put(l, io, 8, cta_mask);
+    }
+    call_rt(l, io, ZN_TMA_CODE(rank, store) | ZN_TMA_RED(red, 0) | (mc ? ZN_TMA_MULTICAST : 0));
+    if (mc) {
+        LLVMValueRef bytes = LLVMBuildLoad2(l->b, ll_vec(l->m->t_i64), io_row(l, io, 7), "");
+        zn_lower_multicast(l, cta_mask, zn_mem_addr(l, &o[0]), NULL, zn_mem_addr(l, &o[2]), bytes);
+    } else if (load) {
         LLVMValueRef bytes = LLVMBuildLoad2(l->b, ll_vec(l->m->t_i64), io_row(l, io, 7), "");
         zn_mbarrier_complete_tx(l, zn_mem_ptrs(l, &o[2], PTX_SPACE_SHARED), bytes);
     }

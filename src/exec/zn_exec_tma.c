@@ -131,6 +131,22 @@ static bool shared_offset(const zn_block_ctx *blk, const uint8_t *p, uint64_t by
     return false;
 }
 
+/* a multicast load: the box at b's offset in the window of each cluster
+ * rank in cta_mask (without a cluster launch the block is rank 0) */
+static int32_t multicast(const zn_block_ctx *blk, tma_box *b, uint32_t cta_mask, uint64_t bytes)
+{
+    for (unsigned k = 0; k < ZN_CLUSTER_MAX; k++) {
+        if (!(cta_mask >> k & 1))
+            continue;
+        uint8_t *base = blk->cluster ? blk->cluster->shared[k] : k == 0 ? blk->shared : NULL;
+        if (!base || bytes > blk->shared_size - b->soff)
+            return ZN_KSTATUS_ILLEGAL_ADDRESS;   /* no such block in the cluster */
+        b->smem = base + b->soff;
+        box_copy(b);
+    }
+    return ZN_KSTATUS_OK;
+}
+
 /* cp.reduce.async.bulk without a map: n bytes of src (shared) reduced
  * into dst element by element */
 static int32_t bulk_reduce(const zn_block_ctx *blk, uint32_t code, uint64_t *io, unsigned lane)
@@ -188,7 +204,13 @@ int32_t zn_exec_tma(zn_warp_ctx *w, uint32_t code, uint32_t mask, uint64_t *io)
             return ZN_KSTATUS_ILLEGAL_ADDRESS;
         if (b.soff & 127)
             return ZN_KSTATUS_MISALIGNED;   /* the ISA asks for 128-byte boxes */
-        box_copy(&b);
+        if (code & ZN_TMA_MULTICAST) {
+            int32_t st = multicast(blk, &b, (uint32_t)io[8 * ZN_WARP_SIZE + lane], bytes);
+            if (st != ZN_KSTATUS_OK)
+                return st;
+        } else {
+            box_copy(&b);
+        }
         io[7 * ZN_WARP_SIZE + lane] = bytes;
     }
     return ZN_KSTATUS_OK;

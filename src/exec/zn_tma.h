@@ -42,10 +42,13 @@ _Static_assert(sizeof(zn_tmap) <= 128, "a CUtensorMap is 128 bytes");
  * (cp.reduce.async.bulk), bits 12-15 its element type where no map
  * gives it. io[row][lane]: 0 the shared address, 1 the map (or, without
  * one, the destination), 2-6 the coordinates (without a map, 2 is the
- * byte count), 7 a load's bytes, written back. */
+ * byte count), 7 a load's bytes, written back, 8 the ctaMask of a
+ * multicast load (bit 5 of the code): the box goes to the same offset in
+ * the window of each of those cluster ranks. */
 #define ZN_TMA_CODE(rank, store) ((uint32_t)(rank) | ((store) ? 0x10u : 0u))
+#define ZN_TMA_MULTICAST 0x20u
 #define ZN_TMA_RED(op, elem) ((uint32_t)(op) << 8 | (uint32_t)(elem) << 12)
-#define ZN_TMA_IO_ROWS 8
+#define ZN_TMA_IO_ROWS 9
 enum { ZN_TMA_RED_NONE, ZN_TMA_RED_ADD, ZN_TMA_RED_MIN, ZN_TMA_RED_MAX, ZN_TMA_RED_INC,
        ZN_TMA_RED_DEC, ZN_TMA_RED_AND, ZN_TMA_RED_OR, ZN_TMA_RED_XOR };
 enum { ZN_TMA_EL_NONE, ZN_TMA_EL_U32, ZN_TMA_EL_S32, ZN_TMA_EL_U64, ZN_TMA_EL_S64,

@@ -22,6 +22,9 @@
  *   shared memory on an mbarrier;
  * - a map copied to global memory in the kernel (tensormap.cp_fenceproxy,
  *   the tensor-map proxy fences) and used from there;
+ * - multicast to a cluster's blocks (clusters of 4, inline PTX): a tensor
+ *   box and a plain bulk copy reach the blocks of the ctaMask, each
+ *   completing on its own mbarrier; the block left out keeps its poison;
  * - elect.sync under divergence (the lowest lane of the mask that runs it
  *   leads), and the tensor-map proxy fences;
  * - last, a kernel handed a map that was never encoded fails the launch.
@@ -34,6 +37,7 @@
 #include <cudaTypedefs.h>
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
+#include <cooperative_groups.h>
 #include <cuda/barrier>
 
 #include <math.h>
@@ -253,6 +257,62 @@ __global__ void elect_lanes(const __grid_constant__ CUtensorMap map, unsigned *o
                      : "=r"(d), "=r"(p) : "r"(0xffffffe0u));
     out[blockDim.x + threadIdx.x] = d | p << 8;
     asm volatile("fence.proxy.tensormap::generic.release.gpu;" ::: "memory");
+}
+
+#define MC_BOX 1024     /* a 32 x 8 f32 box */
+#define MC_PLAIN 256
+
+/* clusters of 4: rank 0 multicasts its cluster's box, rank 1 a plain bulk
+ * copy, to the ranks in mask; each block then writes what it holds */
+__global__ void __cluster_dims__(4, 1, 1)
+tma_multicast(const __grid_constant__ CUtensorMap map, const int *coords,
+              const unsigned char *src, unsigned mask, unsigned char *out)
+{
+    __shared__ alignas(1024) unsigned char box[MC_BOX];
+    __shared__ alignas(128) unsigned char plain[MC_PLAIN];
+    __shared__ alignas(8) unsigned long long bar;
+    cooperative_groups::cluster_group cl = cooperative_groups::this_cluster();
+    unsigned rank = cl.block_rank(), ci = blockIdx.x / 4;
+    unsigned sbox = (unsigned)__cvta_generic_to_shared(box),
+             splain = (unsigned)__cvta_generic_to_shared(plain),
+             sbar = (unsigned)__cvta_generic_to_shared(&bar);
+    for (unsigned i = threadIdx.x; i < MC_BOX; i += blockDim.x)
+        box[i] = SMEM_POISON;
+    for (unsigned i = threadIdx.x; i < MC_PLAIN; i += blockDim.x)
+        plain[i] = SMEM_POISON;
+    if (threadIdx.x == 0) {
+        asm volatile("mbarrier.init.shared::cta.b64 [%0], 1;" ::"r"(sbar) : "memory");
+        asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
+    }
+    asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
+    cl.sync();  /* every block's barrier is ready before anything lands */
+    if (threadIdx.x == 0) {
+        unsigned long long state;
+        unsigned done = 0, expect = mask >> rank & 1 ? MC_BOX + MC_PLAIN : 0;
+        unsigned short m16 = (unsigned short)mask;
+        asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 %0, [%1], %2;"
+                     : "=l"(state) : "r"(sbar), "r"(expect) : "memory");
+        if (rank == 0)
+            asm volatile("cp.async.bulk.tensor.2d.shared::cluster.global.tile"
+                         ".mbarrier::complete_tx::bytes.multicast::cluster"
+                         " [%0], [%1, {%2, %3}], [%4], %5;"
+                         ::"r"(sbox), "l"(&map), "r"(coords[2 * ci]), "r"(coords[2 * ci + 1]),
+                         "r"(sbar), "h"(m16) : "memory");
+        if (rank == 1)
+            asm volatile("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes"
+                         ".multicast::cluster [%0], [%1], 256, [%2], %3;"
+                         ::"r"(splain), "l"(src + ci * MC_PLAIN), "r"(sbar), "h"(m16) : "memory");
+        while (!done)
+            asm volatile("{ .reg .pred p; mbarrier.try_wait.shared::cta.b64 p, [%1], %2;"
+                         " selp.u32 %0, 1, 0, p; }" : "=r"(done) : "r"(sbar), "l"(state) : "memory");
+    }
+    __syncthreads();
+    unsigned char *o = out + blockIdx.x * (MC_BOX + MC_PLAIN);
+    for (unsigned i = threadIdx.x; i < MC_BOX; i += blockDim.x)
+        o[i] = box[i];
+    for (unsigned i = threadIdx.x; i < MC_PLAIN; i += blockDim.x)
+        o[MC_BOX + i] = plain[i];
+    cl.sync();
 }
 
 static PFN_cuTensorMapEncodeTiled_v12000 encode;
@@ -767,6 +827,42 @@ int main(void)
     check_bulk_reduce(R_ADD_F16, 1, false);  /* rounding of arbitrary halves */
     check_bulk_reduce(R_ADD_F64, 1, false);
     check_shared_reduce();
+    {
+        const unsigned nb = 8, mask = 0xb, per = MC_BOX + MC_PLAIN;  /* ranks 0, 1, 3 */
+        const int coords[4] = {-8, 30, 64, 4};
+        std::vector<unsigned char> src(2 * MC_PLAIN), out(nb * per), exp(SMEM);
+        for (size_t i = 0; i < src.size(); i++)
+            src[i] = (unsigned char)(i * 11 + 1);
+        int *dc;
+        unsigned char *dsrc, *dout;
+        CK(cudaMalloc(&dc, sizeof coords));
+        CK(cudaMalloc(&dsrc, src.size()));
+        CK(cudaMalloc(&dout, out.size()));
+        CK(cudaMemcpy(dc, coords, sizeof coords, cudaMemcpyHostToDevice));
+        CK(cudaMemcpy(dsrc, src.data(), src.size(), cudaMemcpyHostToDevice));
+        tma_multicast<<<nb, 64>>>(map_of(t2, plain, CU_TENSOR_MAP_DATA_TYPE_FLOAT32), dc, dsrc,
+                                  mask, dout);
+        CK_LAUNCH();
+        CK(cudaMemcpy(out.data(), dout, out.size(), cudaMemcpyDeviceToHost));
+        for (unsigned blk = 0; blk < nb; blk++) {
+            unsigned ci = blk / 4, rank = blk % 4;
+            bool in = mask >> rank & 1;
+            const int c[3] = {coords[2 * ci], coords[2 * ci + 1], 0};
+            expect_load(t2, plain, c, exp.data());
+            for (unsigned i = 0; i < per; i++) {
+                unsigned char e = !in ? SMEM_POISON : i < MC_BOX ? exp[i]
+                                                    : src[ci * MC_PLAIN + i - MC_BOX];
+                if (out[blk * per + i] != e) {
+                    zt_fail("multicast: block %u byte %u: got 0x%02x, expected 0x%02x", blk, i,
+                            out[blk * per + i], e);
+                    break;
+                }
+            }
+        }
+        CK(cudaFree(dc));
+        CK(cudaFree(dsrc));
+        CK(cudaFree(dout));
+    }
     {
         unsigned *dout;
         std::vector<unsigned> out(128);
