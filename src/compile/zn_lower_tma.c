@@ -60,6 +60,12 @@ static LLVMValueRef io_row(zn_lfn *l, LLVMValueRef io, unsigned row)
                                  idx, 2, "");
 }
 
+/* the rt->tma operand table: ZN_TMA_IO_ROWS rows of 32 lanes */
+static LLVMValueRef new_io(zn_lfn *l)
+{
+    return ll_entry_alloca(l, LLVMArrayType2(ll_vec(l->m->t_i64), ZN_TMA_IO_ROWS), "tma.io");
+}
+
 static void io_put(zn_lfn *l, LLVMValueRef io, unsigned row, LLVMValueRef v)
 {
     LLVMTypeRef i64v = ll_vec(l->m->t_i64);
@@ -142,8 +148,7 @@ static void lower_bulk_reduce(zn_lfn *l, const ptx_ins *ins)
                    "operation and type the ISA pairs");
         return;
     }
-    LLVMValueRef io = ll_entry_alloca(l, LLVMArrayType2(ll_vec(l->m->t_i64), ZN_TMA_IO_ROWS),
-                                      "tma.io");
+    LLVMValueRef io = new_io(l);
     io_put(l, io, 0, zn_mem_ptrs(l, &o[1], PTX_SPACE_SHARED));
     io_put(l, io, 1, zn_mem_ptrs(l, &o[0], mbar ? PTX_SPACE_SHARED : PTX_SPACE_GLOBAL));
     LLVMValueRef n = LLVMBuildZExt(l->b, zn_src(l, &o[2], PTX_T_U32), ll_vec(l->m->t_i64), "");
@@ -182,8 +187,7 @@ void zn_lower_tma(zn_lfn *l, const ptx_ins *ins)
                    "(.global.shared::cta.bulk_group) with one coordinate per dimension");
         return;
     }
-    LLVMValueRef io = ll_entry_alloca(l, LLVMArrayType2(ll_vec(l->m->t_i64), ZN_TMA_IO_ROWS),
-                                      "tma.io");
+    LLVMValueRef io = new_io(l);
     io_put(l, io, 0, zn_mem_ptrs(l, &o[load ? 0 : 1], PTX_SPACE_SHARED));
     io_put(l, io, 1, map_ptrs(l, &o[mi]));
     const ptx_opnd *v = &o[mi].elems[0];

@@ -111,6 +111,19 @@ __global__ void tma_store(const __grid_constant__ CUtensorMap map, const int *co
     }
 }
 
+/* mbarrier helpers for the inline-PTX kernels: thread 0 arrives expecting
+ * `bytes` of transactions, then waits for the phase to complete */
+__device__ void arrive_and_wait(unsigned bar, unsigned bytes)
+{
+    unsigned long long state;
+    unsigned done = 0;
+    asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 %0, [%1], %2;"
+                 : "=l"(state) : "r"(bar), "r"(bytes) : "memory");
+    while (!done)
+        asm volatile("{ .reg .pred p; mbarrier.try_wait.shared::cta.b64 p, [%1], %2;"
+                     " selp.u32 %0, 1, 0, p; }" : "=r"(done) : "r"(bar), "l"(state) : "memory");
+}
+
 /* bulk copies without a tensor map: smem <- src (prefetched), then
  * shared::cta -> shared::cluster (this block) on an mbarrier, then
  * shared -> global; out gets the second buffer */
@@ -134,15 +147,9 @@ __global__ void bulk_copies(const __grid_constant__ CUtensorMap map, const unsig
     asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
     __syncthreads();
     if (threadIdx.x == 0) {
-        unsigned long long state;
-        unsigned done = 0;
         asm volatile("cp.async.bulk.shared::cluster.shared::cta.mbarrier::complete_tx::bytes "
                      "[%0], [%1], 1024, [%2];" ::"r"(sb), "r"(sa), "r"(sbar) : "memory");
-        asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 %0, [%1], 1024;"
-                     : "=l"(state) : "r"(sbar) : "memory");
-        while (!done)
-            asm volatile("{ .reg .pred p; mbarrier.try_wait.shared::cta.b64 p, [%1], %2;"
-                         " selp.u32 %0, 1, 0, p; }" : "=r"(done) : "r"(sbar), "l"(state) : "memory");
+        arrive_and_wait(sbar, 1024);
         asm volatile("cp.async.bulk.global.shared::cta.bulk_group [%0], [%1], 1024;"
                      ::"l"(out + blockIdx.x * 1024), "r"(sb) : "memory");
         asm volatile("cp.async.bulk.commit_group;" ::: "memory");
@@ -222,15 +229,9 @@ __global__ void shared_reduce(const unsigned *in, unsigned *out)
     asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
     __syncthreads();
     if (threadIdx.x == 0) {
-        unsigned long long state;
-        unsigned done = 0;
         asm volatile("cp.reduce.async.bulk.shared::cluster.shared::cta.mbarrier::complete_tx::bytes"
                      ".xor.b32 [%0], [%1], 256, [%2];" ::"r"(st), "r"(ss), "r"(sbar) : "memory");
-        asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 %0, [%1], 256;"
-                     : "=l"(state) : "r"(sbar) : "memory");
-        while (!done)
-            asm volatile("{ .reg .pred p; mbarrier.try_wait.shared::cta.b64 p, [%1], %2;"
-                         " selp.u32 %0, 1, 0, p; }" : "=r"(done) : "r"(sbar), "l"(state) : "memory");
+        arrive_and_wait(sbar, 256);
     }
     __syncthreads();
     for (unsigned i = threadIdx.x; i < 64; i += blockDim.x)
@@ -287,11 +288,7 @@ tma_multicast(const __grid_constant__ CUtensorMap map, const int *coords,
     asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
     cl.sync();  /* every block's barrier is ready before anything lands */
     if (threadIdx.x == 0) {
-        unsigned long long state;
-        unsigned done = 0, expect = mask >> rank & 1 ? MC_BOX + MC_PLAIN : 0;
         unsigned short m16 = (unsigned short)mask;
-        asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 %0, [%1], %2;"
-                     : "=l"(state) : "r"(sbar), "r"(expect) : "memory");
         if (rank == 0)
             asm volatile("cp.async.bulk.tensor.2d.shared::cluster.global.tile"
                          ".mbarrier::complete_tx::bytes.multicast::cluster"
@@ -302,9 +299,8 @@ tma_multicast(const __grid_constant__ CUtensorMap map, const int *coords,
             asm volatile("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes"
                          ".multicast::cluster [%0], [%1], 256, [%2], %3;"
                          ::"r"(splain), "l"(src + ci * MC_PLAIN), "r"(sbar), "h"(m16) : "memory");
-        while (!done)
-            asm volatile("{ .reg .pred p; mbarrier.try_wait.shared::cta.b64 p, [%1], %2;"
-                         " selp.u32 %0, 1, 0, p; }" : "=r"(done) : "r"(sbar), "l"(state) : "memory");
+        /* what this block receives may land before or after its own arrival */
+        arrive_and_wait(sbar, mask >> rank & 1 ? MC_BOX + MC_PLAIN : 0);
     }
     __syncthreads();
     unsigned char *o = out + blockIdx.x * (MC_BOX + MC_PLAIN);
