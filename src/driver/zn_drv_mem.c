@@ -80,21 +80,13 @@ static bool host_remove(const void *p, bool registered)
 
 bool zn_mem_range_ok(CUdeviceptr p, size_t n)
 {
-    void *base;
-    size_t size;
-    zn_mem_kind kind;
     const char *q = (const char *)(uintptr_t)p;
     if (!p)
         return false;
-    /* adjacent mappings of a virtual range (cuMemMap) form one span */
-    while (zn_mem_lookup(q, &base, &size, &kind) == 0) {
-        size_t room = size - (size_t)(q - (char *)base);
-        if (n <= room)
-            return true;
-        n -= room;
-        q += room;
-    }
-    if (q != (const char *)(uintptr_t)p)
+    size_t live = zn_mem_live_prefix(q, n);
+    if (live == n && (n || zn_mem_lookup(q, NULL, NULL, NULL) == 0))
+        return true;
+    if (live)
         return false;
     host_range h;
     if (host_find(q, &h) && h.registered)

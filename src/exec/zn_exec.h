@@ -40,6 +40,8 @@ int zn_mem_lookup(const void *p, void **base, size_t *size, zn_mem_kind *kind);
 /* Whether p lies in the reserved device range (live or not): such an
  * address is never host memory, so an unallocated one is an error. */
 bool zn_mem_in_device_range(const void *p);
+/* how many of the n bytes from p lie in live allocations, without a gap */
+size_t zn_mem_live_prefix(const void *p, size_t n);
 /* Bytes in use and the device's total (reported) memory. */
 void zn_mem_info(size_t *used, size_t *total);
 

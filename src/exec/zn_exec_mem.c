@@ -260,6 +260,23 @@ void zn_mem_walk(void (*fn)(void *ud, const void *base, size_t size, zn_mem_kind
     pthread_rwlock_unlock(&mem.lock);
 }
 
+size_t zn_mem_live_prefix(const void *p, size_t n)
+{
+    const char *q = p;
+    size_t done = 0;
+    void *base;
+    size_t size;
+    /* adjacent mappings of a virtual range (cuMemMap) form one span */
+    while (done < n && zn_mem_lookup(q, &base, &size, NULL) == 0) {
+        size_t room = size - (size_t)(q - (char *)base);
+        if (n - done <= room)
+            return n;
+        done += room;
+        q += room;
+    }
+    return done;
+}
+
 bool zn_mem_in_device_range(const void *p)
 {
     uintptr_t a = (uintptr_t)p;

@@ -16,6 +16,7 @@
  * pattern's 256, 512 or 1024 bytes. */
 #include "zn_exec_internal.h"
 #include "zn_tma.h"
+#include "util/zn_log.h"
 
 #include <stdbool.h>
 #include <string.h>
@@ -104,6 +105,40 @@ static void box_copy(const tma_box *b)
     }
 }
 
+/* The global bytes [*lo, *hi) the box touches; false when it misses the
+ * tensor (no element inside). */
+static bool box_span(const tma_box *b, uint64_t *lo, uint64_t *hi)
+{
+    const zn_tmap *m = b->m;
+    uint64_t a = m->addr, z = m->addr;
+    for (unsigned d = 0; d < m->rank; d++) {
+        int64_t first = b->c[d], last = first + (int64_t)(b->n[d] - 1) * step_of(m, d);
+        int64_t max = m->dim_m1[d];
+        if (last < 0 || first > max)
+            return false;
+        uint64_t s = d == 0 ? m->esize : m->stride[d - 1];
+        a += (uint64_t)(first < 0 ? 0 : first) * s;
+        z += (uint64_t)(last > max ? max : last) * s;
+    }
+    *lo = a;
+    *hi = z + m->esize;
+    return true;
+}
+
+/* Device memory a copy touches must be live allocations: a freed or
+ * never allocated device address fails the launch with
+ * CUDA_ERROR_ILLEGAL_ADDRESS and a log line, as an H200 reports a bad
+ * address. Host memory (mapped, registered) is the fault handler's. */
+static bool global_ok(uint64_t lo, uint64_t hi, const char *what)
+{
+    const void *p = (const void *)(uintptr_t)lo;
+    if (!zn_mem_in_device_range(p) || zn_mem_live_prefix(p, hi - lo) == hi - lo)
+        return true;
+    zn_log(ZN_LOG_ERROR, "%s: device memory 0x%llx..0x%llx is not allocated: "
+           "CUDA_ERROR_ILLEGAL_ADDRESS", what, (unsigned long long)lo, (unsigned long long)hi);
+    return false;
+}
+
 /* the element type a map's reductions work on (none for 8/16-bit integers) */
 static unsigned elem_of(const zn_tmap *m)
 {
@@ -159,6 +194,8 @@ static int32_t bulk_reduce(const zn_block_ctx *blk, uint32_t code, uint64_t *io,
         return ZN_KSTATUS_ILLEGAL_ADDRESS;
     if (n % 16 || (off | (uintptr_t)dst) % 16)
         return ZN_KSTATUS_MISALIGNED;
+    if (!global_ok((uint64_t)(uintptr_t)dst, (uint64_t)(uintptr_t)dst + n, "cp.reduce.async.bulk"))
+        return ZN_KSTATUS_ILLEGAL_ADDRESS;
     for (uint64_t i = 0; i < n; i += es)
         zn_tma_reduce(op, el, dst + i, src + i);
     io[7 * ZN_WARP_SIZE + lane] = n;
@@ -204,6 +241,9 @@ int32_t zn_exec_tma(zn_warp_ctx *w, uint32_t code, uint32_t mask, uint64_t *io)
             return ZN_KSTATUS_ILLEGAL_ADDRESS;
         if (b.soff & 127)
             return ZN_KSTATUS_MISALIGNED;   /* the ISA asks for 128-byte boxes */
+        uint64_t lo, hi;
+        if (box_span(&b, &lo, &hi) && !global_ok(lo, hi, "cp.async.bulk.tensor"))
+            return ZN_KSTATUS_ILLEGAL_ADDRESS;
         if (code & ZN_TMA_MULTICAST) {
             int32_t st = multicast(blk, &b, (uint32_t)io[8 * ZN_WARP_SIZE + lane], bytes);
             if (st != ZN_KSTATUS_OK)

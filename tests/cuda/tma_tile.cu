@@ -27,7 +27,10 @@
  *   completing on its own mbarrier; the block left out keeps its poison;
  * - elect.sync under divergence (the lowest lane of the mask that runs it
  *   leads), and the tensor-map proxy fences;
- * - last, a kernel handed a map that was never encoded fails the launch.
+ * - failures: a map that was never encoded (in a re-executed child: a
+ *   failed launch ends the context) fails the launch with
+ *   cudaErrorIllegalInstruction; last, a map over freed memory with
+ *   cudaErrorIllegalAddress.
  * Each block copies its whole shared buffer out (poisoned with 0xA5 before
  * the copy), so bytes written past the box show; the references are
  * computed here from the documented rules.
@@ -41,6 +44,9 @@
 #include <cuda/barrier>
 
 #include <math.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
 #include <vector>
 
 using block_barrier = cuda::barrier<cuda::thread_scope_block>;
@@ -745,8 +751,27 @@ static void check_encode_errors(const tensor &t)
             zt_fail("encode with %s: got %d, expected CUDA_ERROR_INVALID_VALUE", c.what, (int)c.r);
 }
 
-int main(void)
+/* the child: a load through a zeroed map must fail with
+ * cudaErrorIllegalInstruction */
+static int junk_map_child(void)
 {
+    CUtensorMap junk;
+    memset(&junk, 0, sizeof junk);
+    int *dc;
+    unsigned char *dout;
+    CK(cudaMalloc(&dc, 3 * sizeof(int)));
+    CK(cudaMalloc(&dout, SMEM));
+    CK(cudaMemset(dc, 0, 3 * sizeof(int)));
+    tma_load<<<1, 32>>>(junk, 2, dc, 4096, dout, NULL);
+    cudaError_t e = cudaDeviceSynchronize();
+    printf("zeroed tensor map: %s\n", cudaGetErrorName(e));
+    return e == cudaErrorIllegalInstruction ? 0 : 1;
+}
+
+int main(int argc, char **argv)
+{
+    if (argc > 1 && !strcmp(argv[1], "junk-map"))
+        return junk_map_child();
     zt_begin("tma_tile");
     get_entry_points();
     /* 100 x 37 floats in rows of 112 */
@@ -901,21 +926,40 @@ int main(void)
         CK(cudaFree(dout));
     }
 
-    /* a map that was never encoded: the launch fails (the context with it) */
+    /* a map that was never encoded, in a child: the launch fails (and the
+     * context with it) */
     {
-        CUtensorMap junk;
-        memset(&junk, 0, sizeof junk);
+        char self[4096], arg0[] = "tma_tile", arg1[] = "junk-map";
+        char *cargv[] = {arg0, arg1, NULL};
+        ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
+        pid_t pid;
+        int status = -1;
+        if (n <= 0) {
+            zt_fail("readlink /proc/self/exe");
+        } else {
+            self[n] = '\0';
+            if (posix_spawn(&pid, self, NULL, NULL, cargv, environ) != 0)
+                zt_fail("posix_spawn");
+            else if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status) ||
+                     WEXITSTATUS(status) != 0)
+                zt_fail("the zeroed-map child exited with status %d", status);
+        }
+    }
+    /* last: a map over memory freed since (the context fails) */
+    {
+        tensor gone = make_tensor(2, 4, dim2, 448);
+        CUtensorMap m = map_of(gone, plain, CU_TENSOR_MAP_DATA_TYPE_FLOAT32);
+        CK(cudaFree(gone.dev));
         int *dc;
         unsigned char *dout;
         CK(cudaMalloc(&dc, 3 * sizeof(int)));
         CK(cudaMalloc(&dout, SMEM));
         CK(cudaMemset(dc, 0, 3 * sizeof(int)));
-        tma_load<<<1, 32>>>(junk, 2, dc, 4096, dout, NULL);
+        tma_load<<<1, 32>>>(m, 2, dc, 1024, dout, NULL);
         cudaError_t e = cudaDeviceSynchronize();
-        if (e == cudaSuccess)
-            zt_fail("a load through a zeroed tensor map succeeded");
-        else
-            printf("zeroed tensor map: %s\n", cudaGetErrorName(e));
+        if (e != cudaErrorIllegalAddress)
+            zt_fail("a load from freed memory: %s, expected cudaErrorIllegalAddress",
+                    cudaGetErrorName(e));
     }
     return zt_finish();
 }
