@@ -286,8 +286,14 @@ static CUresult instantiate(CUgraphExec *px, CUgraph g, uint64_t flags)
 {
     zn_ctx *c;
     TRY(zn_ctx_enter(&c));
-    if (!px || !zn_graph_valid(g))
+    if (!px || !zn_graph_valid(g) || (flags & ~(uint64_t)ZN_CUDA_GRAPH_INSTANTIATE_FLAGS_ALL))
         return CUDA_ERROR_INVALID_VALUE;
+    if (flags & ZN_CUDA_GRAPH_INSTANTIATE_FLAG_DEVICE_LAUNCH) {
+        /* kernels cannot call cudaGraphLaunch (nor read %current_graph_exec) */
+        zn_log(ZN_LOG_ERROR, "graph instantiation for device launch: device-side graph "
+               "launch is not supported");
+        return CUDA_ERROR_NOT_SUPPORTED;
+    }
     oplist l = { 0 };
     CUresult r = flatten(g, &l, NULL, NULL, NULL);
     zn_gexec *x = r == CUDA_SUCCESS ? zn_handle_new(ZN_HANDLE_GEXEC, sizeof *x) : NULL;

@@ -527,6 +527,10 @@ static void check_misc(gt_fixture *f)
     CUDA_KERNEL_NODE_PARAMS kp = gt_fill_params(f, args, n);
     OK(cuGraphAddKernelNode(&k, g, NULL, 0, &kp));
     CUgraphExec x;
+    /* device-side graph launch is not supported: refused, not pretended */
+    EXPECT_RC(cuGraphInstantiateWithFlags(&x, g, CUDA_GRAPH_INSTANTIATE_FLAG_DEVICE_LAUNCH),
+              CUDA_ERROR_NOT_SUPPORTED);
+    EXPECT_RC(cuGraphInstantiateWithFlags(&x, g, 0x100), CUDA_ERROR_INVALID_VALUE);
     OK(cuGraphInstantiateWithFlags(&x, g, CUDA_GRAPH_INSTANTIATE_FLAG_AUTO_FREE_ON_LAUNCH));
     cuuint64_t flags = 0;
     OK(cuGraphExecGetFlags(x, &flags));
