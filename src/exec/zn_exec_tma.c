@@ -57,8 +57,58 @@ static void nan_fill(uint8_t *p, unsigned esize)
     p[esize - 1] = 0x7f;
 }
 
+/* Bytes [from, to) of the box (offsets in the dense box) between shared
+ * memory and global memory at gp (a load when gp is set and not a store;
+ * a zero fill when gp is NULL), cut where the swizzle permutes: at 16-byte
+ * chunks, or nowhere without one. */
+static void span_move(const tma_box *b, uint64_t from, uint64_t to, uint8_t *gp)
+{
+    uint64_t piece = b->m->swizzle ? 16 : to - from;
+    while (from < to) {
+        uint64_t n = piece - from % piece;
+        n = n < to - from ? n : to - from;
+        uint8_t *s = b->smem + swizzled(b, from);
+        if (!gp)
+            memset(s, 0, n);
+        else if (b->store)
+            memcpy(gp, s, n);
+        else
+            memcpy(s, gp, n);
+        from += n;
+        gp = gp ? gp + n : NULL;
+    }
+}
+
+/* A row whose elements are contiguous in the tensor (no element stride
+ * along dimension 0): the part inside the tensor moves as spans, the rest
+ * is filled (loads) or skipped (stores). */
+static void row_move(const tma_box *b, uint64_t row, uint64_t base, bool outer_in)
+{
+    const zn_tmap *m = b->m;
+    unsigned es = m->esize;
+    int64_t n0 = b->n[0], c0 = b->c[0], dim0 = (int64_t)m->dim_m1[0] + 1;
+    int64_t lo = outer_in ? (c0 < 0 ? -c0 : 0) : n0, hi = outer_in ? dim0 - c0 : n0;
+    lo = lo > n0 ? n0 : lo;
+    hi = hi > n0 ? n0 : hi < lo ? lo : hi;
+    uint64_t r0 = (uint64_t)row * (uint64_t)n0 * es;
+    if (hi > lo)
+        span_move(b, r0 + (uint64_t)lo * es, r0 + (uint64_t)hi * es,
+                  (uint8_t *)(uintptr_t)(base + (uint64_t)(c0 + lo) * es));
+    if (b->store)
+        return;
+    int64_t gaps[2][2] = {{0, lo}, {hi, n0}};
+    for (unsigned k = 0; k < 2; k++) {
+        if (!m->oob_nan)
+            span_move(b, r0 + (uint64_t)gaps[k][0] * es, r0 + (uint64_t)gaps[k][1] * es, NULL);
+        else
+            for (int64_t i = gaps[k][0]; i < gaps[k][1]; i++)
+                nan_fill(b->smem + swizzled(b, r0 + (uint64_t)i * es), es);
+    }
+}
+
 /* One row of the box (dimension 0) at box-row index `row` whose outer
- * coordinates are g[1..]; `outer_in` says whether they are all inside. */
+ * coordinates are g[1..]; `outer_in` says whether they are all inside.
+ * Reductions and strided rows go element by element. */
 static void row_copy(const tma_box *b, uint64_t row, const int64_t *g, bool outer_in)
 {
     const zn_tmap *m = b->m;
@@ -66,6 +116,10 @@ static void row_copy(const tma_box *b, uint64_t row, const int64_t *g, bool oute
     uint64_t base = m->addr;
     for (unsigned d = 1; d < m->rank; d++)
         base += (uint64_t)g[d] * m->stride[d - 1];
+    if (!b->red && step_of(m, 0) == 1) {
+        row_move(b, row, base, outer_in);
+        return;
+    }
     for (uint32_t i = 0; i < b->n[0]; i++) {
         int64_t g0 = b->c[0] + (int64_t)i * step_of(m, 0);
         bool in = outer_in && g0 >= 0 && g0 <= (int64_t)m->dim_m1[0];

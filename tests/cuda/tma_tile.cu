@@ -778,7 +778,7 @@ int main(int argc, char **argv)
     const uint64_t dim2[2] = {100, 37};
     tensor t2 = make_tensor(2, 4, dim2, 448);
     std::vector<int> c2;
-    const int xs[] = {-8, 0, 32, 80}, ys[] = {-3, 0, 30};
+    const int xs[] = {-8, 0, 32, 80, -40, 112}, ys[] = {-3, 0, 30};  /* the last two miss */
     for (int x : xs)
         for (int y : ys)
             c2.insert(c2.end(), {x, y, 0});
