@@ -11,9 +11,10 @@
  * or past globalDim) read as zero, or as NaN with the NaN fill; a store
  * skips them. Swizzling permutes the 16-byte chunks of shared memory by
  * address, as CUTLASS's Swizzle<B,4,3> describes it: bits 7.. of the
- * shared address are XORed into bits 4.. (B = 1, 2, 3 bits for the 32, 64
- * and 128-byte modes), which is why the box must be aligned to the
- * pattern's 256, 512 or 1024 bytes. */
+ * shared address (the offset in the block's window) are XORed into bits
+ * 4.. (B = 1, 2, 3 bits for the 32, 64 and 128-byte modes), so a box not
+ * aligned to the pattern's 256, 512 or 1024 bytes starts mid-pattern. The
+ * box itself must be 128-byte aligned, as the ISA asks. */
 #include "zn_exec_internal.h"
 #include "zn_tma.h"
 #include "util/zn_log.h"
