@@ -173,6 +173,15 @@ void zn_lerr(zn_lfn *l, const char *fmt, ...) __attribute__((format(printf, 2, 3
 void zn_merr(zn_lmod *m, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* "unsupported instruction 'add.f16x2'" with the instruction spelled out. */
 void zn_lerr_unsupported(zn_lfn *l);
+/* whether the instruction carries modifier `mod` (a PTX_MOD_*): the
+ * SHAPE-category ones have no decoded field of their own */
+static inline bool zn_has_mod(const ptx_ins *ins, int mod)
+{
+    for (unsigned i = 0; i < ins->nmods; i++)
+        if (ins->mods[i] == mod)
+            return true;
+    return false;
+}
 
 /* ---- IR helpers (zn_ll.c) ------------------------------------------------- */
 

@@ -28,14 +28,6 @@ static LLVMValueRef addrs(zn_lfn *l, const ptx_opnd *o, ptx_space sp)
     return LLVMBuildPtrToInt(l->b, zn_mem_ptrs(l, o, sp), ll_vec(l->m->t_i64), "");
 }
 
-static bool has_mod(const ptx_ins *ins, int mod)
-{
-    for (unsigned i = 0; i < ins->nmods; i++)
-        if (ins->mods[i] == mod)
-            return true;
-    return false;
-}
-
 /* ---- cp.async ---------------------------------------------------------------- */
 
 /* cp.async.{ca,cg}.shared{::cta}.global [dst], [src], cp-size{, src-size};
@@ -59,7 +51,7 @@ static void lower_cp_async(zn_lfn *l, const ptx_ins *ins)
     LLVMValueRef src = addrs(l, &o[1], PTX_SPACE_GLOBAL);
     /* [dst], [src], cp-size{, src-size | ignore-src}{, cache-policy}: with
      * .L2::cache_hint the last operand is the policy */
-    unsigned nsz = ins->nopnds - (has_mod(ins, PTX_MOD_L2_cache_hint) ? 1u : 0u);
+    unsigned nsz = ins->nopnds - (zn_has_mod(ins, PTX_MOD_L2_cache_hint) ? 1u : 0u);
     LLVMValueRef ssz = NULL;
     if (nsz > 3 && o[3].kind == PTX_OPND_REG && o[3].reg >= 0 &&
         l->f->regs[o[3].reg].type == PTX_T_PRED) { /* ignore-src: all zeros */
@@ -130,10 +122,10 @@ static void lower_ldst_matrix(zn_lfn *l, const ptx_ins *ins)
 {
     zn_lmod *m = l->m;
     LLVMBuilderRef b = l->b;
-    bool st = ins->op == PTX_OP_stmatrix, trans = has_mod(ins, PTX_MOD_trans);
+    bool st = ins->op == PTX_OP_stmatrix, trans = zn_has_mod(ins, PTX_MOD_trans);
     int n = nmat(ins);
     const ptx_opnd *frag = &ins->opnds[st ? 1 : 0], *addr = &ins->opnds[st ? 0 : 1];
-    if (!n || !has_mod(ins, PTX_MOD_m8n8) || ins->nopnds < 2 || addr->kind != PTX_OPND_ADDR ||
+    if (!n || !zn_has_mod(ins, PTX_MOD_m8n8) || ins->nopnds < 2 || addr->kind != PTX_OPND_ADDR ||
         (frag->kind == PTX_OPND_VEC ? (int)frag->nelems : 1) != n) {
         zn_lerr_unsupported(l);
         return;
@@ -190,7 +182,7 @@ static void lower_movmatrix(zn_lfn *l, const ptx_ins *ins)
 {
     zn_lmod *m = l->m;
     LLVMBuilderRef b = l->b;
-    if (!has_mod(ins, PTX_MOD_trans) || ins->nopnds < 2) {
+    if (!zn_has_mod(ins, PTX_MOD_trans) || ins->nopnds < 2) {
         zn_lerr_unsupported(l);
         return;
     }

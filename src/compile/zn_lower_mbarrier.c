@@ -31,14 +31,6 @@
 #define MB_CNT_MASK 0x1fffffull
 #define MB_EXP_SHIFT 21
 
-static bool has_mod(const ptx_ins *ins, int mod)
-{
-    for (unsigned i = 0; i < ins->nmods; i++)
-        if (ins->mods[i] == mod)
-            return true;
-    return false;
-}
-
 /* rt->barrier(w, 0, 0, 2): yield to the block's other warps */
 void zn_lower_yield(zn_lfn *l)
 {
@@ -193,7 +185,7 @@ static void lower_cp_arrive(zn_lfn *l, const ptx_ins *ins)
         zn_lerr_unsupported(l);
         return;
     }
-    if (!has_mod(ins, PTX_MOD_noinc))
+    if (!zn_has_mod(ins, PTX_MOD_noinc))
         return; /* pending +1 now, -1 when the (finished) copies complete */
     mb_job j = {.kind = MB_UPDATE, .ptrs = zn_mem_ptrs(l, &ins->opnds[0], ins->space),
                 .space = ins->space, .arg = ll_const_vec(l->m->t_i64, 1), .arrive = true};
@@ -235,20 +227,20 @@ static void lower_bulk_store(zn_lfn *l, const ptx_ins *ins, unsigned hint)
 static void lower_cp_bulk(zn_lfn *l, const ptx_ins *ins)
 {
     const ptx_opnd *o = ins->opnds;
-    unsigned hint = has_mod(ins, PTX_MOD_L2_cache_hint) ? 1 : 0;
-    if (has_mod(ins, PTX_MOD_bulk_group) && ins->space == PTX_SPACE_GLOBAL &&
-        !has_mod(ins, PTX_MOD_mbar_complete_tx)) {
+    unsigned hint = zn_has_mod(ins, PTX_MOD_L2_cache_hint) ? 1 : 0;
+    if (zn_has_mod(ins, PTX_MOD_bulk_group) && ins->space == PTX_SPACE_GLOBAL &&
+        !zn_has_mod(ins, PTX_MOD_mbar_complete_tx)) {
         lower_bulk_store(l, ins, hint);
         return;
     }
-    unsigned mc = has_mod(ins, PTX_MOD_multicast_cluster) ? 1 : 0;
-    if (!has_mod(ins, PTX_MOD_mbar_complete_tx) || ins->nopnds != 4 + mc + hint ||
+    unsigned mc = zn_has_mod(ins, PTX_MOD_multicast_cluster) ? 1 : 0;
+    if (!zn_has_mod(ins, PTX_MOD_mbar_complete_tx) || ins->nopnds != 4 + mc + hint ||
         o[0].kind != PTX_OPND_ADDR || o[1].kind != PTX_OPND_ADDR || o[3].kind != PTX_OPND_ADDR ||
-        (mc && !has_mod(ins, PTX_MOD_global))) {
+        (mc && !zn_has_mod(ins, PTX_MOD_global))) {
         zn_lerr_unsupported(l);
         return;
     }
-    ptx_space from = has_mod(ins, PTX_MOD_global) ? PTX_SPACE_GLOBAL : PTX_SPACE_SHARED;
+    ptx_space from = zn_has_mod(ins, PTX_MOD_global) ? PTX_SPACE_GLOBAL : PTX_SPACE_SHARED;
     if (mc) {   /* [dst], [src], size, [mbar], ctaMask: to each block of the mask */
         LLVMValueRef src = zn_mem_ptrs(l, &o[1], from);
         zn_check_access(l, LLVMBuildPtrToInt(l->b, src, ll_vec(l->m->t_i64), ""), 16, from, 0);
@@ -280,7 +272,7 @@ static void lower_wait(zn_lfn *l, const ptx_ins *ins, mb_job *j)
 {
     /* {test,try}_wait{.parity} waitComplete, [addr], state|parity{, hint} */
     j->kind = MB_WAIT;
-    j->parity = has_mod(ins, PTX_MOD_parity);
+    j->parity = zn_has_mod(ins, PTX_MOD_parity);
     if (ins->nopnds < 3) {
         zn_lerr_unsupported(l);
         return;
@@ -307,11 +299,11 @@ void zn_lower_mbarrier(zn_lfn *l, const ptx_ins *ins)
 {
     if (ins->op == PTX_OP_cp) {
         if ((ins->flags & (PTX_F(commit_group) | PTX_F(wait_group))) ||
-            has_mod(ins, PTX_MOD_prefetch_m))
+            zn_has_mod(ins, PTX_MOD_prefetch_m))
             return; /* bulk groups (every bulk copy is complete), prefetches */
-        if (has_mod(ins, PTX_MOD_tensor) || has_mod(ins, PTX_MOD_reduce_m))
+        if (zn_has_mod(ins, PTX_MOD_tensor) || zn_has_mod(ins, PTX_MOD_reduce_m))
             zn_lower_tma(l, ins); /* tensor copies, bulk reductions */
-        else if (has_mod(ins, PTX_MOD_bulk))
+        else if (zn_has_mod(ins, PTX_MOD_bulk))
             lower_cp_bulk(l, ins);
         else
             lower_cp_arrive(l, ins);
@@ -323,7 +315,7 @@ void zn_lower_mbarrier(zn_lfn *l, const ptx_ins *ins)
         zn_lerr_unsupported(l);
         return;
     }
-    if (has_mod(ins, PTX_MOD_pending_count)) {
+    if (zn_has_mod(ins, PTX_MOD_pending_count)) {
         /* mbarrier.pending_count.b64 count, state */
         if (ins->nopnds != 2) {
             zn_lerr_unsupported(l);
@@ -334,8 +326,8 @@ void zn_lower_mbarrier(zn_lfn *l, const ptx_ins *ins)
         zn_dst(l, &o[0], PTX_T_U32, LLVMBuildTrunc(l->b, s, ll_vec(l->m->t_i32), ""));
         return;
     }
-    bool arrive = (ins->flags & PTX_F(arrive)) || has_mod(ins, PTX_MOD_arrive_drop);
-    bool expect = has_mod(ins, PTX_MOD_expect_tx), complete = has_mod(ins, PTX_MOD_complete_tx);
+    bool arrive = (ins->flags & PTX_F(arrive)) || zn_has_mod(ins, PTX_MOD_arrive_drop);
+    bool expect = zn_has_mod(ins, PTX_MOD_expect_tx), complete = zn_has_mod(ins, PTX_MOD_complete_tx);
     if (!arrive && (expect || complete)) {
         /* mbarrier.{expect,complete}_tx [addr], txCount */
         if (ins->nopnds != 2 || o[0].kind != PTX_OPND_ADDR) {
@@ -348,9 +340,9 @@ void zn_lower_mbarrier(zn_lfn *l, const ptx_ins *ins)
         run_lanes(l, &j, NULL);
         return;
     }
-    if (has_mod(ins, PTX_MOD_init) || has_mod(ins, PTX_MOD_inval)) {
+    if (zn_has_mod(ins, PTX_MOD_init) || zn_has_mod(ins, PTX_MOD_inval)) {
         /* mbarrier.init [addr], count; mbarrier.inval [addr] */
-        j.kind = has_mod(ins, PTX_MOD_init) ? MB_INIT : MB_INVAL;
+        j.kind = zn_has_mod(ins, PTX_MOD_init) ? MB_INIT : MB_INVAL;
         if (o[0].kind != PTX_OPND_ADDR || (j.kind == MB_INIT && ins->nopnds != 2)) {
             zn_lerr_unsupported(l);
             return;
@@ -367,7 +359,7 @@ void zn_lower_mbarrier(zn_lfn *l, const ptx_ins *ins)
     }
     j.ptrs = zn_mem_ptrs(l, &o[1], ins->space);
     j.space = ins->space;
-    if (has_mod(ins, PTX_MOD_test_wait) || has_mod(ins, PTX_MOD_try_wait)) {
+    if (zn_has_mod(ins, PTX_MOD_test_wait) || zn_has_mod(ins, PTX_MOD_try_wait)) {
         lower_wait(l, ins, &j);
         return;
     }
@@ -376,8 +368,8 @@ void zn_lower_mbarrier(zn_lfn *l, const ptx_ins *ins)
          * arrive{_drop}.expect_tx state, [addr], txCount (one arrival) */
         j.kind = MB_UPDATE;
         j.arrive = true;
-        j.drop = has_mod(ins, PTX_MOD_arrive_drop);
-        j.no_complete = has_mod(ins, PTX_MOD_noComplete);
+        j.drop = zn_has_mod(ins, PTX_MOD_arrive_drop);
+        j.no_complete = zn_has_mod(ins, PTX_MOD_noComplete);
         if (expect) {
             j.tx = arg64(l, ins, 2, PTX_T_U32, 0);
             j.arg = ll_const_vec(l->m->t_i64, 1);

@@ -175,14 +175,6 @@ static int ins_types(const ptx_ins *ins, etype *t, int max)
     return n;
 }
 
-static bool has_mod(const ptx_ins *ins, int mod)
-{
-    for (unsigned i = 0; i < ins->nmods; i++)
-        if (ins->mods[i] == mod)
-            return true;
-    return false;
-}
-
 static unsigned per_reg(ptx_type t)
 {
     switch (t) {
@@ -690,7 +682,7 @@ static bool shape_of(const ptx_ins *ins, const etype *ae, mshape *s)
     };
     ptx_type at = ae->t;
     unsigned i = 0, n = sizeof shapes / sizeof shapes[0];
-    while (i < n && !has_mod(ins, shapes[i].mod))
+    while (i < n && !zn_has_mod(ins, shapes[i].mod))
         i++;
     if (i == n)
         return false;
@@ -906,26 +898,26 @@ static void lower_wmma_ldst(zn_lfn *l, const ptx_ins *ins)
 {
     zn_lmod *m = l->m;
     LLVMBuilderRef b = l->b;
-    bool store = has_mod(ins, PTX_MOD_store);
+    bool store = zn_has_mod(ins, PTX_MOD_store);
     etype t[2];
     int nt = ins_types(ins, t, 2);
     const ptx_opnd *frag = &ins->opnds[store ? 1 : 0], *addr = &ins->opnds[store ? 0 : 1];
-    bool k8 = has_mod(ins, PTX_MOD_m16n16k8);   /* tf32 A/B, f32 C/D */
-    bool f64 = has_mod(ins, PTX_MOD_m8n8k4);
-    bool k16 = has_mod(ins, PTX_MOD_m16n16k16), m32 = has_mod(ins, PTX_MOD_m32n8k16),
-         n32 = has_mod(ins, PTX_MOD_m8n32k16);
-    bool sub = has_mod(ins, PTX_MOD_m8n8k32) || has_mod(ins, PTX_MOD_m8n8k128); /* s4/u4, b1 */
+    bool k8 = zn_has_mod(ins, PTX_MOD_m16n16k8);   /* tf32 A/B, f32 C/D */
+    bool f64 = zn_has_mod(ins, PTX_MOD_m8n8k4);
+    bool k16 = zn_has_mod(ins, PTX_MOD_m16n16k16), m32 = zn_has_mod(ins, PTX_MOD_m32n8k16),
+         n32 = zn_has_mod(ins, PTX_MOD_m8n32k16);
+    bool sub = zn_has_mod(ins, PTX_MOD_m8n8k32) || zn_has_mod(ins, PTX_MOD_m8n8k128); /* s4/u4, b1 */
     if (nt < 1 || !(k16 || m32 || n32 || k8 || f64 || sub) || frag->kind != PTX_OPND_VEC ||
         addr->kind != PTX_OPND_ADDR || f64 != (t[0].t == PTX_T_F64)) {
         zn_lerr_unsupported(l);
         return;
     }
     ptx_type et = t[0].t;
-    bool col_major = has_mod(ins, PTX_MOD_col);
+    bool col_major = zn_has_mod(ins, PTX_MOD_col);
     mshape s = k8 ? (mshape){16, 16, 8, MC_TF32} : f64 ? (mshape){8, 8, 4, MC_F64}
              : sub ? (mshape){8, 8, 4, MC_INT}
              : (mshape){m32 ? 32 : n32 ? 8 : 16, m32 ? 8 : n32 ? 32 : 16, 16, MC_WMMA};
-    loc_fn loc = has_mod(ins, PTX_MOD_a) ? a_loc : has_mod(ins, PTX_MOD_b) ? b_loc : c_loc;
+    loc_fn loc = zn_has_mod(ins, PTX_MOD_a) ? a_loc : zn_has_mod(ins, PTX_MOD_b) ? b_loc : c_loc;
     unsigned esize = f64 ? 8 : et == PTX_T_F32 || et == PTX_T_S32 || (k8 && et == PTX_T_TF32) ? 4
                    : et == PTX_T_F16 || et == PTX_T_BF16 ? 2 : 0;
     bool bytes = (et == PTX_T_S8 || et == PTX_T_U8) && t[0].bits == 8 && !store && loc != c_loc;
@@ -989,7 +981,7 @@ static void lower_wmma_ldst(zn_lfn *l, const ptx_ins *ins)
 
 void zn_lower_mma(zn_lfn *l, const ptx_ins *ins)
 {
-    if (ins->op == PTX_OP_mma || (ins->op == PTX_OP_wmma && has_mod(ins, PTX_MOD_mma_f)))
+    if (ins->op == PTX_OP_mma || (ins->op == PTX_OP_wmma && zn_has_mod(ins, PTX_MOD_mma_f)))
         lower_mma(l, ins);
     else if (ins->op == PTX_OP_wmma)
         lower_wmma_ldst(l, ins);

@@ -25,29 +25,21 @@
 #include "zn_lower.h"
 #include "../exec/zn_exec_tex.h"
 
-static bool has_mod(const ptx_ins *ins, int mod)
-{
-    for (unsigned i = 0; i < ins->nmods; i++)
-        if (ins->mods[i] == mod)
-            return true;
-    return false;
-}
-
 static unsigned geometry(const ptx_ins *ins)
 {
-    if (has_mod(ins, PTX_MOD_g1d))
+    if (zn_has_mod(ins, PTX_MOD_g1d))
         return ZN_TEX_G_1D;
-    if (has_mod(ins, PTX_MOD_g2d))
+    if (zn_has_mod(ins, PTX_MOD_g2d))
         return ZN_TEX_G_2D;
-    if (has_mod(ins, PTX_MOD_g3d))
+    if (zn_has_mod(ins, PTX_MOD_g3d))
         return ZN_TEX_G_3D;
-    if (has_mod(ins, PTX_MOD_a1d))
+    if (zn_has_mod(ins, PTX_MOD_a1d))
         return ZN_TEX_G_A1D;
-    if (has_mod(ins, PTX_MOD_a2d))
+    if (zn_has_mod(ins, PTX_MOD_a2d))
         return ZN_TEX_G_A2D;
-    if (has_mod(ins, PTX_MOD_cube))
+    if (zn_has_mod(ins, PTX_MOD_cube))
         return ZN_TEX_G_CUBE;
-    if (has_mod(ins, PTX_MOD_acube))
+    if (zn_has_mod(ins, PTX_MOD_acube))
         return ZN_TEX_G_ACUBE;
     return 0;
 }
@@ -89,7 +81,7 @@ static int txq_query(const ptx_ins *ins)
         {PTX_MOD_num_samples, ZN_TXQ_NUM_SAMPLES},
     };
     for (unsigned i = 0; i < sizeof tab / sizeof tab[0]; i++)
-        if (has_mod(ins, tab[i].mod))
+        if (zn_has_mod(ins, tab[i].mod))
             return tab[i].q;
     return -1;
 }
@@ -253,8 +245,8 @@ static void lower_sample(zn_lfn *l, const ptx_ins *ins, tex_call *c)
     ptx_type ct = ins->ntypes > 1 ? ins->type[1] : PTX_T_F32;
     const ptx_opnd *d = &ins->opnds[0];
     bool cube = g == ZN_TEX_G_CUBE || g == ZN_TEX_G_ACUBE;
-    unsigned lod = has_mod(ins, PTX_MOD_level) ? ZN_TEX_LOD_LEVEL
-                 : has_mod(ins, PTX_MOD_grad) ? ZN_TEX_LOD_GRAD : ZN_TEX_LOD_ZERO;
+    unsigned lod = zn_has_mod(ins, PTX_MOD_level) ? ZN_TEX_LOD_LEVEL
+                 : zn_has_mod(ins, PTX_MOD_grad) ? ZN_TEX_LOD_GRAD : ZN_TEX_LOD_ZERO;
     unsigned nops = lod == ZN_TEX_LOD_LEVEL ? 3 : lod == ZN_TEX_LOD_GRAD ? 4 : 2;
     /* tld4 takes .2d, .a2d, .cube and .acube and no LOD (ptxas knows no
      * tld4.level) */
@@ -270,8 +262,8 @@ static void lower_sample(zn_lfn *l, const ptx_ins *ins, tex_call *c)
     }
     unsigned comp = 0;
     if (tld4) {
-        comp = (ins->flags & PTX_F(right)) ? 0 : has_mod(ins, PTX_MOD_g) ? 1
-             : has_mod(ins, PTX_MOD_b) ? 2 : has_mod(ins, PTX_MOD_a) ? 3 : 4;
+        comp = (ins->flags & PTX_F(right)) ? 0 : zn_has_mod(ins, PTX_MOD_g) ? 1
+             : zn_has_mod(ins, PTX_MOD_b) ? 2 : zn_has_mod(ins, PTX_MOD_a) ? 3 : 4;
         if (comp == 4) {
             zn_lerr_unsupported(l);
             return;
@@ -333,7 +325,7 @@ static void lower_txq(zn_lfn *l, const ptx_ins *ins, tex_call *c)
 {
     int q = txq_query(ins);
     /* txq.level.{width,height,depth} d, [t], lod: the sizes of mip level lod */
-    bool level = has_mod(ins, PTX_MOD_level);
+    bool level = zn_has_mod(ins, PTX_MOD_level);
     if (q < 0 || ins->nopnds != (level ? 3u : 2u) ||
         (level && q != ZN_TXQ_WIDTH && q != ZN_TXQ_HEIGHT && q != ZN_TXQ_DEPTH)) {
         zn_lerr_unsupported(l);
@@ -354,13 +346,13 @@ static void lower_txq(zn_lfn *l, const ptx_ins *ins, tex_call *c)
 
 static void lower_surface(zn_lfn *l, const ptx_ins *ins, tex_call *c)
 {
-    bool st = ins->op == PTX_OP_sust, fmt = st && has_mod(ins, PTX_MOD_p_fmt);
+    bool st = ins->op == PTX_OP_sust, fmt = st && zn_has_mod(ins, PTX_MOD_p_fmt);
     unsigned g = geometry(ins), vec = ins->vec ? ins->vec : 1;
     int lg = log2_size(ins->type[0]);
-    unsigned mode = has_mod(ins, PTX_MOD_zero) ? ZN_SU_ZERO
+    unsigned mode = zn_has_mod(ins, PTX_MOD_zero) ? ZN_SU_ZERO
                   : (ins->flags & PTX_F(clamp)) ? ZN_SU_CLAMP : ZN_SU_TRAP;
     const ptx_opnd *a = &ins->opnds[st ? 0 : 1], *v = &ins->opnds[st ? 1 : 0];
-    if ((fmt ? lg != 2 : !has_mod(ins, PTX_MOD_b)) || !g || g > ZN_TEX_G_A2D || lg < 0 ||
+    if ((fmt ? lg != 2 : !zn_has_mod(ins, PTX_MOD_b)) || !g || g > ZN_TEX_G_A2D || lg < 0 ||
         (vec != 1 && vec != 2 && vec != 4) || (lg == 3 && vec == 4) || ins->nopnds != 2) {
         zn_lerr_unsupported(l); /* suld.p does not exist; sust.p takes .b32 */
         return;
@@ -395,8 +387,8 @@ void zn_lower_tex(zn_lfn *l, const ptx_ins *ins)
     /* tex.grad needs rows 8..11 for its y gradient; offsets and a compare
      * value (operands past the fixed ones) rows 12..15 */
     bool sample = ins->op == PTX_OP_tex || ins->op == PTX_OP_tld4;
-    bool grad = ins->op == PTX_OP_tex && has_mod(ins, PTX_MOD_grad);
-    unsigned fixed = has_mod(ins, PTX_MOD_level) ? 3 : grad ? 4 : 2;
+    bool grad = ins->op == PTX_OP_tex && zn_has_mod(ins, PTX_MOD_grad);
+    unsigned fixed = zn_has_mod(ins, PTX_MOD_level) ? 3 : grad ? 4 : 2;
     unsigned rows = sample && ins->nopnds > fixed ? 16 : grad ? 12 : 8;
     c.io_ty = LLVMArrayType2(ll_vec(l->m->t_i64), rows);
     c.io = ll_entry_alloca(l, c.io_ty, "tex.io");

@@ -25,19 +25,11 @@
 #include "zn_lower.h"
 #include "../exec/zn_tma.h"
 
-static bool has_mod(const ptx_ins *ins, int mod)
-{
-    for (unsigned i = 0; i < ins->nmods; i++)
-        if (ins->mods[i] == mod)
-            return true;
-    return false;
-}
-
 static unsigned rank_of(const ptx_ins *ins)
 {
     static const int dims[] = {PTX_MOD_g1d, PTX_MOD_g2d, PTX_MOD_g3d, PTX_MOD_g4d, PTX_MOD_g5d};
     for (unsigned r = 0; r < 5; r++)
-        if (has_mod(ins, dims[r]))
+        if (zn_has_mod(ins, dims[r]))
             return r + 1;
     return 0;
 }
@@ -96,7 +88,7 @@ static void call_rt(zn_lfn *l, LLVMValueRef io, uint32_t code)
 
 static unsigned red_of(const ptx_ins *ins)
 {
-    if (!has_mod(ins, PTX_MOD_reduce_m))
+    if (!zn_has_mod(ins, PTX_MOD_reduce_m))
         return ZN_TMA_RED_NONE;
     switch (ins->subop) {
     case PTX_SUB_ADD: return ZN_TMA_RED_ADD;
@@ -138,11 +130,11 @@ static void lower_bulk_reduce(zn_lfn *l, const ptx_ins *ins)
 {
     const ptx_opnd *o = ins->opnds;
     unsigned op = red_of(ins), el = red_elem(op, ins->type[0]);
-    bool mbar = has_mod(ins, PTX_MOD_mbar_complete_tx);
-    unsigned want = mbar ? 4 : 3 + (has_mod(ins, PTX_MOD_L2_cache_hint) ? 1u : 0u);
+    bool mbar = zn_has_mod(ins, PTX_MOD_mbar_complete_tx);
+    unsigned want = mbar ? 4 : 3 + (zn_has_mod(ins, PTX_MOD_L2_cache_hint) ? 1u : 0u);
     if (!op || el == ZN_TMA_EL_NONE || ins->nopnds != want || o[0].kind != PTX_OPND_ADDR ||
         o[1].kind != PTX_OPND_ADDR || (mbar && o[3].kind != PTX_OPND_ADDR) ||
-        (!mbar && !has_mod(ins, PTX_MOD_bulk_group))) {
+        (!mbar && !zn_has_mod(ins, PTX_MOD_bulk_group))) {
         zn_lerr(l, "cp.reduce.async.bulk: expected .global.shared::cta.bulk_group or "
                    ".shared::cluster.shared::cta.mbarrier::complete_tx::bytes with an "
                    "operation and type the ISA pairs");
@@ -162,21 +154,21 @@ void zn_lower_tma(zn_lfn *l, const ptx_ins *ins)
 {
     const ptx_opnd *o = ins->opnds;
     unsigned rank = rank_of(ins), red = red_of(ins);
-    if (has_mod(ins, PTX_MOD_reduce_m) && !has_mod(ins, PTX_MOD_tensor)) {
+    if (zn_has_mod(ins, PTX_MOD_reduce_m) && !zn_has_mod(ins, PTX_MOD_tensor)) {
         lower_bulk_reduce(l, ins);
         return;
     }
-    bool store = ins->space == PTX_SPACE_GLOBAL && has_mod(ins, PTX_MOD_bulk_group);
-    bool load = has_mod(ins, PTX_MOD_mbar_complete_tx);
+    bool store = ins->space == PTX_SPACE_GLOBAL && zn_has_mod(ins, PTX_MOD_bulk_group);
+    bool load = zn_has_mod(ins, PTX_MOD_mbar_complete_tx);
     unsigned mi = load ? 1 : 0;     /* the [tensorMap, {coordinates}] operand */
     unsigned fixed = load ? 3 : 2;
-    bool hint = has_mod(ins, PTX_MOD_L2_cache_hint);
-    unsigned mc = has_mod(ins, PTX_MOD_multicast_cluster) ? 1 : 0;
-    if (has_mod(ins, PTX_MOD_im2col)) {
+    bool hint = zn_has_mod(ins, PTX_MOD_L2_cache_hint);
+    unsigned mc = zn_has_mod(ins, PTX_MOD_multicast_cluster) ? 1 : 0;
+    if (zn_has_mod(ins, PTX_MOD_im2col)) {
         zn_lerr(l, "cp.async.bulk.tensor: the im2col mode is not supported");
         return;
     }
-    if (!rank || load == store || (has_mod(ins, PTX_MOD_reduce_m) && (!red || load)) ||
+    if (!rank || load == store || (zn_has_mod(ins, PTX_MOD_reduce_m) && (!red || load)) ||
         (mc && !load) || ins->nopnds != fixed + mc + (hint ? 1u : 0u) ||
         o[0].kind != PTX_OPND_ADDR || o[1].kind != PTX_OPND_ADDR ||
         (load && o[2].kind != PTX_OPND_ADDR) || o[mi].nelems != 1 ||
@@ -216,7 +208,7 @@ void zn_lower_tma(zn_lfn *l, const ptx_ins *ins)
 void zn_lower_tensormap(zn_lfn *l, const ptx_ins *ins)
 {
     const ptx_opnd *o = ins->opnds;
-    if (!has_mod(ins, PTX_MOD_cp_fenceproxy) || ins->nopnds != 3 ||
+    if (!zn_has_mod(ins, PTX_MOD_cp_fenceproxy) || ins->nopnds != 3 ||
         o[0].kind != PTX_OPND_ADDR || o[1].kind != PTX_OPND_ADDR || o[2].kind != PTX_OPND_IMM ||
         o[2].ival != 128) {
         zn_lerr(l, "tensormap: only cp_fenceproxy of 128 bytes (tensormap.replace is sm_90a)");
