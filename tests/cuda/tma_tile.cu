@@ -692,63 +692,70 @@ static void check_shared_reduce(void)
     CK(cudaFree(dout));
 }
 
+/* cuTensorMapEncodeTiled's arguments: a valid 2D f32 map, which each
+ * error case below changes in one place */
+struct enc_args {
+    CUtensorMap *map;
+    CUtensorMapDataType dtype;
+    uint32_t rank;
+    void *addr;
+    const uint64_t *dim, *strides;
+    const uint32_t *box, *estrides;
+    CUtensorMapInterleave interleave;
+    CUtensorMapSwizzle swizzle;
+    CUtensorMapFloatOOBfill oob;
+};
+
+static CUresult encode_with(const enc_args &a)
+{
+    return encode(a.map, a.dtype, a.rank, a.addr, a.dim, a.strides, a.box, a.estrides,
+                  a.interleave, a.swizzle, CU_TENSOR_MAP_L2_PROMOTION_NONE, a.oob);
+}
+
 static void check_encode_errors(const tensor &t)
 {
-    CUtensorMap m;
-    const uint32_t box[3] = {32, 8, 1}, es[3] = {1, 1, 1}, big[3] = {257, 8, 1},
-                   odd[3] = {3, 8, 1}, es9[3] = {1, 9, 1}, wide[3] = {64, 8, 1};
-    const uint64_t badstride[2] = {100, 0};
+    static CUtensorMap m;
+    static const uint32_t box[3] = {32, 8, 1}, es[3] = {1, 1, 1}, big[3] = {257, 8, 1},
+                          odd[3] = {3, 8, 1}, es9[3] = {1, 9, 1}, wide[3] = {64, 8, 1};
+    static const uint64_t badstride[2] = {100, 0};
+    const enc_args ok = {&m, CU_TENSOR_MAP_DATA_TYPE_FLOAT32, 2, t.dev, t.dim, t.stride, box, es,
+                         CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_NONE,
+                         CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE};
+    if (encode_with(ok) != CUDA_SUCCESS)
+        zt_fail("encode of the valid map failed");
     struct {
         const char *what;
-        CUresult r;
+        void (*change)(enc_args &);
     } cases[] = {
-        {"rank 0", encode(&m, CU_TENSOR_MAP_DATA_TYPE_FLOAT32, 0, t.dev, t.dim, t.stride, box, es,
-                          CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_NONE,
-                          CU_TENSOR_MAP_L2_PROMOTION_NONE, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE)},
-        {"rank 6", encode(&m, CU_TENSOR_MAP_DATA_TYPE_FLOAT32, 6, t.dev, t.dim, t.stride, box, es,
-                          CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_NONE,
-                          CU_TENSOR_MAP_L2_PROMOTION_NONE, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE)},
-        {"address not 16-byte aligned",
-         encode(&m, CU_TENSOR_MAP_DATA_TYPE_FLOAT32, 2, t.dev + 8, t.dim, t.stride, box, es,
-                CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_NONE,
-                CU_TENSOR_MAP_L2_PROMOTION_NONE, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE)},
-        {"stride not a multiple of 16",
-         encode(&m, CU_TENSOR_MAP_DATA_TYPE_FLOAT32, 2, t.dev, t.dim, badstride, box, es,
-                CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_NONE,
-                CU_TENSOR_MAP_L2_PROMOTION_NONE, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE)},
-        {"box of 257", encode(&m, CU_TENSOR_MAP_DATA_TYPE_FLOAT32, 2, t.dev, t.dim, t.stride, big,
-                              es, CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_NONE,
-                              CU_TENSOR_MAP_L2_PROMOTION_NONE, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE)},
-        {"box row of 12 bytes",
-         encode(&m, CU_TENSOR_MAP_DATA_TYPE_FLOAT32, 2, t.dev, t.dim, t.stride, odd, es,
-                CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_NONE,
-                CU_TENSOR_MAP_L2_PROMOTION_NONE, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE)},
-        {"element stride 9",
-         encode(&m, CU_TENSOR_MAP_DATA_TYPE_FLOAT32, 2, t.dev, t.dim, t.stride, box, es9,
-                CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_NONE,
-                CU_TENSOR_MAP_L2_PROMOTION_NONE, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE)},
+        {"rank 0", [](enc_args &a) { a.rank = 0; }},
+        {"rank 6", [](enc_args &a) { a.rank = 6; }},
+        {"address not 16-byte aligned", [](enc_args &a) { a.addr = (char *)a.addr + 8; }},
+        {"stride not a multiple of 16", [](enc_args &a) { a.strides = badstride; }},
+        {"box of 257", [](enc_args &a) { a.box = big; }},
+        {"box row of 12 bytes", [](enc_args &a) { a.box = odd; }},
+        {"element stride 9", [](enc_args &a) { a.estrides = es9; }},
         {"256-byte rows with the 128-byte swizzle",
-         encode(&m, CU_TENSOR_MAP_DATA_TYPE_FLOAT32, 2, t.dev, t.dim, t.stride, wide, es,
-                CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B,
-                CU_TENSOR_MAP_L2_PROMOTION_NONE, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE)},
-        {"interleave on a 2D tensor",
-         encode(&m, CU_TENSOR_MAP_DATA_TYPE_FLOAT32, 2, t.dev, t.dim, t.stride, box, es,
-                CU_TENSOR_MAP_INTERLEAVE_16B, CU_TENSOR_MAP_SWIZZLE_NONE,
-                CU_TENSOR_MAP_L2_PROMOTION_NONE, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE)},
+         [](enc_args &a) { a.box = wide; a.swizzle = CU_TENSOR_MAP_SWIZZLE_128B; }},
+        {"interleave on a 2D tensor", [](enc_args &a) { a.interleave = CU_TENSOR_MAP_INTERLEAVE_16B; }},
         {"NaN fill of integers",
-         encode(&m, CU_TENSOR_MAP_DATA_TYPE_INT32, 2, t.dev, t.dim, t.stride, box, es,
-                CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_NONE,
-                CU_TENSOR_MAP_L2_PROMOTION_NONE,
-                CU_TENSOR_MAP_FLOAT_OOB_FILL_NAN_REQUEST_ZERO_FMA)},
+         [](enc_args &a) {
+             a.dtype = CU_TENSOR_MAP_DATA_TYPE_INT32;
+             a.oob = CU_TENSOR_MAP_FLOAT_OOB_FILL_NAN_REQUEST_ZERO_FMA;
+         }},
         {"map not 64-byte aligned",
-         encode((CUtensorMap *)((char *)&m + 8), CU_TENSOR_MAP_DATA_TYPE_FLOAT32, 2, t.dev, t.dim,
-                t.stride, box, es, CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_NONE,
-                CU_TENSOR_MAP_L2_PROMOTION_NONE, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE)},
-        {"replace with an unaligned address", replace_address(&m, t.dev + 4)},
+         [](enc_args &a) { a.map = (CUtensorMap *)((char *)a.map + 8); }},
     };
-    for (auto &c : cases)
-        if (c.r != CUDA_ERROR_INVALID_VALUE)
-            zt_fail("encode with %s: got %d, expected CUDA_ERROR_INVALID_VALUE", c.what, (int)c.r);
+    for (auto &c : cases) {
+        enc_args a = ok;
+        c.change(a);
+        CUresult r = encode_with(a);
+        if (r != CUDA_ERROR_INVALID_VALUE)
+            zt_fail("encode with %s: got %d, expected CUDA_ERROR_INVALID_VALUE", c.what, (int)r);
+    }
+    CUresult r = replace_address(&m, t.dev + 4);
+    if (r != CUDA_ERROR_INVALID_VALUE)
+        zt_fail("replace with an unaligned address: got %d, expected CUDA_ERROR_INVALID_VALUE",
+                (int)r);
 }
 
 /* the child: a load through a zeroed map must fail with
