@@ -47,7 +47,6 @@ typedef struct mb_job {
     LLVMValueRef ptrs;   /* <32 x ptr> */
     LLVMValueRef arg;    /* <32 x i64>: init count, arrivals, wait token */
     LLVMValueRef tx;     /* <32 x i64> transaction bytes added, or NULL */
-    LLVMValueRef src, dst; /* bulk copy of tx bytes first (<32 x ptr>), or NULL */
     ptx_space space;     /* of ptrs */
     bool arrive, drop, no_complete, parity, tx_sub;
 } mb_job;
@@ -63,13 +62,23 @@ static LLVMValueRef field(zn_lfn *l, LLVMValueRef v, unsigned shift)
     return LLVMBuildAnd(l->b, x, c64(l, MB_CNT_MASK), "");
 }
 
-/* one lane's bulk copy of j->tx bytes, j->src to j->dst */
+/* bulk copies: n bytes, src to dst (<32 x ptr>, <32 x i64>) */
+typedef struct copy_job {
+    LLVMValueRef src, dst, n;
+} copy_job;
+
 static LLVMValueRef copy_lane(zn_lfn *l, LLVMValueRef lane, void *ud)
 {
-    mb_job *j = ud;
+    copy_job *j = ud;
     LLVMValueRef d = ll_lane_elt(l, j->dst, lane), s = ll_lane_elt(l, j->src, lane);
-    LLVMBuildMemCpy(l->b, d, 16, s, 16, ll_lane_elt(l, j->tx, lane));
+    LLVMBuildMemCpy(l->b, d, 16, s, 16, ll_lane_elt(l, j->n, lane));
     return NULL;
+}
+
+/* memcheck of the 16 bytes at each active lane's ptrs in space */
+static void check_ptrs(zn_lfn *l, LLVMValueRef ptrs, ptx_space space, unsigned flags)
+{
+    zn_check_access(l, LLVMBuildPtrToInt(l->b, ptrs, ll_vec(l->m->t_i64), ""), 16, space, flags);
 }
 
 static LLVMValueRef mb_lane(zn_lfn *l, LLVMValueRef lane, void *ud)
@@ -89,8 +98,6 @@ static LLVMValueRef mb_lane(zn_lfn *l, LLVMValueRef lane, void *ud)
         return NULL;
     }
     LLVMValueRef tx = j->tx ? ll_lane_elt(l, j->tx, lane) : NULL;
-    if (j->src) /* the bulk copy is done before its bytes are counted */
-        copy_lane(l, lane, j);
     LLVMValueRef old = LLVMBuildLoad2(b, i64, p, "mb.old");
     LLVMSetAlignment(old, 8);
     /* In a module with clusters another block's thread may arrive on this
@@ -196,7 +203,7 @@ static void lower_cp_arrive(zn_lfn *l, const ptx_ins *ins)
  * bulk stores, and tensormap.cp_fenceproxy (zn_lower_tma.c) */
 void zn_bulk_copy(zn_lfn *l, LLVMValueRef dst, LLVMValueRef src, LLVMValueRef n)
 {
-    mb_job j = {.src = src, .dst = dst, .tx = n};
+    copy_job j = {.src = src, .dst = dst, .n = n};
     ll_lane_loop(l, l->emask, NULL, copy_lane, &j);
 }
 
@@ -212,10 +219,8 @@ static void lower_bulk_store(zn_lfn *l, const ptx_ins *ins, unsigned hint)
     LLVMValueRef dst = zn_mem_ptrs(l, &o[0], PTX_SPACE_GLOBAL);
     LLVMValueRef src = zn_mem_ptrs(l, &o[1], PTX_SPACE_SHARED);
     LLVMValueRef n = arg64(l, ins, 2, PTX_T_U32, 0);
-    zn_check_access(l, LLVMBuildPtrToInt(l->b, dst, ll_vec(l->m->t_i64), ""), 16,
-                    PTX_SPACE_GLOBAL, ZN_CHECK_WRITE);
-    zn_check_access(l, LLVMBuildPtrToInt(l->b, src, ll_vec(l->m->t_i64), ""), 16,
-                    PTX_SPACE_SHARED, 0);
+    check_ptrs(l, dst, PTX_SPACE_GLOBAL, ZN_CHECK_WRITE);
+    check_ptrs(l, src, PTX_SPACE_SHARED, 0);
     zn_bulk_copy(l, dst, src, n);
 }
 
@@ -243,20 +248,18 @@ static void lower_cp_bulk(zn_lfn *l, const ptx_ins *ins)
     ptx_space from = zn_has_mod(ins, PTX_MOD_global) ? PTX_SPACE_GLOBAL : PTX_SPACE_SHARED;
     if (mc) {   /* [dst], [src], size, [mbar], ctaMask: to each block of the mask */
         LLVMValueRef src = zn_mem_ptrs(l, &o[1], from);
-        zn_check_access(l, LLVMBuildPtrToInt(l->b, src, ll_vec(l->m->t_i64), ""), 16, from, 0);
+        check_ptrs(l, src, from, 0);
         zn_lower_multicast(l, zn_src(l, &o[4], PTX_T_U32), zn_mem_addr(l, &o[0]), src,
                            zn_mem_addr(l, &o[3]), arg64(l, ins, 2, PTX_T_U32, 0));
         return;
     }
+    /* the copy first, then its bytes count (every lane's, in lane order) */
     LLVMValueRef dst = zn_mem_ptrs(l, &o[0], PTX_SPACE_SHARED);
-    LLVMValueRef src = zn_mem_ptrs(l, &o[1], from);
-    mb_job j = {.kind = MB_UPDATE, .ptrs = zn_mem_ptrs(l, &o[3], PTX_SPACE_SHARED),
-                .space = PTX_SPACE_SHARED, .arg = ll_const_vec(l->m->t_i64, 0),
-                .tx = arg64(l, ins, 2, PTX_T_U32, 0), .tx_sub = true, .src = src, .dst = dst};
-    zn_check_access(l, LLVMBuildPtrToInt(l->b, dst, ll_vec(l->m->t_i64), ""), 16,
-                    PTX_SPACE_SHARED, ZN_CHECK_WRITE);
-    zn_check_access(l, LLVMBuildPtrToInt(l->b, src, ll_vec(l->m->t_i64), ""), 16, from, 0);
-    run_lanes(l, &j, NULL);
+    LLVMValueRef src = zn_mem_ptrs(l, &o[1], from), n = arg64(l, ins, 2, PTX_T_U32, 0);
+    check_ptrs(l, dst, PTX_SPACE_SHARED, ZN_CHECK_WRITE);
+    check_ptrs(l, src, from, 0);
+    zn_bulk_copy(l, dst, src, n);
+    zn_mbarrier_complete_tx(l, zn_mem_ptrs(l, &o[3], PTX_SPACE_SHARED), n);
 }
 
 /* complete tx bytes (<32 x i64>) on the mbarriers at ptrs (shared), the

@@ -758,19 +758,37 @@ static void check_encode_errors(const tensor &t)
                 (int)r);
 }
 
+/* One block (64 threads) loads the 2D box at c through m; out (SMEM
+ * bytes, poisoned first) gets its shared buffer unless NULL. Returns the
+ * launch's error. */
+static cudaError_t load_one(const CUtensorMap &m, const int *c, unsigned bytes,
+                            unsigned char *out)
+{
+    int *dc;
+    unsigned char *dout;
+    CK(cudaMalloc(&dc, 3 * sizeof(int)));
+    CK(cudaMalloc(&dout, SMEM));
+    CK(cudaMemcpy(dc, c, 3 * sizeof(int), cudaMemcpyHostToDevice));
+    CK(cudaMemset(dout, 0x3c, SMEM));
+    tma_load<<<1, 64>>>(m, 2, dc, bytes, dout, NULL);
+    cudaError_t e = cudaDeviceSynchronize();
+    if (e == cudaSuccess && out)
+        CK(cudaMemcpy(out, dout, SMEM, cudaMemcpyDeviceToHost));
+    if (e == cudaSuccess) {
+        CK(cudaFree(dc));
+        CK(cudaFree(dout));
+    }
+    return e;
+}
+
 /* the child: a load through a zeroed map must fail with
  * cudaErrorIllegalInstruction */
 static int junk_map_child(void)
 {
     CUtensorMap junk;
     memset(&junk, 0, sizeof junk);
-    int *dc;
-    unsigned char *dout;
-    CK(cudaMalloc(&dc, 3 * sizeof(int)));
-    CK(cudaMalloc(&dout, SMEM));
-    CK(cudaMemset(dc, 0, 3 * sizeof(int)));
-    tma_load<<<1, 32>>>(junk, 2, dc, 4096, dout, NULL);
-    cudaError_t e = cudaDeviceSynchronize();
+    const int c[3] = {0, 0, 0};
+    cudaError_t e = load_one(junk, c, 4096, NULL);
     printf("zeroed tensor map: %s\n", cudaGetErrorName(e));
     return e == cudaErrorIllegalInstruction ? 0 : 1;
 }
@@ -830,21 +848,12 @@ int main(int argc, char **argv)
         CUtensorMap m = map_of(t2, plain, CU_TENSOR_MAP_DATA_TYPE_FLOAT32);
         if (replace_address(&m, copy.dev) != CUDA_SUCCESS)
             zt_fail("cuTensorMapReplaceAddress failed");
-        int *dc;
-        unsigned char *dout;
         std::vector<unsigned char> out(SMEM), exp(SMEM);
         const int c[3] = {4, 2, 0};
-        CK(cudaMalloc(&dc, sizeof c));
-        CK(cudaMalloc(&dout, SMEM));
-        CK(cudaMemcpy(dc, c, sizeof c, cudaMemcpyHostToDevice));
         unsigned bytes = expect_load(copy, plain, c, exp.data());
-        tma_load<<<1, 64>>>(m, 2, dc, bytes, dout, NULL);
-        CK_LAUNCH();
-        CK(cudaMemcpy(out.data(), dout, SMEM, cudaMemcpyDeviceToHost));
+        CK(load_one(m, c, bytes, out.data()));
         if (memcmp(out.data(), exp.data(), SMEM))
             zt_fail("a load through a replaced address differs");
-        CK(cudaFree(dc));
-        CK(cudaFree(dout));
         CK(cudaFree(copy.dev));
     }
     check_encode_errors(t2);
@@ -957,13 +966,8 @@ int main(int argc, char **argv)
         tensor gone = make_tensor(2, 4, dim2, 448);
         CUtensorMap m = map_of(gone, plain, CU_TENSOR_MAP_DATA_TYPE_FLOAT32);
         CK(cudaFree(gone.dev));
-        int *dc;
-        unsigned char *dout;
-        CK(cudaMalloc(&dc, 3 * sizeof(int)));
-        CK(cudaMalloc(&dout, SMEM));
-        CK(cudaMemset(dc, 0, 3 * sizeof(int)));
-        tma_load<<<1, 32>>>(m, 2, dc, 1024, dout, NULL);
-        cudaError_t e = cudaDeviceSynchronize();
+        const int c[3] = {0, 0, 0};
+        cudaError_t e = load_one(m, c, 1024, NULL);
         if (e != cudaErrorIllegalAddress)
             zt_fail("a load from freed memory: %s, expected cudaErrorIllegalAddress",
                     cudaGetErrorName(e));
