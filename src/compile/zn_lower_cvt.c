@@ -128,18 +128,41 @@ static LLVMValueRef relu16(zn_lfn *l, LLVMValueRef h, bool bf)
     return LLVMBuildSelect(b, nan, ll_const_vec(t, 0x7fff), r, "");
 }
 
+/* .satfinite on f16/bf16 bits: an infinity (from an infinite input or
+ * one past the largest finite value) -> the largest finite value of its
+ * sign; NaN stays NaN */
+static LLVMValueRef satfinite16(zn_lfn *l, LLVMValueRef h, bool bf)
+{
+    LLVMBuilderRef b = l->b;
+    LLVMTypeRef t = l->m->t_i16;
+    unsigned inf = bf ? 0x7f80 : 0x7c00;
+    LLVMValueRef is_inf = LLVMBuildICmp(b, LLVMIntEQ, LLVMBuildAnd(b, h, ll_const_vec(t, 0x7fff), ""),
+                                        ll_const_vec(t, inf), "");
+    return LLVMBuildSelect(b, is_inf, LLVMBuildSub(b, h, ll_const_vec(t, 1), ""), h, "");
+}
+
+/* .relu and .satfinite of a cvt to f16/bf16 (either order gives the same) */
+static LLVMValueRef relu_satfinite16(zn_lfn *l, const ptx_ins *ins, LLVMValueRef h, bool bf)
+{
+    if (ins->flags & PTX_F(satfinite))
+        h = satfinite16(l, h, bf);
+    if (ins->flags & PTX_F(relu))
+        h = relu16(l, h, bf);
+    return h;
+}
+
 static void cvt_pack_x2(zn_lfn *l, const ptx_ins *ins)
 {
-    /* cvt.rn.f16x2.f32 d, a, b: a -> upper half, b -> lower half */
+    /* cvt.{rn,rz}.f16x2.f32 d, a, b: a -> upper half, b -> lower half */
     zn_lmod *m = l->m;
     ptx_type dt = ins->type[0];
     bool bf = dt == PTX_T_BF16X2;
     LLVMTypeRef v32 = ll_vec(m->t_i32);
     LLVMValueRef h[2];
     for (int i = 0; i < 2; i++) {
-        h[i] = zn_f32_to_half(l, zn_src(l, &ins->opnds[1 + i], PTX_T_F32), bf, false);
-        if (ins->flags & PTX_F(relu))
-            h[i] = relu16(l, h[i], bf);
+        h[i] = zn_f32_to_half(l, zn_src(l, &ins->opnds[1 + i], PTX_T_F32), bf,
+                              ins->rnd == PTX_RND_RZ);
+        h[i] = relu_satfinite16(l, ins, h[i], bf);
         h[i] = LLVMBuildZExt(l->b, h[i], v32, "");
     }
     LLVMValueRef d = LLVMBuildOr(l->b, LLVMBuildShl(l->b, h[0], ll_const_vec(m->t_i32, 16), ""),
@@ -161,7 +184,8 @@ void zn_lower_cvt(zn_lfn *l, const ptx_ins *ins)
     if (zn_lower_cvt_small(l, ins)) /* fp8 pairs, tf32 (zn_lower_fp8.c) */
         return;
     if (dt == PTX_T_F16X2 || dt == PTX_T_BF16X2) {
-        if (at == PTX_T_F32 && ins->nopnds >= 3 && !directed(ins->rnd)) {
+        if (at == PTX_T_F32 && ins->nopnds >= 3 &&
+            (ins->rnd == PTX_RND_RN || ins->rnd == PTX_RND_RZ || ins->rnd == PTX_RND_NONE)) {
             cvt_pack_x2(l, ins);
             return;
         }
@@ -252,8 +276,7 @@ void zn_lower_cvt(zn_lfn *l, const ptx_ins *ins)
         }
         if (at == PTX_T_F64)
             h = with_nan_narrow(l, a64, h, 7, 8);
-        if (ins->flags & PTX_F(relu))
-            h = relu16(l, h, true);
+        h = relu_satfinite16(l, ins, h, true);
         zn_dst(l, &o[0], dt, h);
         return;
     }
@@ -299,8 +322,7 @@ void zn_lower_cvt(zn_lfn *l, const ptx_ins *ins)
         st = LLVMBuildSelect(b, nan, ll_const_vec(m->t_i16, 0x7fff), st, "");
         if (at == PTX_T_F64 && dt == PTX_T_F16)
             st = with_nan_narrow(l, a, st, 10, 5);
-        if (ins->flags & PTX_F(relu))
-            st = relu16(l, st, dt == PTX_T_BF16);
+        st = relu_satfinite16(l, ins, st, dt == PTX_T_BF16);
     }
     zn_dst(l, &o[0], dt, st);
 }

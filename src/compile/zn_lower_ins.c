@@ -122,6 +122,7 @@ void zn_lower_ins(zn_lfn *l, const ptx_ins *ins)
         return;
     case PTX_OP_pmevent: case PTX_OP_discard:
     case PTX_OP_griddepcontrol: case PTX_OP_brkpt:
+    case PTX_OP_setmaxnreg: /* moves registers between warpgroups: a CPU has none to move */
         return; /* no effect on a CPU */
     default:
         zn_lerr_unsupported(l);

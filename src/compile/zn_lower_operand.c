@@ -311,6 +311,9 @@ void zn_sreg_prologue(zn_lfn *l)
     c[PTX_SREG_NSMID] = ll_splat(l, ll_load_field(l, m->t_warp, l->w,
                                                   ZN_WARP_FIELD_NSMID, m->t_i32));
     c[PTX_SREG_GRIDID] = ll_const_vec(m->t_i64, 1);
+    /* 0 outside a device graph: Zinc refuses graphs instantiated for
+     * device launch (zn_drv_graph.c), so no kernel runs inside one */
+    c[PTX_SREG_CURRENT_GRAPH_EXEC] = ll_const_vec(m->t_i64, 0);
     c[PTX_SREG_LANEMASK_EQ] = lanemask(l, LLVMIntEQ);
     c[PTX_SREG_LANEMASK_LT] = lanemask(l, LLVMIntULT);
     c[PTX_SREG_LANEMASK_LE] = lanemask(l, LLVMIntULE);

@@ -143,6 +143,7 @@ static const char *const sreg_names[PTX_SREG_ENVREG0] = {
     [PTX_SREG_CLUSTER_CTARANK] = "%cluster_ctarank",
     [PTX_SREG_CLUSTER_NCTARANK] = "%cluster_nctarank",
     [PTX_SREG_IS_EXPLICIT_CLUSTER] = "%is_explicit_cluster",
+    [PTX_SREG_CURRENT_GRAPH_EXEC] = "%current_graph_exec",
 };
 
 static const char *const envreg_names[32] = {

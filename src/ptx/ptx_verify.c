@@ -61,6 +61,7 @@ static const struct { uint8_t min, max; } counts[PTX_OP_COUNT] = {
     [PTX_OP_xor] = {3, 3},     [PTX_OP_match] = {3, 4},
     [PTX_OP_brx] = {2, 2},     [PTX_OP_bmsk] = {3, 3},
     [PTX_OP_szext] = {3, 3},   [PTX_OP_griddepcontrol] = {0, 0},
+    [PTX_OP_setmaxnreg] = {1, 1},
 };
 
 /* ops that need no type modifier, or whose first operand is not a result */
@@ -82,7 +83,8 @@ static bool typeless(ptx_op op)
 
 static bool no_result(ptx_op op)
 {
-    return typeless(op) || op == PTX_OP_st || op == PTX_OP_red || op == PTX_OP_sust;
+    return typeless(op) || op == PTX_OP_st || op == PTX_OP_red || op == PTX_OP_sust ||
+           op == PTX_OP_setmaxnreg;
 }
 
 typedef struct vctx {
@@ -156,6 +158,15 @@ static int check_ins(const vctx *c, const ptx_func *f, const ptx_ins *ins)
         const ptx_opnd *o = &ins->opnds[t];
         if (!(o->kind == PTX_OPND_SYM && o->func) && o->kind != PTX_OPND_REG)
             return fail(c, ins, "call target must be a function or a register");
+        break;
+    }
+    case PTX_OP_setmaxnreg: {
+        /* setmaxnreg.{inc,dec}.sync.aligned.u32 imm, imm in 24..256 by 8 */
+        const ptx_opnd *o = &ins->opnds[0];
+        if (ins->subop != PTX_SUB_INC && ins->subop != PTX_SUB_DEC)
+            return fail(c, ins, "setmaxnreg needs .inc or .dec");
+        if (o->kind != PTX_OPND_IMM || o->ival < 24 || o->ival > 256 || o->ival % 8)
+            return fail(c, ins, "setmaxnreg's count must be a constant from 24 to 256, a multiple of 8");
         break;
     }
     default:

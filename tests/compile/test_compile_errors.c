@@ -27,9 +27,9 @@ int main(void)
         ".visible .entry k(.param .u64 p)\n{\n"
         "\t.reg .b32 %r<4>;\n"
         "\tmov.u32 %r1, 1;\n"
-        "\tcvt.rz.f16x2.f32 %r2, %r1, %r1;\n"
+        "\tcvt.rm.f16x2.f32 %r2, %r1, %r1;\n"
         "\tret;\n}\n",
-        "ptx:8:2: unsupported instruction 'cvt.rz.f16x2.f32'");
+        "ptx:8:2: unsupported instruction 'cvt.rm.f16x2.f32'");
     expect_error(HEAD
         ".extern .func (.param .b32 r) mystery(.param .b32 a);\n"
         ".visible .entry k()\n{\n"

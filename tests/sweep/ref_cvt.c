@@ -211,3 +211,37 @@ REF(cvt_rn_relu_bf16x2_f32)
 {
     out[0] = (uint32_t)relubf(sw_f2bf(sw_f(A), 0)) << 16 | relubf(sw_f2bf(sw_f(in[1]), 0));
 }
+
+/* .rz pairs, and .satfinite: an infinity (input or rounded) becomes the
+ * largest finite value of its sign, NaN stays the canonical NaN */
+static uint16_t satfin(uint16_t h, int bf)
+{
+    uint16_t inf = bf ? 0x7f80 : 0x7c00;
+    return (h & 0x7fff) == inf ? (uint16_t)((h & 0x8000) | (inf - 1)) : h;
+}
+static uint32_t pair(uint16_t hi, uint16_t lo) { return (uint32_t)hi << 16 | lo; }
+REF(cvt_rz_f16x2_f32) { out[0] = pair(sw_f2h(sw_f(A), 1), sw_f2h(sw_f(in[1]), 1)); }
+REF(cvt_rz_bf16x2_f32) { out[0] = pair(sw_f2bf(sw_f(A), 1), sw_f2bf(sw_f(in[1]), 1)); }
+REF(cvt_rz_relu_f16x2_f32) { out[0] = pair(relu16(sw_f2h(sw_f(A), 1)), relu16(sw_f2h(sw_f(in[1]), 1))); }
+REF(cvt_rz_relu_bf16x2_f32) { out[0] = pair(relubf(sw_f2bf(sw_f(A), 1)), relubf(sw_f2bf(sw_f(in[1]), 1))); }
+REF(cvt_rn_satfinite_f16x2_f32)
+{
+    out[0] = pair(satfin(sw_f2h(sw_f(A), 0), 0), satfin(sw_f2h(sw_f(in[1]), 0), 0));
+}
+REF(cvt_rn_satfinite_bf16x2_f32)
+{
+    out[0] = pair(satfin(sw_f2bf(sw_f(A), 0), 1), satfin(sw_f2bf(sw_f(in[1]), 0), 1));
+}
+REF(cvt_rz_satfinite_f16x2_f32)
+{
+    out[0] = pair(satfin(sw_f2h(sw_f(A), 1), 0), satfin(sw_f2h(sw_f(in[1]), 1), 0));
+}
+REF(cvt_rn_relu_satfinite_bf16x2_f32)
+{
+    out[0] = pair(relubf(satfin(sw_f2bf(sw_f(A), 0), 1)), relubf(satfin(sw_f2bf(sw_f(in[1]), 0), 1)));
+}
+REF(cvt_rn_relu_f16_f32) { out[0] = relu16(sw_f2h(sw_f(A), 0)); }
+REF(cvt_rn_satfinite_f16_f32) { out[0] = satfin(sw_f2h(sw_f(A), 0), 0); }
+REF(cvt_rz_satfinite_f16_f32) { out[0] = satfin(sw_f2h(sw_f(A), 1), 0); }
+REF(cvt_rn_satfinite_bf16_f32) { out[0] = satfin(sw_f2bf(sw_f(A), 0), 1); }
+REF(cvt_rz_relu_satfinite_bf16_f32) { out[0] = relubf(satfin(sw_f2bf(sw_f(A), 1), 1)); }
