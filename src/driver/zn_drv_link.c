@@ -236,24 +236,23 @@ static CUresult add_fatbin(CUlinkState s, const void *data, size_t size, const c
 }
 
 /* A host object or archive: every fatbin found in it (by its magic). */
+typedef struct embedded_ctx {
+    CUlinkState s;
+    const char *name;
+    unsigned *added;
+} embedded_ctx;
+
+static int add_embedded(void *u, const void *fatbin, size_t size)
+{
+    embedded_ctx *c = u;
+    return (int)add_fatbin(c->s, fatbin, size, c->name, c->added);
+}
+
 static CUresult add_host_object(CUlinkState s, const unsigned char *data, size_t size,
                                 const char *name, unsigned *added)
 {
-    static const unsigned char magic[4] = {0x50, 0xED, 0x55, 0xBA};  /* 0xBA55ED50 */
-    CUresult r = CUDA_SUCCESS;
-    for (size_t off = 0; off + 16 <= size && r == CUDA_SUCCESS; off++) {
-        if (memcmp(data + off, magic, 4))
-            continue;
-        uint16_t hdr;
-        uint64_t body;
-        memcpy(&hdr, data + off + 6, 2);
-        memcpy(&body, data + off + 8, 8);
-        if (hdr < 16 || hdr > size - off || body > size - off - hdr)
-            continue;   /* the bytes only look like a header */
-        r = add_fatbin(s, data + off, hdr + body, name, added);
-        off += hdr + body - 1;
-    }
-    return r;
+    embedded_ctx c = {s, name, added};
+    return (CUresult)zn_fatbin_each_embedded(data, size, add_embedded, &c);
 }
 
 static CUresult link_add(CUlinkState s, CUjitInputType type, const void *data, size_t size,
@@ -293,8 +292,15 @@ static CUresult link_add(CUlinkState s, CUjitInputType type, const void *data, s
         r = CUDA_ERROR_NOT_SUPPORTED;
         break;
     case CU_JIT_INPUT_NVVM:
-        logf_to(&s->error, "error   : %s: NVVM IR (LTO) inputs are not supported; add PTX",
-                name);
+        /* Zinc's NVRTC hands out PTX as a -dlto program's LTO IR */
+        if (zn_image_classify_n(data, size) == ZN_IMAGE_PTX) {
+            r = add_ptx(s, data, strnlen(data, size), name);
+            added = r == CUDA_SUCCESS;
+            break;
+        }
+        logf_to(&s->error, "error   : %s: NVVM IR (LTO) from NVIDIA's compilers cannot run "
+                "on Zinc; add PTX, or compile with NVRTC's -dlto under zinc run (Zinc's NVRTC "
+                "hands out PTX as the LTO IR)", name);
         r = CUDA_ERROR_NOT_SUPPORTED;
         break;
     default:

@@ -67,6 +67,12 @@ int zn_fatbin_get_ptx_n(const void *image, size_t size, unsigned cc,
                         zn_ptx_image **out, unsigned *nout, char *err, size_t errlen);
 zn_image_kind zn_image_classify_n(const void *image, size_t size);
 
+/* Calls cb(u, fatbin, fatbin_size) for each bare fatbin embedded in a host
+ * object or archive (data, size), in order; stops at and returns the first
+ * nonzero result of cb, else 0 (zn_fatbin_embedded.c). */
+int zn_fatbin_each_embedded(const void *data, size_t size,
+                            int (*cb)(void *u, const void *fatbin, size_t size), void *u);
+
 /* Decompressors (exposed for tests). Return decompressed size or -1. */
 long zn_unzstd(const void *src, size_t n, void *dst, size_t cap);
 long zn_unlz4(const void *src, size_t n, void *dst, size_t cap);

@@ -29,8 +29,37 @@ static void check(const char *const *in, int n, const char *const *want, bool wa
     zn_nvrtc_free_opts(got, n);
 }
 
+/* -dlto and --dlink-time-opt go, in any position; the rest keeps order */
+static void check_dlto(void)
+{
+    const char *in[] = {"-dlto", "-arch=sm_90", "--dlink-time-opt", "-dltox", "-rdc=true"};
+    bool changed, had = false;
+    char **got = zn_nvrtc_ptx_opts(in, 5, &changed);
+    int n = got ? zn_nvrtc_strip_dlto(got, 5, &had) : -1;
+    const char *want[] = {"-arch=compute_90", "-dltox", "-rdc=true"};
+    if (n != 3 || !had) {
+        printf("FAIL: dlto: %d options left (want 3), had %d\n", n, had);
+        failures++;
+    }
+    for (int i = 0; i < n && i < 3; i++)
+        if (strcmp(got[i], want[i])) {
+            printf("FAIL: dlto: option %d: '%s', want '%s'\n", i, got[i], want[i]);
+            failures++;
+        }
+    zn_nvrtc_free_opts(got, n < 0 ? 0 : n);
+    const char *plain[] = {"-arch=compute_80"};
+    got = zn_nvrtc_ptx_opts(plain, 1, &changed);
+    n = got ? zn_nvrtc_strip_dlto(got, 1, &had) : -1;
+    if (n != 1 || had) {
+        printf("FAIL: no dlto: %d options left, had %d\n", n, had);
+        failures++;
+    }
+    zn_nvrtc_free_opts(got, n < 0 ? 0 : n);
+}
+
 int main(void)
 {
+    check_dlto();
     const char *a[] = {"--gpu-architecture=sm_90", "-std=c++17"};
     const char *wa[] = {"--gpu-architecture=compute_90", "-std=c++17"};
     check(a, 2, wa, true);

@@ -9,7 +9,11 @@
  * C++ and the same macros but __CUDA_ARCH__'s real-architecture forms),
  * and nvrtcGetCUBINSize/nvrtcGetCUBIN hand out that PTX, NUL-terminated,
  * which Zinc's cuModuleLoadData and cuLink* accept. ZINC_LOG=1 says so once
- * per program. Everything else is forwarded unchanged to NVIDIA's library:
+ * per program. Likewise a program compiled with -dlto (link-time
+ * optimisation: NVVM IR, which Zinc cannot compile) is compiled to PTX,
+ * and nvrtcGetLTOIRSize/nvrtcGetLTOIR hand out that PTX: Zinc's
+ * libnvJitLink and cuLinkAddData (CU_JIT_INPUT_NVVM) take it as their
+ * LTO input. Everything else is forwarded unchanged to NVIDIA's library:
  * $ZINC_NVRTC_LIB, else $CUDA_PATH/lib64/libnvrtc.so.13, else
  * /usr/local/cuda/lib64/libnvrtc.so.13 (Zinc's LD_AUDIT library lets this
  * layer open it by path). Without it every call fails with
@@ -107,48 +111,57 @@ static bool nv_ready(void)
     return nv_ok;
 }
 
-/* ---- programs compiled to PTX in place of a cubin ------------------------ */
+/* ---- programs compiled to PTX in place of a cubin or LTO IR ---------------- */
+
+enum { AS_CUBIN = 1, AS_LTOIR = 2 };    /* what the program's PTX stands in for */
+
+typedef struct marked_prog {
+    nvrtcProgram p;
+    unsigned as;
+} marked_prog;
 
 static pthread_mutex_t ptx_lock = PTHREAD_MUTEX_INITIALIZER;
-static nvrtcProgram *ptx_progs;
+static marked_prog *ptx_progs;
 static size_t ptx_n, ptx_cap;
 
 static bool ptx_find(nvrtcProgram p, size_t *at)
 {
     for (size_t i = 0; i < ptx_n; i++)
-        if (ptx_progs[i] == p) {
+        if (ptx_progs[i].p == p) {
             *at = i;
             return true;
         }
     return false;
 }
 
-/* records (on) or forgets p as compiled to PTX in place of a cubin */
-static void ptx_mark(nvrtcProgram p, bool on)
+/* records what p's PTX stands in for (as: AS_* bits; 0 forgets p) */
+static void ptx_mark(nvrtcProgram p, unsigned as)
 {
     pthread_mutex_lock(&ptx_lock);
     size_t at;
     bool had = ptx_find(p, &at);
-    if (had && !on) {
+    if (had && !as) {
         ptx_progs[at] = ptx_progs[--ptx_n];
-    } else if (!had && on) {
+    } else if (had) {
+        ptx_progs[at].as = as;
+    } else if (as) {
         if (ptx_n == ptx_cap) {
             size_t cap = ptx_cap ? 2 * ptx_cap : 16;
-            nvrtcProgram *g = realloc(ptx_progs, cap * sizeof *g);
+            marked_prog *g = realloc(ptx_progs, cap * sizeof *g);
             if (g)
                 ptx_progs = g, ptx_cap = cap;
         }
         if (ptx_n < ptx_cap)
-            ptx_progs[ptx_n++] = p;
+            ptx_progs[ptx_n++] = (marked_prog){p, as};
     }
     pthread_mutex_unlock(&ptx_lock);
 }
 
-static bool ptx_marked(nvrtcProgram p)
+static bool ptx_marked(nvrtcProgram p, unsigned as)
 {
     pthread_mutex_lock(&ptx_lock);
     size_t at;
-    bool r = ptx_find(p, &at);
+    bool r = ptx_find(p, &at) && (ptx_progs[at].as & as);
     pthread_mutex_unlock(&ptx_lock);
     return r;
 }
@@ -169,16 +182,20 @@ API nvrtcResult nvrtcCompileProgram(nvrtcProgram p, int n, const char *const *op
         return NVRTC_ERROR_INTERNAL_ERROR;
     if (n < 0 || (n > 0 && !opts))
         return nv.nvrtcCompileProgram(p, n, opts);
-    bool changed = false;
+    bool changed = false, lto = false;
     char **o = zn_nvrtc_ptx_opts(opts, n, &changed);
     if (!o)
         return NVRTC_ERROR_OUT_OF_MEMORY;
-    nvrtcResult r = nv.nvrtcCompileProgram(p, n, (const char *const *)o);
-    zn_nvrtc_free_opts(o, n);
-    ptx_mark(p, changed);
+    int k = zn_nvrtc_strip_dlto(o, n, &lto);
+    nvrtcResult r = nv.nvrtcCompileProgram(p, k, (const char *const *)o);
+    zn_nvrtc_free_opts(o, k);
+    ptx_mark(p, (changed ? AS_CUBIN : 0) | (lto ? AS_LTOIR : 0));
     if (changed)
         zn_log(ZN_LOG_WARN, "nvrtc: a real architecture (sm_XX) was asked for: compiled to PTX "
                             "for compute_XX, which nvrtcGetCUBIN returns");
+    if (lto)
+        zn_log(ZN_LOG_WARN, "nvrtc: -dlto (NVVM IR) was asked for: compiled to PTX, which "
+                            "nvrtcGetLTOIR returns for Zinc's nvJitLink and cuLink*");
     return r;
 }
 
@@ -186,14 +203,28 @@ API nvrtcResult nvrtcGetCUBINSize(nvrtcProgram p, size_t *n)
 {
     if (!nv_ready())
         return NVRTC_ERROR_INTERNAL_ERROR;
-    return ptx_marked(p) ? nv.nvrtcGetPTXSize(p, n) : nv.nvrtcGetCUBINSize(p, n);
+    return ptx_marked(p, AS_CUBIN) ? nv.nvrtcGetPTXSize(p, n) : nv.nvrtcGetCUBINSize(p, n);
 }
 
 API nvrtcResult nvrtcGetCUBIN(nvrtcProgram p, char *cubin)
 {
     if (!nv_ready())
         return NVRTC_ERROR_INTERNAL_ERROR;
-    return ptx_marked(p) ? nv.nvrtcGetPTX(p, cubin) : nv.nvrtcGetCUBIN(p, cubin);
+    return ptx_marked(p, AS_CUBIN) ? nv.nvrtcGetPTX(p, cubin) : nv.nvrtcGetCUBIN(p, cubin);
+}
+
+API nvrtcResult nvrtcGetLTOIRSize(nvrtcProgram p, size_t *n)
+{
+    if (!nv_ready())
+        return NVRTC_ERROR_INTERNAL_ERROR;
+    return ptx_marked(p, AS_LTOIR) ? nv.nvrtcGetPTXSize(p, n) : nv.nvrtcGetLTOIRSize(p, n);
+}
+
+API nvrtcResult nvrtcGetLTOIR(nvrtcProgram p, char *ir)
+{
+    if (!nv_ready())
+        return NVRTC_ERROR_INTERNAL_ERROR;
+    return ptx_marked(p, AS_LTOIR) ? nv.nvrtcGetPTX(p, ir) : nv.nvrtcGetLTOIR(p, ir);
 }
 
 API nvrtcResult nvrtcDestroyProgram(nvrtcProgram *p)
@@ -201,7 +232,7 @@ API nvrtcResult nvrtcDestroyProgram(nvrtcProgram *p)
     if (!nv_ready())
         return NVRTC_ERROR_INTERNAL_ERROR;
     if (p)
-        ptx_mark(*p, false);
+        ptx_mark(*p, 0);
     return nv.nvrtcDestroyProgram(p);
 }
 
@@ -220,8 +251,6 @@ FWD(nvrtcResult, nvrtcCreateProgram, (nvrtcProgram *p, const char *src, const ch
     const char *const *headers, const char *const *names), (p, src, name, nh, headers, names))
 FWD(nvrtcResult, nvrtcGetPTXSize, (nvrtcProgram p, size_t *n), (p, n))
 FWD(nvrtcResult, nvrtcGetPTX, (nvrtcProgram p, char *ptx), (p, ptx))
-FWD(nvrtcResult, nvrtcGetLTOIRSize, (nvrtcProgram p, size_t *n), (p, n))
-FWD(nvrtcResult, nvrtcGetLTOIR, (nvrtcProgram p, char *ir), (p, ir))
 FWD(nvrtcResult, nvrtcGetOptiXIRSize, (nvrtcProgram p, size_t *n), (p, n))
 FWD(nvrtcResult, nvrtcGetOptiXIR, (nvrtcProgram p, char *ir), (p, ir))
 FWD(nvrtcResult, nvrtcGetProgramLogSize, (nvrtcProgram p, size_t *n), (p, n))

@@ -69,3 +69,23 @@ void zn_nvrtc_free_opts(char **opts, int n)
         free(opts[i]);
     free(opts);
 }
+
+static bool is_dlto(const char *o)
+{
+    return o && (!strcmp(o, "-dlto") || !strcmp(o, "--dlink-time-opt"));
+}
+
+int zn_nvrtc_strip_dlto(char **opts, int n, bool *had)
+{
+    int k = 0;
+    *had = false;
+    for (int i = 0; i < n; i++) {
+        if (is_dlto(opts[i])) {
+            free(opts[i]);
+            *had = true;
+        } else {
+            opts[k++] = opts[i];
+        }
+    }
+    return k;
+}

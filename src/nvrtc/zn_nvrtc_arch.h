@@ -1,6 +1,7 @@
 /* zn_nvrtc_arch.h: NVRTC option lists rewritten so that a real
  * architecture (sm_XX: machine code) becomes its virtual one (compute_XX:
- * PTX). Pure string work, tested on its own (test_nvrtc_arch.c). */
+ * PTX), and without -dlto (NVVM IR: PTX instead). Pure string work,
+ * tested on its own (test_nvrtc_arch.c). */
 #ifndef ZN_NVRTC_ARCH_H
 #define ZN_NVRTC_ARCH_H
 
@@ -12,5 +13,10 @@
  * memory. Free with zn_nvrtc_free_opts(copy, n). */
 char **zn_nvrtc_ptx_opts(const char *const *opts, int n, bool *changed);
 void zn_nvrtc_free_opts(char **opts, int n);
+
+/* Removes -dlto / --dlink-time-opt (link-time optimisation: NVVM IR in
+ * place of PTX) from opts[0..n), freeing them; returns the new count and
+ * sets *had when one was there. */
+int zn_nvrtc_strip_dlto(char **opts, int n, bool *had);
 
 #endif
