@@ -7,8 +7,16 @@
  * correct (24 >= 11 + 2 bits). bf16 <-> f32 are integer operations, so
  * subnormals survive. NaN results are the canonical 0x7fff; .ftz (f16)
  * flushes subnormal inputs and results; .sat clamps to [+0, 1]; .relu gives
- * +0 for negative results. */
+ * +0 for negative results.
+ *
+ * On a CPU with AVX512-FP16 (Intel Sapphire Rapids and later) f16 add, sub,
+ * mul and fma without .ftz are the CPU's own binary16 instructions, which
+ * round once to nearest even as PTX's .rn does: the same bits in a quarter
+ * of the instructions (a warp's 32 halves are one register).
+ * ZINC_NO_NATIVE_F16=1 keeps the f64 route (CI sweeps both). */
 #include "zn_lower.h"
+
+#include <stdlib.h>
 
 static LLVMValueRef c16(zn_lfn *l, unsigned v)
 {
@@ -83,6 +91,63 @@ static unsigned nsrc(ptx_op op)
     }
 }
 
+/* .sat's -0 -> +0 and .relu, on the result's bits */
+static LLVMValueRef relu_sat_tail(zn_lfn *l, const ptx_ins *ins, LLVMValueRef o, bool bf)
+{
+    LLVMBuilderRef b = l->b;
+    if (ins->flags & PTX_F(sat))
+        o = LLVMBuildSelect(b, LLVMBuildICmp(b, LLVMIntEQ, o, c16(l, 0x8000), ""),
+                            c16(l, 0), o, "");
+    if (ins->flags & PTX_F(relu)) {
+        LLVMValueRef neg = LLVMBuildICmp(b, LLVMIntSLT, o, c16(l, 0), "");
+        LLVMValueRef nan = LLVMBuildICmp(b, LLVMIntUGT, LLVMBuildAnd(b, o, c16(l, 0x7fff), ""),
+                                         c16(l, bf ? 0x7f80 : 0x7c00), "");
+        o = LLVMBuildSelect(b, LLVMBuildAnd(b, neg, LLVMBuildNot(b, nan, ""), ""), c16(l, 0), o, "");
+    }
+    return o;
+}
+
+/* whether ins is f16 arithmetic the CPU's binary16 instructions do exactly */
+static bool native_f16(zn_lfn *l, const ptx_ins *ins, bool bf)
+{
+    switch (ins->op) {
+    case PTX_OP_add: case PTX_OP_sub: case PTX_OP_mul: case PTX_OP_fma: case PTX_OP_mad:
+        break;
+    default:
+        return false;
+    }
+    const char *off = getenv("ZINC_NO_NATIVE_F16");
+    return !bf && !(ins->flags & PTX_F(ftz)) &&
+           (ins->rnd == PTX_RND_NONE || ins->rnd == PTX_RND_RN) &&
+           zn_target_has(l->m, "avx512fp16") && !(off && *off && *off != '0');
+}
+
+/* the native f16 result's bits (NaN canonical), .sat applied */
+static LLVMValueRef native_one(zn_lfn *l, const ptx_ins *ins, LLVMValueRef *h)
+{
+    zn_lmod *m = l->m;
+    LLVMBuilderRef b = l->b;
+    LLVMValueRef x[3];
+    for (unsigned i = 0; i < nsrc(ins->op); i++)
+        x[i] = zn_to_half(l, h[i], false);
+    LLVMValueRef r;
+    switch (ins->op) {
+    case PTX_OP_add: r = LLVMBuildFAdd(b, x[0], x[1], ""); break;
+    case PTX_OP_sub: r = LLVMBuildFSub(b, x[0], x[1], ""); break;
+    case PTX_OP_mul: r = LLVMBuildFMul(b, x[0], x[1], ""); break;
+    default: {
+        LLVMTypeRef vh = LLVMTypeOf(x[0]);
+        r = ll_intrin(l, "llvm.fma", &vh, 1, x, 3);
+        break;
+    }
+    }
+    if (ins->flags & PTX_F(sat)) /* exact both ways: r is a half */
+        r = LLVMBuildFPTrunc(b, zn_fsat(l, LLVMBuildFPExt(b, r, ll_vec(m->t_f32), "")),
+                             LLVMTypeOf(r), "");
+    LLVMValueRef nan = LLVMBuildFCmp(b, LLVMRealUNO, r, r, "");
+    return LLVMBuildSelect(b, nan, c16(l, 0x7fff), zn_from_half(l, r), "");
+}
+
 /* one element: i16 bits in, i16 bits out; NULL if unsupported */
 static LLVMValueRef one(zn_lfn *l, const ptx_ins *ins, LLVMValueRef *h, bool bf)
 {
@@ -94,6 +159,8 @@ static LLVMValueRef one(zn_lfn *l, const ptx_ins *ins, LLVMValueRef *h, bool bf)
         return LLVMBuildXor(b, h[0], c16(l, 0x8000), "");
     if (ins->op == PTX_OP_abs)
         return LLVMBuildAnd(b, h[0], c16(l, 0x7fff), "");
+    if (native_f16(l, ins, bf))
+        return relu_sat_tail(l, ins, native_one(l, ins, h), bf);
     LLVMValueRef f[3];
     for (unsigned i = 0; i < n; i++)
         f[i] = zn_half_to_f32(l, ftz ? ftz16(l, h[i], bf) : h[i], bf);
@@ -145,9 +212,6 @@ static LLVMValueRef one(zn_lfn *l, const ptx_ins *ins, LLVMValueRef *h, bool bf)
         o = LLVMBuildSelect(b, big, LLVMBuildOr(b, LLVMBuildAnd(b, o, c16(l, 0x8000), ""),
                                                 c16(l, 0x7c00), ""), o, "");
     }
-    if (ins->flags & PTX_F(sat)) /* -0 -> +0 */
-        o = LLVMBuildSelect(b, LLVMBuildICmp(b, LLVMIntEQ, o, c16(l, 0x8000), ""),
-                            c16(l, 0), o, "");
     if (ftz && !bf && !trunc) {
         /* a result tiny after rounding to 11 bits with an unbounded
          * exponent is a zero (NVIDIA's rule, see ftz_result in
@@ -162,13 +226,7 @@ static LLVMValueRef one(zn_lfn *l, const ptx_ins *ins, LLVMValueRef *h, bool bf)
     } else if (ftz) {
         o = ftz16(l, o, bf);
     }
-    if (ins->flags & PTX_F(relu)) {
-        LLVMValueRef neg = LLVMBuildICmp(b, LLVMIntSLT, o, c16(l, 0), "");
-        LLVMValueRef nan = LLVMBuildICmp(b, LLVMIntUGT, LLVMBuildAnd(b, o, c16(l, 0x7fff), ""),
-                                         c16(l, bf ? 0x7f80 : 0x7c00), "");
-        o = LLVMBuildSelect(b, LLVMBuildAnd(b, neg, LLVMBuildNot(b, nan, ""), ""), c16(l, 0), o, "");
-    }
-    return o;
+    return relu_sat_tail(l, ins, o, bf);
 }
 
 void zn_lower_half(zn_lfn *l, const ptx_ins *ins)
