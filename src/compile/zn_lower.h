@@ -413,6 +413,11 @@ LLVMValueRef zn_round_odd_f32(zn_lfn *l, LLVMValueRef w, LLVMValueRef e);
 /* warp matrix operations (zn_lower_mma.c: mma, wmma) and cp.async,
  * ldmatrix/stmatrix/movmatrix, f16/bf16 atomics (zn_lower_async.c) */
 void zn_lower_mma(zn_lfn *l, const ptx_ins *ins);
+/* an m16n8 mma tile for wgmma (zn_lower_mma.c) and wgmma itself
+ * (zn_lower_wgmma.c) */
+void zn_mma_tile_m16n8(zn_lfn *l, ptx_type at, bool acc16, LLVMValueRef *ra, LLVMValueRef *rb,
+                       LLVMValueRef *ce, LLVMValueRef *de);
+void zn_lower_wgmma(zn_lfn *l, const ptx_ins *ins);
 void zn_lower_async(zn_lfn *l, const ptx_ins *ins);
 bool zn_is_atom16(const ptx_ins *ins);
 void zn_lower_atom16(zn_lfn *l, const ptx_ins *ins);

@@ -72,6 +72,9 @@ void zn_lower_ins(zn_lfn *l, const ptx_ins *ins)
         else
             zn_lower_atom(l, ins);
         return;
+    case PTX_OP_wgmma:
+        zn_lower_wgmma(l, ins); /* zn_lower_wgmma.c */
+        return;
     case PTX_OP_mma: case PTX_OP_wmma:
         zn_lower_mma(l, ins);
         return;

@@ -648,6 +648,19 @@ static void mma_call(zn_lfn *l, const mshape *s, LLVMValueRef *ra, int na, ptx_t
         de[j] = LLVMBuildLoad2(l->b, vc, buf_slot(l, arr, buf, nra + nrb + j), "");
 }
 
+/* One m16n8k16 (f16, bf16) or m16n8k8 (tf32) tile for wgmma
+ * (zn_lower_wgmma.c), as mma.sync computes it: ra, rb: A's 4 and B's 2
+ * registers in mma.sync's fragment layout (<32 x i32>), ce: C's 4 elements
+ * (f32; an f16 accumulator's values widened), de: D's 4 elements. */
+void zn_mma_tile_m16n8(zn_lfn *l, ptx_type at, bool acc16, LLVMValueRef *ra, LLVMValueRef *rb,
+                       LLVMValueRef *ce, LLVMValueRef *de)
+{
+    bool tf32 = at == PTX_T_TF32;
+    mshape s = {16, 8, tf32 ? 8 : 16, tf32 ? MC_TF32 : MC_F16};
+    int hmma = at == PTX_T_F16 ? (acc16 ? 1 : 2) : 0;
+    mma_call(l, &s, ra, tf32 ? 4 : 8, at, rb, tf32 ? 2 : 4, at, ce, de, 4, hmma, NULL, false);
+}
+
 /* D elements (arithmetic type) -> the destination registers */
 static void write_frag(zn_lfn *l, const ptx_opnd *v, LLVMValueRef *de, int nd, ptx_type t)
 {

@@ -75,6 +75,7 @@ static bool typeless(ptx_op op)
     case PTX_OP_discard: case PTX_OP_isspacep: case PTX_OP_mma: case PTX_OP_wmma:
     case PTX_OP_ldmatrix: case PTX_OP_stmatrix: case PTX_OP_nanosleep:
     case PTX_OP_elect: case PTX_OP_applypriority: case PTX_OP_mbarrier: case PTX_OP_tensormap:
+    case PTX_OP_wgmma:
         return true;
     default:
         return false;
