@@ -661,6 +661,18 @@ void zn_mma_tile_m16n8(zn_lfn *l, ptx_type at, bool acc16, LLVMValueRef *ra, LLV
     mma_call(l, &s, ra, tf32 ? 4 : 8, at, rb, tf32 ? 2 : 4, at, ce, de, 4, hmma, NULL, false);
 }
 
+/* The same for 8-bit inputs (m16n8k32: s8/u8 into s32, with sat for
+ * .satfinite; e4m3/e5m2 into f32 or, acc16, f16): ra, rb: A's 4 and B's
+ * 2 registers of 4 bytes each, as mma.sync's fragments hold them. */
+void zn_mma_tile_m16n8_8bit(zn_lfn *l, ptx_type at, ptx_type bt, bool acc16, bool sat,
+                            LLVMValueRef *ra, LLVMValueRef *rb, LLVMValueRef *ce, LLVMValueRef *de)
+{
+    bool fp8 = is_fp8(at);
+    mshape s = {16, 8, 8, fp8 ? MC_FP8 : MC_INT};
+    intop iop = {{at, 8, at == PTX_T_S8}, {bt, 8, bt == PTX_T_S8}, false, acc16};
+    mma_core(l, &s, ra, 4, rb, 2, ce, de, 4, &iop, sat, 0);
+}
+
 /* D elements (arithmetic type) -> the destination registers */
 static void write_frag(zn_lfn *l, const ptx_opnd *v, LLVMValueRef *de, int nd, ptx_type t)
 {

@@ -34,8 +34,10 @@
  * Swizzle<B,4,3>) then XORs address bits 7.. into bits 4.. of the shared
  * address itself (the descriptor's base offset, for patterns not aligned
  * to their repeat, is not modelled: CUTLASS writes 0). Supported: f16 and
- * bf16 (k16) into f32, f16 into f16, tf32 (k8) into f32; other types
- * (fp8, s8, b1) are a load-time error. */
+ * bf16 (k16) into f32, f16 into f16, tf32 (k8) into f32, e4m3/e5m2 (k32)
+ * into f32 or f16 and s8/u8 (k32, .satfinite) into s32 (8-bit inputs go
+ * through mma.sync's m16n8k32 tiles, 4 k values per register); b1 is a
+ * load-time error. */
 #include "zn_lower.h"
 
 #include <stdio.h>
@@ -45,24 +47,49 @@ enum { DESC_INTERLEAVE = 0, DESC_B128 = 1, DESC_B64 = 2, DESC_B32 = 3 };
 
 typedef struct wg_shape {
     unsigned n, k;          /* m64nNkK */
-    ptx_type dt, at;        /* accumulator and input types */
+    ptx_type dt, at, bt;    /* accumulator and input types (fp8: E4M3X2/E5M2X2) */
     unsigned esz;           /* input element bytes */
 } wg_shape;
+
+static bool eight_bit(ptx_type t)
+{
+    return t == PTX_T_S8 || t == PTX_T_U8 || t == PTX_T_E4M3X2 || t == PTX_T_E5M2X2;
+}
+
+static bool fp8(ptx_type t)
+{
+    return t == PTX_T_E4M3X2 || t == PTX_T_E5M2X2;
+}
 
 static bool shape_of(const ptx_ins *ins, wg_shape *s)
 {
     bool found = false;
-    for (unsigned i = 0; i < ins->nmods && !found; i++) {
+    ptx_type t[3];
+    unsigned nt = 0;
+    for (unsigned i = 0; i < ins->nmods; i++) {
+        int md = ins->mods[i];
         unsigned n, k;
         char tail;
-        found = sscanf(ptx_mod_table[ins->mods[i]].name, "m64n%uk%u%c", &n, &k, &tail) == 2;
-        s->n = n, s->k = k;
+        if (!found && sscanf(ptx_mod_table[md].name, "m64n%uk%u%c", &n, &k, &tail) == 2) {
+            found = true;
+            s->n = n, s->k = k;
+        } else if (nt < 3 && ptx_mod_table[md].cat == PTX_MC_TYPE) {
+            t[nt++] = (ptx_type)(md - PTX_MOD_b8 + PTX_T_B8);
+        } else if (nt < 3 && (md == PTX_MOD_e4m3 || md == PTX_MOD_e5m2)) {
+            t[nt++] = md == PTX_MOD_e4m3 ? PTX_T_E4M3X2 : PTX_T_E5M2X2;
+        }
     }
-    if (!found)
+    if (!found || nt != 3)
         return false;
-    if (ins->ntypes != 3 || ins->type[1] != ins->type[2])
+    s->dt = t[0], s->at = t[1], s->bt = t[2];
+    if (eight_bit(s->at)) {
+        s->esz = 1;
+        bool f = fp8(s->at);
+        return s->k == 32 && f == fp8(s->bt) && eight_bit(s->bt) &&
+               (f ? s->dt == PTX_T_F32 || s->dt == PTX_T_F16 : s->dt == PTX_T_S32);
+    }
+    if (s->at != s->bt)
         return false;
-    s->dt = ins->type[0], s->at = ins->type[1];
     switch (s->at) {
     case PTX_T_F16:
         s->esz = 2;
@@ -195,6 +222,24 @@ static void b_pos(bool tf32, int lane, int i, int *k, int *n)
     *k = tf32 ? t + 4 * i : 2 * t + (i & 1) + (i >= 2 ? 8 : 0);
 }
 
+/* 8-bit inputs: element i is register i, a word of 4 k values (m16n8k32's
+ * layouts) */
+static void a_pos8(bool unused, int lane, int i, int *row, int *k)
+{
+    (void)unused;
+    int g = lane >> 2, t = lane & 3;
+    *row = g + ((i & 1) ? 8 : 0);
+    *k = 4 * (t + (i >= 2 ? 4 : 0));
+}
+
+static void b_pos8(bool unused, int lane, int i, int *k, int *n)
+{
+    (void)unused;
+    int g = lane >> 2, t = lane & 3;
+    *n = g;
+    *k = 4 * (t + 4 * i);
+}
+
 typedef void (*pos_fn)(bool, int, int, int *, int *);
 
 /* per-lane constant vectors of a position function's two coordinates */
@@ -214,18 +259,20 @@ static void pos_vecs(zn_lfn *l, pos_fn f, bool tf32, int i, LLVMValueRef *x, LLV
 /* the registers of an operand gathered through a descriptor: n elements,
  * per_reg of them packed per 32-bit register (16-bit ones: low half
  * first); (row, k) of element i from pos, offset by row0 / col0 */
-static void gather_regs(zn_lfn *l, const desc *d, bool mn_major, const wg_shape *s, pos_fn pos,
-                        bool is_a, LLVMValueRef row0, unsigned col0, LLVMValueRef *regs)
+static void gather_regs(zn_lfn *l, const desc *d, bool mn_major, const wg_shape *s, bool is_a,
+                        LLVMValueRef row0, unsigned col0, LLVMValueRef *regs)
 {
     LLVMBuilderRef b = l->b;
-    bool tf32 = s->at == PTX_T_TF32;
-    int n = tf32 ? (is_a ? 4 : 2) : (is_a ? 8 : 4), per = tf32 ? 1 : 2;
+    bool tf32 = s->at == PTX_T_TF32, word = s->esz == 1;
+    pos_fn pos = word ? (is_a ? a_pos8 : b_pos8) : is_a ? a_pos : b_pos;
+    int n = tf32 || word ? (is_a ? 4 : 2) : (is_a ? 8 : 4), per = s->esz == 2 ? 2 : 1;
     for (int i = 0; i < n; i++) {
         LLVMValueRef x, y;   /* A: (row, k); B: (k, n) */
         pos_vecs(l, pos, tf32, i, &x, &y);
         LLVMValueRef r = is_a ? LLVMBuildAdd(b, x, row0, "") : LLVMBuildAdd(b, y, k32(l, col0), "");
         LLVMValueRef k = is_a ? y : x;
-        LLVMValueRef v = load_elem(l, elem_addr(l, d, mn_major, s->esz, r, k), s->esz);
+        /* 8-bit: the 4 k values of a register are one aligned word */
+        LLVMValueRef v = load_elem(l, elem_addr(l, d, mn_major, s->esz, r, k), word ? 4 : s->esz);
         if (per == 1)
             regs[i] = v;
         else if (i % 2 == 0)
@@ -254,49 +301,51 @@ void zn_lower_wgmma(zn_lfn *l, const ptx_ins *ins)
     }
     wg_shape s;
     const ptx_opnd *o = ins->opnds;
-    if (!shape_of(ins, &s) || ins->nopnds < 6 || o[0].kind != PTX_OPND_VEC) {
+    if (!shape_of(ins, &s) || ins->nopnds < 4 || o[0].kind != PTX_OPND_VEC) {
         zn_lerr_unsupported(l);
         return;
     }
-    bool a_regs = o[1].kind == PTX_OPND_VEC, half = s.at != PTX_T_TF32;
-    bool acc16 = s.dt == PTX_T_F16;
+    bool a_regs = o[1].kind == PTX_OPND_VEC, half = s.esz == 2, integer = s.dt == PTX_T_S32;
+    bool acc16 = s.dt == PTX_T_F16, sat = ins->flags & PTX_F(satfinite);
     unsigned nd = acc16 ? s.n / 4 : s.n / 2;
-    /* d, a, b, scale-d, imm-scale-a, imm-scale-b, then f16/bf16's
-     * imm-trans-a (A in shared memory only) and imm-trans-b */
-    unsigned want = !half ? 6 : a_regs ? 7 : 8;
-    int64_t sa = imm(ins, 4), sb = imm(ins, 5);
+    /* d, a, b, scale-d; then imm-scale-a, imm-scale-b (floating point);
+     * then f16/bf16's imm-trans-a (A in shared memory only), imm-trans-b */
+    unsigned want = integer ? 4 : !half ? 6 : a_regs ? 7 : 8;
+    int64_t sa = integer ? 1 : imm(ins, 4), sb = integer ? 1 : imm(ins, 5);
     int64_t ta = half && !a_regs ? imm(ins, 6) : 0, tb = half ? imm(ins, want - 1) : 0;
     if (ins->nopnds != want || o[0].nelems != nd || (a_regs && o[1].nelems != 4) ||
         (sa != 1 && sa != -1) || (sb != 1 && sb != -1) || (ta != 0 && ta != 1) ||
-        (tb != 0 && tb != 1)) {
+        (tb != 0 && tb != 1) || (sat && !integer)) {
         zn_lerr(l, "wgmma: operands do not match the shape and types");
         return;
     }
     /* rows 16w.. of A and D: w, the warp's rank in its warpgroup */
     LLVMValueRef row0 = LLVMBuildMul(b, LLVMBuildAnd(b, zn_sreg(l, PTX_SREG_WARPID), k32(l, 3), ""),
                                      k32(l, 16), "");
-    LLVMValueRef ra[4], neg_a = k32(l, half ? 0x80008000u : 0x80000000u);
+    /* imm-scale -1: every element's sign bit flipped */
+    LLVMValueRef neg = k32(l, s.esz == 1 ? 0x80808080u : half ? 0x80008000u : 0x80000000u);
+    LLVMValueRef ra[4];
     if (a_regs) {
         for (int r = 0; r < 4; r++)
             ra[r] = zn_src(l, &o[1].elems[r], PTX_T_B32);
     } else {
         desc da = read_desc(l, &o[1]);
-        gather_regs(l, &da, ta == 1, &s, a_pos, true, row0, 0, ra);
+        gather_regs(l, &da, ta == 1, &s, true, row0, 0, ra);
     }
     if (sa == -1)
         for (int r = 0; r < 4; r++)
-            ra[r] = LLVMBuildXor(b, ra[r], neg_a, "");
+            ra[r] = LLVMBuildXor(b, ra[r], neg, "");
     /* scale-d: false makes D = A B */
     LLVMValueRef keep = o[3].kind == PTX_OPND_IMM ? LLVMConstInt(m->t_i1, o[3].ival != 0, 0) : NULL;
     LLVMValueRef keepv = keep ? NULL : zn_src(l, &o[3], PTX_T_PRED);
     desc db = read_desc(l, &o[2]);
-    LLVMTypeRef vf = ll_vec(m->t_f32);
+    LLVMTypeRef vc = ll_vec(integer ? m->t_i32 : m->t_f32);
     for (unsigned j = 0; j < s.n / 8; j++) {
         LLVMValueRef rb[2], ce[4], de[4];
-        gather_regs(l, &db, tb == 1, &s, b_pos, false, NULL, 8 * j, rb);
+        gather_regs(l, &db, tb == 1, &s, false, NULL, 8 * j, rb);
         if (sb == -1)
             for (int r = 0; r < 2; r++)
-                rb[r] = LLVMBuildXor(b, rb[r], neg_a, "");
+                rb[r] = LLVMBuildXor(b, rb[r], neg, "");
         for (int i = 0; i < 4; i++) {
             if (acc16) {
                 LLVMValueRef w = zn_src(l, &o[0].elems[2 * j + i / 2], PTX_T_B32);
@@ -304,13 +353,16 @@ void zn_lower_wgmma(zn_lfn *l, const ptx_ins *ins)
                     w = LLVMBuildLShr(b, w, k32(l, 16), "");
                 ce[i] = zn_half_to_f32(l, LLVMBuildTrunc(b, w, ll_vec(m->t_i16), ""), false);
             } else {
-                ce[i] = zn_src(l, &o[0].elems[4 * j + i], PTX_T_F32);
+                ce[i] = zn_src(l, &o[0].elems[4 * j + i], integer ? PTX_T_S32 : PTX_T_F32);
             }
-            LLVMValueRef zero = LLVMConstNull(vf);
+            LLVMValueRef zero = LLVMConstNull(vc);
             ce[i] = keep ? (LLVMIsNull(keep) ? zero : ce[i])
                          : LLVMBuildSelect(b, keepv, ce[i], zero, "");
         }
-        zn_mma_tile_m16n8(l, s.at, acc16, ra, rb, ce, de);
+        if (s.esz == 1)
+            zn_mma_tile_m16n8_8bit(l, s.at, s.bt, acc16, sat, ra, rb, ce, de);
+        else
+            zn_mma_tile_m16n8(l, s.at, acc16, ra, rb, ce, de);
         if (acc16) {
             for (int r = 0; r < 2; r++) {
                 LLVMTypeRef v32 = ll_vec(m->t_i32);
@@ -321,7 +373,7 @@ void zn_lower_wgmma(zn_lfn *l, const ptx_ins *ins)
             }
         } else {
             for (int i = 0; i < 4; i++)
-                zn_dst(l, &o[0].elems[4 * j + i], PTX_T_F32, de[i]);
+                zn_dst(l, &o[0].elems[4 * j + i], integer ? PTX_T_S32 : PTX_T_F32, de[i]);
         }
     }
 }

@@ -13,14 +13,15 @@
 // Inputs are small integers (products and sums exact in f32), so any
 // layout or fragment mistake shows as a wrong element. Cases: f16 -> f32
 // with each layout; bf16 with A from registers, B MN-major and imm-scale-a
-// -1; f16 -> f16; tf32 -> f32.
+// -1; f16 -> f16; tf32 -> f32; e4m3 x e5m2 -> f32; s8 x u8 -> s32.
 #include "zn_test.h"
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
+#include <cuda_fp8.h>
 #include <string.h>
 
 enum { INTER = 0, B128 = 1, B64 = 2, B32 = 3 };
-enum { F16, BF16, TF32 };
+enum { F16, BF16, TF32, FP8, I8 };
 
 // byte offset of element (r, k): r a row of A or a column of B (K-major),
 // or the MN index (MN-major); T elements per 16-byte chunk; swizzle
@@ -58,7 +59,8 @@ struct Case {
 };
 
 // the step's k extent and the byte advance of a K-major descriptor per step
-__host__ __device__ static int kstep(int type) { return type == TF32 ? 8 : 16; }
+__host__ __device__ static int kstep(int type) { return type == TF32 ? 8 : type >= FP8 ? 32 : 16; }
+__host__ __device__ static unsigned esize(int type) { return type == TF32 ? 4 : type >= FP8 ? 1 : 2; }
 
 // one wgmma step; d: the accumulator registers (N/2 f32 or N/4 f16x2)
 #define WG_F32_16(T, ad, bd, sd, sa, ta, tb)                                                  \
@@ -84,6 +86,9 @@ __global__ void __launch_bounds__(128) wg_kernel(Case c, const unsigned *ga, con
     const int lane = threadIdx.x % 32, w = threadIdx.x / 32, g = lane / 4, t = lane % 4;
     float d[16];
     unsigned h[8];
+    int id[8];
+    for (int i = 0; i < 8; i++)
+        id[i] = 77;
     for (int i = 0; i < 16; i++)
         d[i] = -1.0f;   // scale-d = 0 must ignore this
     for (int i = 0; i < 8; i++)
@@ -94,7 +99,7 @@ __global__ void __launch_bounds__(128) wg_kernel(Case c, const unsigned *ga, con
         int k0 = s * kstep(c.type);
         // K-major descriptors step by the k offset's address (in-atom for
         // swizzled layouts, as CUTLASS advances them); MN-major by k groups
-        unsigned ea = c.type == TF32 ? 4 : 2;
+        unsigned ea = esize(c.type);
         unsigned long long ad = make_desc(sa + canon(INTER, false, ea, 0, k0, c.lbo_a, c.sbo_a) *
                                                    (c.lay_a == INTER) +
                                               (c.lay_a != INTER ? k0 * ea : 0),
@@ -137,13 +142,27 @@ __global__ void __launch_bounds__(128) wg_kernel(Case c, const unsigned *ga, con
                          : "l"(ad), "l"(bd), "r"(sd));
         if (CASE == 4)
             WG_F32_16("f16", ad, bd, sd, "1", "0", "1");   // B MN-major
+        if (CASE == 5)
+            asm volatile("{ .reg .pred p; setp.ne.b32 p, %10, 0;\n"
+                         "wgmma.mma_async.sync.aligned.m64n16k32.f32.e4m3.e5m2"
+                         " {%0,%1,%2,%3,%4,%5,%6,%7}, %8, %9, p, 1, 1; }"
+                         : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]),
+                           "+f"(d[6]), "+f"(d[7])
+                         : "l"(ad), "l"(bd), "r"(sd));
+        if (CASE == 6)
+            asm volatile("{ .reg .pred p; setp.ne.b32 p, %10, 0;\n"
+                         "wgmma.mma_async.sync.aligned.m64n16k32.s32.s8.u8"
+                         " {%0,%1,%2,%3,%4,%5,%6,%7}, %8, %9, p; }"
+                         : "+r"(id[0]), "+r"(id[1]), "+r"(id[2]), "+r"(id[3]), "+r"(id[4]), "+r"(id[5]),
+                           "+r"(id[6]), "+r"(id[7])
+                         : "l"(ad), "l"(bd), "r"(sd));
     }
     asm volatile("wgmma.commit_group.sync.aligned;\nwgmma.wait_group.sync.aligned 0;" ::: "memory");
     for (int j = 0; j < c.n / 8; j++)
         for (int i = 0; i < 4; i++) {
             int row = 16 * w + g + ((i & 2) ? 8 : 0), col = 8 * j + 2 * t + (i & 1);
             float v = c.acc16 ? __half2float(__ushort_as_half((unsigned short)(h[2 * j + i / 2] >> (16 * (i & 1)))))
-                              : d[4 * j + i];
+                      : CASE == 6 ? (float)id[4 * j + i] : d[4 * j + i];
             out[row * c.n + col] = v;
         }
 }
@@ -152,38 +171,41 @@ static unsigned short f2h(float f) { __half h = __float2half(f); unsigned short 
 static unsigned short f2bf(float f) { __nv_bfloat16 h = __float2bfloat16(f); unsigned short u; memcpy(&u, &h, 2); return u; }
 static unsigned f2u(float f) { unsigned u; memcpy(&u, &f, 4); return u; }
 
+// element bits of v as operand type `type` (fp8: A e4m3, B e5m2; i8: A s8, B u8)
+static void put(unsigned char *p, int type, bool is_b, float v)
+{
+    if (type == F16 || type == BF16) {
+        unsigned short u = type == BF16 ? f2bf(v) : f2h(v);
+        memcpy(p, &u, 2);
+    } else if (type == TF32) {
+        unsigned u = f2u(v);
+        memcpy(p, &u, 4);
+    } else if (type == FP8) {
+        *p = is_b ? __nv_fp8_e5m2(v).__x : __nv_fp8_e4m3(v).__x;
+    } else {
+        *p = (unsigned char)(int)v;
+    }
+}
+
 template <int CASE>
 static void run_case(const Case &c)
 {
     const int M = 64;
-    float a[64 * 64], bm[64 * 64];
+    static float a[64 * 128], bm[128 * 64];
     static unsigned char sa[16384], sb[16384];
     memset(sa, 0, sizeof sa);
     memset(sb, 0, sizeof sb);
-    unsigned esz = c.type == TF32 ? 4 : 2;
+    unsigned esz = esize(c.type);
     for (int r = 0; r < M; r++)
         for (int k = 0; k < c.k; k++) {
             a[r * c.k + k] = (float)((int)(zt_rand() % 7) - 3);
-            unsigned off = canon(c.lay_a, false, esz, r, k, c.lbo_a, c.sbo_a);
-            if (esz == 2) {
-                unsigned short v = c.type == BF16 ? f2bf(a[r * c.k + k]) : f2h(a[r * c.k + k]);
-                memcpy(sa + off, &v, 2);
-            } else {
-                unsigned v = f2u(a[r * c.k + k]);
-                memcpy(sa + off, &v, 4);
-            }
+            put(sa + canon(c.lay_a, false, esz, r, k, c.lbo_a, c.sbo_a), c.type, false, a[r * c.k + k]);
         }
     for (int n = 0; n < c.n; n++)
         for (int k = 0; k < c.k; k++) {
-            bm[k * c.n + n] = (float)((int)(zt_rand() % 5) - 2);
-            unsigned off = canon(c.lay_b, c.b_mn, esz, n, k, c.lbo_b, c.sbo_b);
-            if (esz == 2) {
-                unsigned short v = c.type == BF16 ? f2bf(bm[k * c.n + n]) : f2h(bm[k * c.n + n]);
-                memcpy(sb + off, &v, 2);
-            } else {
-                unsigned v = f2u(bm[k * c.n + n]);
-                memcpy(sb + off, &v, 4);
-            }
+            // u8 B: 0..4; the others -2..2
+            bm[k * c.n + n] = (float)((int)(zt_rand() % 5) - (c.type == I8 ? 0 : 2));
+            put(sb + canon(c.lay_b, c.b_mn, esz, n, k, c.lbo_b, c.sbo_b), c.type, true, bm[k * c.n + n]);
         }
     unsigned *ga, *gb;
     float *out;
@@ -241,5 +263,11 @@ int main()
     run_case<3>(tf);
     Case mn = {"f16 B MN-major 128B", F16, 16, 16, B128, B128, true, false, false, false, 16, 1024, 2048, 1024};
     run_case<4>(mn);
+    // e4m3 x e5m2: 64-byte swizzle, rows of 64 (K 64, two steps of 32)
+    Case f8 = {"e4m3 x e5m2 64B swizzle", FP8, 16, 64, B64, B64, false, false, false, false, 16, 512, 16, 512};
+    run_case<5>(f8);
+    // s8 x u8: interleaved, 16 per chunk: K 64 is four chunks, LBO 128, SBO 512
+    Case i8 = {"s8 x u8 interleave", I8, 16, 64, INTER, INTER, false, false, false, false, 128, 512, 128, 512};
+    run_case<6>(i8);
     return zt_finish();
 }
