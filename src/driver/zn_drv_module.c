@@ -14,6 +14,7 @@
  * looked up across all images. (Calls to .extern functions across images
  * need real linking, which is not done yet.)
  */
+#include "../util/zn_file.h"
 #include "zn_drv.h"
 #include "zn_drv_profile.h"
 #include "zn_drv_link.h"
@@ -311,31 +312,9 @@ static CUresult read_file(const char *fname, char **out)
 {
     if (!fname)
         return CUDA_ERROR_INVALID_VALUE;
-    FILE *f = fopen(fname, "rb");
-    if (!f)
-        return CUDA_ERROR_FILE_NOT_FOUND;
-    char *buf = NULL;
-    size_t len = 0, cap = 0;
-    for (;;) {
-        if (len + 65536 + 1 > cap) {
-            cap = (len + 65536 + 1) * 2;
-            char *nb = realloc(buf, cap);
-            if (!nb) {
-                free(buf);
-                fclose(f);
-                return CUDA_ERROR_OUT_OF_MEMORY;
-            }
-            buf = nb;
-        }
-        size_t got = fread(buf + len, 1, 65536, f);
-        len += got;
-        if (got < 65536)
-            break;
-    }
-    fclose(f);
-    buf[len] = 0;
-    *out = buf;
-    return CUDA_SUCCESS;
+    size_t len;
+    *out = zn_read_file(fname, &len);
+    return *out ? CUDA_SUCCESS : CUDA_ERROR_FILE_NOT_FOUND;
 }
 
 /* ---- modules ---- */

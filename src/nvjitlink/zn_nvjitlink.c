@@ -29,55 +29,24 @@
 #define NVJITLINK_NO_INLINE    /* the plain names are defined here (the end) */
 #include <nvJitLink.h>
 
-#include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "../fatbin/zn_fatbin.h"
-#include "../ptx/ptx_ir.h"
+#include "../link/zn_link_inputs.h"
+#include "../util/zn_file.h"
 #include "../util/zn_log.h"
 
 #define API __attribute__((visibility("default")))
 #define ZN_MAGIC_JITLINK 0x5a6a6c6bu   /* "Zjlk" */
 
-typedef struct text_log {
-    char *text;
-    size_t len;
-} text_log;
-
 struct nvJitLink {
     uint32_t magic;
-    unsigned cc;                /* from -arch: 90 = sm_90 */
-    bool verbose;
-    ptx_module **mods;
-    char **names;
-    unsigned n, cap;
+    zn_link_inputs in;          /* in.cc from -arch; the logs */
     char *linked;               /* nvJitLinkComplete's output */
-    text_log error, info;
 };
-
-__attribute__((format(printf, 2, 3)))
-static void logf_to(text_log *l, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    int k = vsnprintf(NULL, 0, fmt, ap);
-    va_end(ap);
-    if (k < 0)
-        return;
-    char *t = realloc(l->text, l->len + (size_t)k + 2);
-    if (!t)
-        return;
-    l->text = t;
-    va_start(ap, fmt);
-    vsnprintf(t + l->len, (size_t)k + 1, fmt, ap);
-    va_end(ap);
-    l->len += (size_t)k;
-    t[l->len++] = '\n';
-    t[l->len] = 0;
-}
 
 static bool valid(nvJitLinkHandle h)
 {
@@ -114,15 +83,15 @@ static nvJitLinkResult parse_option(nvJitLinkHandle h, const char *o)
                                          "-variables-used=", "-jump-table-density=",
                                          "-Xnvvm=", "-Xnvvm"};
     if (has_prefix(o, "-arch=")) {
-        h->cc = arch_cc(o + 6);
-        if (!h->cc) {
-            logf_to(&h->error, "error   : unrecognized architecture in '%s'", o);
+        h->in.cc = arch_cc(o + 6);
+        if (!h->in.cc) {
+            zn_text_logf(&h->in.error, "error   : unrecognized architecture in '%s'", o);
             return NVJITLINK_ERROR_UNRECOGNIZED_ARCH;
         }
         return NVJITLINK_SUCCESS;
     }
     if (!strcmp(o, "-verbose")) {
-        h->verbose = true;
+        h->in.verbose = true;
         return NVJITLINK_SUCCESS;
     }
     for (size_t i = 0; i < sizeof flags / sizeof flags[0]; i++)
@@ -131,7 +100,7 @@ static nvJitLinkResult parse_option(nvJitLinkHandle h, const char *o)
     for (size_t i = 0; i < sizeof valued / sizeof valued[0]; i++)
         if (has_prefix(o, valued[i]))
             return NVJITLINK_SUCCESS;
-    logf_to(&h->error, "error   : unrecognized option '%s'", o);
+    zn_text_logf(&h->in.error, "error   : unrecognized option '%s'", o);
     return NVJITLINK_ERROR_UNRECOGNIZED_OPTION;
 }
 
@@ -139,15 +108,8 @@ static nvJitLinkResult parse_option(nvJitLinkHandle h, const char *o)
 
 static void jl_free(nvJitLinkHandle h)
 {
-    for (unsigned i = 0; i < h->n; i++) {
-        ptx_module_free(h->mods[i]);
-        free(h->names[i]);
-    }
-    free(h->mods);
-    free(h->names);
+    zn_link_inputs_free(&h->in);
     free(h->linked);
-    free(h->error.text);
-    free(h->info.text);
     h->magic = 0;
     free(h);
 }
@@ -165,12 +127,12 @@ API nvJitLinkResult __nvJitLinkCreate_13_0(nvJitLinkHandle *handle, uint32_t num
     nvJitLinkResult r = NVJITLINK_SUCCESS;
     for (uint32_t i = 0; i < numOptions && r == NVJITLINK_SUCCESS; i++)
         r = options[i] ? parse_option(h, options[i]) : NVJITLINK_ERROR_NULL_INPUT;
-    if (r == NVJITLINK_SUCCESS && !h->cc)
+    if (r == NVJITLINK_SUCCESS && !h->in.cc)
         r = NVJITLINK_ERROR_MISSING_ARCH;
     if (r != NVJITLINK_SUCCESS) {
         /* no handle comes back, so no log: ZINC_LOG=1 says why */
-        zn_log(ZN_LOG_ERROR, "nvJitLinkCreate: %.*s", h->error.len ? (int)h->error.len - 1 : 21,
-               h->error.len ? h->error.text : "no -arch=sm_XX option");
+        zn_log(ZN_LOG_ERROR, "nvJitLinkCreate: %.*s", h->in.error.len ? (int)h->in.error.len - 1 : 21,
+               h->in.error.len ? h->in.error.text : "no -arch=sm_XX option");
         jl_free(h);
         return r;
     }
@@ -191,68 +153,15 @@ API nvJitLinkResult __nvJitLinkDestroy_13_0(nvJitLinkHandle *handle)
 
 /* ---- inputs ---------------------------------------------------------------- */
 
-static nvJitLinkResult add_ptx(nvJitLinkHandle h, const char *text, size_t len, const char *name)
+static nvJitLinkResult from_rc(zn_link_rc r)
 {
-    char err[4096];
-    ptx_module *m = ptx_parse(text, len, name, err, sizeof err);
-    if (!m) {
-        logf_to(&h->error, "error   : %s", err);
-        return NVJITLINK_ERROR_PTX_COMPILE;
+    switch (r) {
+    case ZN_LINK_OK: return NVJITLINK_SUCCESS;
+    case ZN_LINK_BAD_PTX: return NVJITLINK_ERROR_PTX_COMPILE;
+    case ZN_LINK_BAD_FATBIN: return NVJITLINK_ERROR_INVALID_INPUT;
+    case ZN_LINK_NO_PTX: return NVJITLINK_ERROR_MISSING_FATBIN;
+    default: return NVJITLINK_ERROR_INTERNAL;
     }
-    if (h->n == h->cap) {
-        unsigned cap = h->cap ? h->cap * 2 : 4;
-        ptx_module **mods = realloc(h->mods, cap * sizeof *mods);
-        if (mods)
-            h->mods = mods;
-        char **names = realloc(h->names, cap * sizeof *names);
-        if (names)
-            h->names = names;
-        if (!mods || !names) {
-            ptx_module_free(m);
-            return NVJITLINK_ERROR_INTERNAL;
-        }
-        h->cap = cap;
-    }
-    h->mods[h->n] = m;
-    h->names[h->n] = strdup(name);
-    h->n++;
-    if (h->verbose)
-        logf_to(&h->info, "info    : added PTX '%s' (.target %s, %u functions, %u variables)",
-                name, m->target, m->nfuncs, m->nvars);
-    return NVJITLINK_SUCCESS;
-}
-
-typedef struct fatbin_ctx {
-    nvJitLinkHandle h;
-    const char *name;
-    unsigned added;
-} fatbin_ctx;
-
-/* the PTX entries of one fatbin (bare or wrapper) for the -arch given */
-static int add_fatbin(void *u, const void *data, size_t size)
-{
-    fatbin_ctx *c = u;
-    char err[4096] = "";
-    zn_ptx_image *imgs = NULL;
-    unsigned n = 0;
-    int rc = zn_fatbin_get_ptx_n(data, size, c->h->cc, &imgs, &n, err, sizeof err);
-    if (rc == -2 || (rc == 0 && n == 0)) {
-        zn_ptx_images_free(imgs, n);
-        return NVJITLINK_SUCCESS;   /* cubins only: the caller says so */
-    }
-    if (rc != 0) {
-        logf_to(&c->h->error, "error   : %s: malformed fatbin: %s", c->name, err);
-        return NVJITLINK_ERROR_INVALID_INPUT;
-    }
-    nvJitLinkResult r = NVJITLINK_SUCCESS;
-    for (unsigned i = 0; i < n && r == NVJITLINK_SUCCESS; i++) {
-        char nm[512];
-        snprintf(nm, sizeof nm, n > 1 ? "%s#%u" : "%s", c->name, i);
-        r = add_ptx(c->h, imgs[i].text, imgs[i].len, nm);
-        c->added += r == NVJITLINK_SUCCESS;
-    }
-    zn_ptx_images_free(imgs, n);
-    return (int)r;
 }
 
 static bool is_archive(const void *data, size_t size)
@@ -280,49 +189,38 @@ static nvJitLinkInputType classify(const void *data, size_t size)
 static nvJitLinkResult add_input(nvJitLinkHandle h, nvJitLinkInputType type, const void *data,
                                  size_t size, const char *name)
 {
+    zn_link_inputs *in = &h->in;
     if (h->linked) {
-        logf_to(&h->error, "error   : %s: input added after nvJitLinkComplete", name);
+        zn_text_logf(&in->error, "error   : %s: input added after nvJitLinkComplete", name);
         return NVJITLINK_ERROR_INVALID_INPUT;
     }
     if (type == NVJITLINK_INPUT_ANY)
         type = classify(data, size);
-    bool ptx = zn_image_classify_n(data, size) == ZN_IMAGE_PTX;
-    fatbin_ctx c = {h, name, 0};
-    nvJitLinkResult r;
     switch (type) {
     case NVJITLINK_INPUT_PTX:
     case NVJITLINK_INPUT_LTOIR:
-        if (!ptx) {
-            logf_to(&h->error, "error   : %s: %s", name, type == NVJITLINK_INPUT_PTX
-                    ? "not PTX text"
-                    : "LTO IR from NVIDIA's compilers (NVVM bitcode) cannot run on Zinc; compile "
-                      "with NVRTC's -dlto under zinc run (Zinc's NVRTC hands out PTX as LTO IR), "
-                      "or add PTX");
+        if (zn_image_classify_n(data, size) != ZN_IMAGE_PTX) {
+            zn_text_logf(&in->error, "error   : %s: %s", name, type == NVJITLINK_INPUT_PTX
+                         ? "not PTX text"
+                         : "LTO IR from NVIDIA's compilers (NVVM bitcode) cannot run on Zinc; "
+                           "compile with NVRTC's -dlto under zinc run (Zinc's NVRTC hands out PTX "
+                           "as LTO IR), or add PTX");
             return NVJITLINK_ERROR_INVALID_INPUT;
         }
-        return add_ptx(h, data, strnlen(data, size), name);
+        return from_rc(zn_link_add_ptx(in, data, strnlen(data, size), name));
     case NVJITLINK_INPUT_FATBIN:
-        r = (nvJitLinkResult)add_fatbin(&c, data, size);
-        break;
+        return from_rc(zn_link_add_fatbin(in, data, size, name));
     case NVJITLINK_INPUT_OBJECT:
     case NVJITLINK_INPUT_LIBRARY:
-        r = (nvJitLinkResult)zn_fatbin_each_embedded(data, size, add_fatbin, &c);
-        break;
+        return from_rc(zn_link_add_object(in, data, size, name));
     case NVJITLINK_INPUT_CUBIN:
-        logf_to(&h->error, "error   : %s: a cubin is machine code for an NVIDIA GPU; Zinc links "
-                "PTX (add the PTX, or a fatbin that holds it)", name);
+        zn_text_logf(&in->error, "error   : %s: a cubin is machine code for an NVIDIA GPU; Zinc "
+                     "links PTX (add the PTX, or a fatbin that holds it)", name);
         return NVJITLINK_ERROR_INVALID_INPUT;
     default:
-        logf_to(&h->error, "error   : %s: unrecognized input (input type %d)", name, (int)type);
+        zn_text_logf(&in->error, "error   : %s: unrecognized input (input type %d)", name, (int)type);
         return NVJITLINK_ERROR_UNRECOGNIZED_INPUT;
     }
-    if (r == NVJITLINK_SUCCESS && !c.added) {
-        logf_to(&h->error, "error   : %s holds no PTX for sm_%u or older (only cubins, which "
-                "are machine code for an NVIDIA GPU): rebuild it with PTX embedded (e.g. "
-                "-gencode arch=compute_XX,code=compute_XX)", name, h->cc);
-        r = NVJITLINK_ERROR_MISSING_FATBIN;
-    }
-    return r;
 }
 
 API nvJitLinkResult __nvJitLinkAddData_13_0(nvJitLinkHandle handle, nvJitLinkInputType inputType,
@@ -342,29 +240,12 @@ API nvJitLinkResult __nvJitLinkAddFile_13_0(nvJitLinkHandle handle, nvJitLinkInp
         return NVJITLINK_ERROR_INVALID_INPUT;
     if (!fileName)
         return NVJITLINK_ERROR_NULL_INPUT;
-    FILE *f = fopen(fileName, "rb");
-    if (!f) {
-        logf_to(&handle->error, "error   : cannot open '%s'", fileName);
+    size_t len = 0;
+    char *buf = zn_read_file(fileName, &len);
+    if (!buf) {
+        zn_text_logf(&handle->in.error, "error   : cannot read '%s'", fileName);
         return NVJITLINK_ERROR_INVALID_INPUT;
     }
-    char *buf = NULL;
-    size_t len = 0, cap = 0, got;
-    do {
-        if (len + 65536 + 1 > cap) {
-            cap = (len + 65536 + 1) * 2;
-            char *nb = realloc(buf, cap);
-            if (!nb) {
-                free(buf);
-                fclose(f);
-                return NVJITLINK_ERROR_INTERNAL;
-            }
-            buf = nb;
-        }
-        got = fread(buf + len, 1, 65536, f);
-        len += got;
-    } while (got == 65536);
-    fclose(f);
-    buf[len] = 0;
     nvJitLinkResult r = len ? add_input(handle, inputType, buf, len, fileName)
                             : NVJITLINK_ERROR_INVALID_INPUT;
     free(buf);
@@ -379,20 +260,12 @@ API nvJitLinkResult __nvJitLinkComplete_13_0(nvJitLinkHandle handle)
         return NVJITLINK_ERROR_INVALID_INPUT;
     if (handle->linked)
         return NVJITLINK_SUCCESS;
-    if (!handle->n) {
-        logf_to(&handle->error, "error   : nothing to link (no input was added)");
-        return NVJITLINK_ERROR_INVALID_INPUT;
-    }
-    char err[4096];
     char *text = NULL;
-    ptx_module *m = ptx_link((const ptx_module *const *)handle->mods,
-                             (const char *const *)handle->names, handle->n, &text, err, sizeof err);
-    if (!m) {
-        logf_to(&handle->error, "error   : %s", err);
-        return NVJITLINK_ERROR_FINALIZE;
-    }
-    logf_to(&handle->info, "info    : linked %u PTX input(s) into one module (.target %s)",
-            handle->n, m->target);
+    ptx_module *m = zn_link_inputs_link(&handle->in, &text);
+    if (!m)
+        return handle->in.n ? NVJITLINK_ERROR_FINALIZE : NVJITLINK_ERROR_INVALID_INPUT;
+    zn_text_logf(&handle->in.info, "info    : linked %u PTX input(s) into one module (.target %s)",
+                 handle->in.n, m->target);
     ptx_module_free(m);
     handle->linked = text;
     return NVJITLINK_SUCCESS;
@@ -441,7 +314,7 @@ API nvJitLinkResult __nvJitLinkGetLinkedPtx_13_0(nvJitLinkHandle handle, char *p
     return linked_copy(handle, ptx);
 }
 
-static nvJitLinkResult log_size(nvJitLinkHandle h, const text_log *l, size_t *size)
+static nvJitLinkResult log_size(nvJitLinkHandle h, const zn_text_log *l, size_t *size)
 {
     if (!valid(h))
         return NVJITLINK_ERROR_INVALID_INPUT;
@@ -451,7 +324,7 @@ static nvJitLinkResult log_size(nvJitLinkHandle h, const text_log *l, size_t *si
     return NVJITLINK_SUCCESS;
 }
 
-static nvJitLinkResult log_copy(nvJitLinkHandle h, const text_log *l, char *out)
+static nvJitLinkResult log_copy(nvJitLinkHandle h, const zn_text_log *l, char *out)
 {
     if (!valid(h))
         return NVJITLINK_ERROR_INVALID_INPUT;
@@ -465,22 +338,22 @@ static nvJitLinkResult log_copy(nvJitLinkHandle h, const text_log *l, char *out)
 
 API nvJitLinkResult __nvJitLinkGetErrorLogSize_13_0(nvJitLinkHandle handle, size_t *size)
 {
-    return log_size(handle, valid(handle) ? &handle->error : NULL, size);
+    return log_size(handle, valid(handle) ? &handle->in.error : NULL, size);
 }
 
 API nvJitLinkResult __nvJitLinkGetErrorLog_13_0(nvJitLinkHandle handle, char *log)
 {
-    return log_copy(handle, valid(handle) ? &handle->error : NULL, log);
+    return log_copy(handle, valid(handle) ? &handle->in.error : NULL, log);
 }
 
 API nvJitLinkResult __nvJitLinkGetInfoLogSize_13_0(nvJitLinkHandle handle, size_t *size)
 {
-    return log_size(handle, valid(handle) ? &handle->info : NULL, size);
+    return log_size(handle, valid(handle) ? &handle->in.info : NULL, size);
 }
 
 API nvJitLinkResult __nvJitLinkGetInfoLog_13_0(nvJitLinkHandle handle, char *log)
 {
-    return log_copy(handle, valid(handle) ? &handle->info : NULL, log);
+    return log_copy(handle, valid(handle) ? &handle->in.info : NULL, log);
 }
 
 API nvJitLinkResult nvJitLinkVersion(unsigned int *major, unsigned int *minor)

@@ -17,8 +17,8 @@
 #include <string.h>
 
 #include "drv_test.h"
+#include "drv_saxpy.h"
 
-#define N 1000
 
 static const char kernel_src[] =
     "extern __device__ float compute(float a, float x, float y);\n"
@@ -66,43 +66,6 @@ static char *lto_ir(const char *src, const char *name, const char *arch, size_t 
     NV_OK(nvrtcDestroyProgram(&p));
     EXPECT(ir != NULL);
     return ir;
-}
-
-/* loads the linked image, runs saxpy over N elements, checks */
-static void run(const void *img, const char *what)
-{
-    CUmodule mod;
-    CUfunction fn;
-    EXPECT_RC(cuModuleLoadData(&mod, img), CUDA_SUCCESS);
-    EXPECT_RC(cuModuleGetFunction(&fn, mod, "saxpy"), CUDA_SUCCESS);
-    static float hx[N], hy[N], got[N];
-    for (int i = 0; i < N; i++) {
-        hx[i] = (float)i * 0.5f;
-        hy[i] = (float)(N - i);
-    }
-    CUdeviceptr dx, dy;
-    OK(cuMemAlloc(&dx, sizeof hx));
-    OK(cuMemAlloc(&dy, sizeof hy));
-    OK(cuMemcpyHtoD(dx, hx, sizeof hx));
-    OK(cuMemcpyHtoD(dy, hy, sizeof hy));
-    float a = 3.0f;
-    int n = N;
-    void *args[] = {&a, &dx, &dy, &n};
-    OK(cuLaunchKernel(fn, (N + 127) / 128, 1, 1, 128, 1, 1, 0, NULL, args, NULL));
-    OK(cuCtxSynchronize());
-    memset(got, 0xff, sizeof got);  /* poison: NaN */
-    OK(cuMemcpyDtoH(got, dy, sizeof got));
-    for (int i = 0; i < N; i++) {
-        float want = a * hx[i] + hy[i] + 0.25f;
-        if (got[i] != want) {
-            printf("FAIL %s: y[%d] = %g, want %g\n", what, i, got[i], want);
-            drv_failures++;
-            break;
-        }
-    }
-    OK(cuMemFree(dx));
-    OK(cuMemFree(dy));
-    OK(cuModuleUnload(mod));
 }
 
 static bool log_has(nvJitLinkHandle h, const char *want)
@@ -182,7 +145,7 @@ int main(void)
         EXPECT(cubin != NULL);
         if (cubin) {
             JL_OK(nvJitLinkGetLinkedCubin(h, cubin));
-            run(cubin, "nvJitLink");
+            drv_run_saxpy(cubin, "saxpy", 0.25f, "nvJitLink");
         }
         free(cubin);
         JL_OK(nvJitLinkDestroy(&h));
@@ -196,7 +159,7 @@ int main(void)
         size_t outn = 0;
         OK(cuLinkComplete(ls, &out, &outn));
         if (out)
-            run(out, "cuLink NVVM");
+            drv_run_saxpy(out, "saxpy", 0.25f, "cuLink NVVM");
         static const unsigned char bitcode[8] = {'B', 'C', 0xc0, 0xde};
         EXPECT_RC(cuLinkAddData(ls, CU_JIT_INPUT_NVVM, (void *)bitcode, sizeof bitcode, "nv", 0,
                                 NULL, NULL), CUDA_ERROR_INVALID_VALUE);   /* after complete */

@@ -14,8 +14,8 @@
 #include <string.h>
 
 #include "drv_test.h"
+#include "drv_saxpy.h"
 
-#define N 1000
 
 static const char src[] =
     "template <typename T>\n"
@@ -72,41 +72,6 @@ static char *compile(const char *const *opts, int nopts, bool cubin, char *lower
     return img;
 }
 
-/* loads the image, runs saxpy<float> over N elements, checks */
-static void run(const char *img, const char *lowered, int arch, const char *what)
-{
-    CUmodule mod;
-    CUfunction fn;
-    EXPECT_RC(cuModuleLoadData(&mod, img), CUDA_SUCCESS);
-    EXPECT_RC(cuModuleGetFunction(&fn, mod, lowered), CUDA_SUCCESS);
-    static float hx[N], hy[N], got[N];
-    for (int i = 0; i < N; i++) {
-        hx[i] = (float)i * 0.5f;
-        hy[i] = (float)(N - i);
-    }
-    CUdeviceptr dx, dy;
-    OK(cuMemAlloc(&dx, sizeof hx));
-    OK(cuMemAlloc(&dy, sizeof hy));
-    OK(cuMemcpyHtoD(dx, hx, sizeof hx));
-    OK(cuMemcpyHtoD(dy, hy, sizeof hy));
-    float a = 3.0f;
-    int n = N;
-    void *args[] = {&a, &dx, &dy, &n};
-    OK(cuLaunchKernel(fn, (N + 127) / 128, 1, 1, 128, 1, 1, 0, NULL, args, NULL));
-    OK(cuCtxSynchronize());
-    memset(got, 0xff, sizeof got);  /* poison: NaN */
-    OK(cuMemcpyDtoH(got, dy, sizeof got));
-    for (int i = 0; i < N; i++)
-        if (got[i] != a * hx[i] + hy[i] + (float)arch) {
-            printf("FAIL %s: y[%d] = %g, want %g\n", what, i, got[i], a * hx[i] + hy[i] + (float)arch);
-            drv_failures++;
-            break;
-        }
-    OK(cuMemFree(dx));
-    OK(cuMemFree(dy));
-    OK(cuModuleUnload(mod));
-}
-
 int main(void)
 {
     CUdevice dev = drv_test_primary_ctx(NULL);
@@ -115,19 +80,19 @@ int main(void)
     const char *sm90[] = {"--gpu-architecture=sm_90", "-std=c++17"};
     char *img = compile(sm90, 2, true, lowered, sizeof lowered);
     if (img)
-        run(img, lowered, 900, "sm_90 cubin");
+        drv_run_saxpy(img, lowered, 900.0f, "sm_90 cubin");
     free(img);
 
     const char *sm75[] = {"-arch", "sm_75"};
     img = compile(sm75, 2, true, lowered, sizeof lowered);
     if (img)
-        run(img, lowered, 750, "sm_75 cubin");
+        drv_run_saxpy(img, lowered, 750.0f, "sm_75 cubin");
     free(img);
 
     const char *c75[] = {"--gpu-architecture=compute_75"};
     img = compile(c75, 1, false, lowered, sizeof lowered);
     if (img)
-        run(img, lowered, 750, "compute_75 PTX");
+        drv_run_saxpy(img, lowered, 750.0f, "compute_75 PTX");
     free(img);
 
     nvrtcProgram p;
