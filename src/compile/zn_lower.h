@@ -420,6 +420,7 @@ void zn_mma_tile_m16n8(zn_lfn *l, ptx_type at, bool acc16, LLVMValueRef *ra, LLV
 void zn_mma_tile_m16n8_8bit(zn_lfn *l, ptx_type at, ptx_type bt, bool acc16, bool sat,
                             LLVMValueRef *ra, LLVMValueRef *rb, LLVMValueRef *ce, LLVMValueRef *de);
 void zn_lower_wgmma(zn_lfn *l, const ptx_ins *ins);
+void zn_lower_tensormap_replace(zn_lfn *l, const ptx_ins *ins);
 void zn_lower_async(zn_lfn *l, const ptx_ins *ins);
 bool zn_is_atom16(const ptx_ins *ins);
 void zn_lower_atom16(zn_lfn *l, const ptx_ins *ins);

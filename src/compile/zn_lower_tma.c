@@ -208,10 +208,14 @@ void zn_lower_tma(zn_lfn *l, const ptx_ins *ins)
 void zn_lower_tensormap(zn_lfn *l, const ptx_ins *ins)
 {
     const ptx_opnd *o = ins->opnds;
+    if (zn_has_mod(ins, PTX_MOD_replace)) {
+        zn_lower_tensormap_replace(l, ins); /* zn_lower_tmreplace.c */
+        return;
+    }
     if (!zn_has_mod(ins, PTX_MOD_cp_fenceproxy) || ins->nopnds != 3 ||
         o[0].kind != PTX_OPND_ADDR || o[1].kind != PTX_OPND_ADDR || o[2].kind != PTX_OPND_IMM ||
         o[2].ival != 128) {
-        zn_lerr(l, "tensormap: only cp_fenceproxy of 128 bytes (tensormap.replace is sm_90a)");
+        zn_lerr(l, "tensormap: only cp_fenceproxy of 128 bytes and replace");
         return;
     }
     zn_bulk_copy(l, zn_mem_ptrs(l, &o[0], PTX_SPACE_GLOBAL), zn_mem_ptrs(l, &o[1], PTX_SPACE_SHARED),

@@ -257,6 +257,19 @@ static int32_t bulk_reduce(const zn_block_ctx *blk, uint32_t code, uint64_t *io,
     return ZN_KSTATUS_OK;
 }
 
+/* fields a kernel may have rewritten (tensormap.replace) within what the
+ * encoder accepts: an out-of-range one fails the copy, as a bad map does */
+static bool map_sane(const zn_tmap *m)
+{
+    if (m->rank < 1 || m->rank > ZN_TMA_MAX_RANK || m->swizzle > ZN_TMA_SWIZZLE_128B ||
+        (m->esize != 1 && m->esize != 2 && m->esize != 4 && m->esize != 8))
+        return false;
+    for (unsigned d = 0; d < m->rank; d++)
+        if (m->box[d] < 1 || m->box[d] > 256 || m->estride[d] < 1 || m->estride[d] > 8)
+            return false;
+    return true;
+}
+
 /* The lanes in mask each move a box; io as ZN_TMA_IO_ROWS rows of 32
  * (zn_tma.h). A load leaves its byte count in row 7 for the mbarrier. */
 int32_t zn_exec_tma(zn_warp_ctx *w, uint32_t code, uint32_t mask, uint64_t *io)
@@ -279,7 +292,7 @@ int32_t zn_exec_tma(zn_warp_ctx *w, uint32_t code, uint32_t mask, uint64_t *io)
         if (!mp)
             return ZN_KSTATUS_ILLEGAL_ADDRESS;
         memcpy(&map, mp, sizeof map);
-        if (map.magic != ZN_TMA_MAGIC || map.rank != rank)
+        if (map.magic != ZN_TMA_MAGIC || map.rank != rank || !map_sane(&map))
             return ZN_KSTATUS_ILLEGAL_INSTRUCTION;  /* not a tensor map of this rank */
         const zn_tmap *m = &map;
         tma_box b = {.m = m, .store = (code & 0x10) != 0, .red = code >> 8 & 0xf,

@@ -1,0 +1,134 @@
+// tma_replace.cu: tensormap.replace (sm_90a), a kernel retargeting a
+// tensor map, as grouped GEMMs and Triton's device-side descriptors do.
+//
+// The host encodes a 2D f32 map of tensor A (64 x 64, box 16 x 16, zero
+// fill). A kernel copies it to shared memory, rewrites the global address
+// (to tensor B: 48 rows of 80), both dimensions, the row stride, box
+// dimension 0 (8) and the fill mode (NaN), publishes it to global memory
+// with tensormap.cp_fenceproxy and loads boxes through it, two of them
+// overhanging B's edges. The boxes are checked against B and the NaN fill
+// computed here; a box that still came from A, or with A's shape or fill,
+// shows as a mismatch.
+#include "zn_test.h"
+#include <cuda.h>
+#include <cudaTypedefs.h>
+#include <math.h>
+#include <string.h>
+
+static const int AW = 64, AH = 64, BW = 80, BH = 48, BOX_W = 8, BOX_H = 16;
+
+__global__ void retarget_and_load(const __grid_constant__ CUtensorMap map, const float *b,
+                                  CUtensorMap *gmap, const int *coords, float *out)
+{
+    __shared__ alignas(128) CUtensorMap smap;
+    __shared__ alignas(1024) float box[BOX_H * BOX_W];
+    __shared__ alignas(8) unsigned long long bar;
+    unsigned sm = (unsigned)__cvta_generic_to_shared(&smap);
+    if (threadIdx.x == 0) {
+        smap = map;
+        asm volatile("fence.proxy.alias;" ::: "memory");
+        unsigned long long addr = (unsigned long long)b;
+        unsigned w = BW, h = BH, bw = BOX_W;
+        unsigned long long stride = BW * sizeof(float);
+        asm volatile("tensormap.replace.tile.global_address.shared::cta.b1024.b64 [%0], %1;"
+                     :: "r"(sm), "l"(addr) : "memory");
+        asm volatile("tensormap.replace.tile.global_dim.shared::cta.b1024.b32 [%0], 0, %1;"
+                     :: "r"(sm), "r"(w) : "memory");
+        asm volatile("tensormap.replace.tile.global_dim.shared::cta.b1024.b32 [%0], 1, %1;"
+                     :: "r"(sm), "r"(h) : "memory");
+        asm volatile("tensormap.replace.tile.global_stride.shared::cta.b1024.b64 [%0], 0, %1;"
+                     :: "r"(sm), "l"(stride) : "memory");
+        asm volatile("tensormap.replace.tile.box_dim.shared::cta.b1024.b32 [%0], 0, %1;"
+                     :: "r"(sm), "r"(bw) : "memory");
+        asm volatile("tensormap.replace.tile.fill_mode.shared::cta.b1024.b32 [%0], 1;"
+                     :: "r"(sm) : "memory");
+        asm volatile("tensormap.replace.tile.rank.shared::cta.b1024.b32 [%0], 1;"
+                     :: "r"(sm) : "memory");   // rank 2, as it was
+    }
+    __syncthreads();
+    if (threadIdx.x < 32)
+        asm volatile("tensormap.cp_fenceproxy.global.shared::cta.tensormap::generic.release.gpu"
+                     ".sync.aligned [%0], [%1], 128;" :: "l"(gmap), "r"(sm) : "memory");
+    __syncthreads();
+    asm volatile("fence.proxy.tensormap::generic.acquire.gpu [%0], 128;" :: "l"(gmap) : "memory");
+    unsigned sbar = (unsigned)__cvta_generic_to_shared(&bar);
+    unsigned sbox = (unsigned)__cvta_generic_to_shared(box);
+    for (int i = 0; i < 3; i++) {
+        for (int e = threadIdx.x; e < BOX_H * BOX_W; e += blockDim.x)
+            box[e] = -7.0f;     // poison
+        if (threadIdx.x == 0)
+            asm volatile("mbarrier.init.shared::cta.b64 [%0], 1;" :: "r"(sbar) : "memory");
+        asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
+        __syncthreads();
+        if (threadIdx.x == 0) {
+            int x = coords[2 * i], y = coords[2 * i + 1];
+            asm volatile("cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes"
+                         " [%0], [%1, {%2, %3}], [%4];"
+                         :: "r"(sbox), "l"(gmap), "r"(x), "r"(y), "r"(sbar) : "memory");
+            unsigned long long st;
+            asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 %0, [%1], %2;"
+                         : "=l"(st) : "r"(sbar), "r"((unsigned)sizeof box) : "memory");
+            unsigned done = 0;
+            while (!done)
+                asm volatile("{ .reg .pred p; mbarrier.try_wait.shared::cta.b64 p, [%1], %2;"
+                             " selp.u32 %0, 1, 0, p; }" : "=r"(done) : "r"(sbar), "l"(st) : "memory");
+        }
+        __syncthreads();
+        for (int e = threadIdx.x; e < BOX_H * BOX_W; e += blockDim.x)
+            out[i * BOX_H * BOX_W + e] = box[e];
+        __syncthreads();
+    }
+}
+
+int main()
+{
+    zt_begin("tma_replace");
+    cudaDriverEntryPointQueryResult q;
+    PFN_cuTensorMapEncodeTiled_v12000 encode = NULL;
+    CK(cudaGetDriverEntryPointByVersion("cuTensorMapEncodeTiled", (void **)&encode, 12000,
+                                        cudaEnableDefault, &q));
+    float *a, *b, *out;
+    int *coords;
+    CUtensorMap *gmap;
+    CK(cudaMallocManaged(&a, AW * AH * sizeof(float)));
+    CK(cudaMallocManaged(&b, BW * BH * sizeof(float)));
+    CK(cudaMallocManaged(&out, 3 * BOX_H * BOX_W * sizeof(float)));
+    CK(cudaMallocManaged(&coords, 6 * sizeof(int)));
+    CK(cudaMalloc(&gmap, sizeof(CUtensorMap)));
+    for (int i = 0; i < AW * AH; i++)
+        a[i] = 1000.0f + (float)i;
+    for (int i = 0; i < BW * BH; i++)
+        b[i] = (float)i;
+    const int xy[6] = {8, 4, 76, 40, 0, 32};   // inside; overhanging both edges; the last rows
+    memcpy(coords, xy, sizeof xy);
+    CUtensorMap map;
+    cuuint64_t dims[2] = {AW, AH}, strides[1] = {AW * sizeof(float)};
+    cuuint32_t boxd[2] = {16, 16}, es[2] = {1, 1};
+    if (encode(&map, CU_TENSOR_MAP_DATA_TYPE_FLOAT32, 2, a, dims, strides, boxd, es,
+               CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_NONE,
+               CU_TENSOR_MAP_L2_PROMOTION_NONE, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE) != CUDA_SUCCESS)
+        zt_fail("cuTensorMapEncodeTiled failed");
+    for (int i = 0; i < 3 * BOX_H * BOX_W; i++)
+        out[i] = 12345.0f;
+    retarget_and_load<<<1, 64>>>(map, b, gmap, coords, out);
+    CK_LAUNCH();
+    CK(cudaDeviceSynchronize());
+    for (int i = 0, bad = 0; i < 3 && bad < 4; i++)
+        for (int r = 0; r < BOX_H && bad < 4; r++)
+            for (int c = 0; c < BOX_W && bad < 4; c++) {
+                int x = xy[2 * i] + c, y = xy[2 * i + 1] + r;
+                float got = out[(i * BOX_H + r) * BOX_W + c];
+                bool oob = x >= BW || y >= BH;
+                if (oob ? !isnan(got) : got != b[y * BW + x]) {
+                    zt_fail("box %d (%d, %d): element (%d, %d) = %g, want %s%g", i, xy[2 * i],
+                            xy[2 * i + 1], x, y, got, oob ? "NaN, not " : "", oob ? 0.0f : b[y * BW + x]);
+                    bad++;
+                }
+            }
+    CK(cudaFree(a));
+    CK(cudaFree(b));
+    CK(cudaFree(out));
+    CK(cudaFree(coords));
+    CK(cudaFree(gmap));
+    return zt_finish();
+}
