@@ -384,6 +384,9 @@ void zn_access_scatter(zn_lfn *l, LLVMValueRef a, LLVMValueRef v, unsigned size)
 LLVMValueRef zn_ftz(zn_lfn *l, LLVMValueRef v);
 LLVMValueRef zn_fsat(zn_lfn *l, LLVMValueRef v);
 /* f16/bf16 stored as i16 bits <-> the LLVM half/bfloat vector. */
+/* .relu on f16/bf16 bits: negative (-0 too) -> +0, NaN -> 0x7fff
+ * (zn_lower_cvt.c; f16 arithmetic's .relu too) */
+LLVMValueRef zn_relu16(zn_lfn *l, LLVMValueRef h, bool bf);
 LLVMValueRef zn_to_half(zn_lfn *l, LLVMValueRef bits, bool bf);
 LLVMValueRef zn_from_half(zn_lfn *l, LLVMValueRef h);
 

@@ -117,7 +117,7 @@ static bool directed(ptx_rnd r)
 }
 
 /* .relu on f16/bf16 bits: negative (-0 too) -> +0, NaN -> 0x7fff */
-static LLVMValueRef relu16(zn_lfn *l, LLVMValueRef h, bool bf)
+LLVMValueRef zn_relu16(zn_lfn *l, LLVMValueRef h, bool bf)
 {
     LLVMBuilderRef b = l->b;
     LLVMTypeRef t = l->m->t_i16;
@@ -147,7 +147,7 @@ static LLVMValueRef relu_satfinite16(zn_lfn *l, const ptx_ins *ins, LLVMValueRef
     if (ins->flags & PTX_F(satfinite))
         h = satfinite16(l, h, bf);
     if (ins->flags & PTX_F(relu))
-        h = relu16(l, h, bf);
+        h = zn_relu16(l, h, bf);
     return h;
 }
 

@@ -98,12 +98,8 @@ static LLVMValueRef relu_sat_tail(zn_lfn *l, const ptx_ins *ins, LLVMValueRef o,
     if (ins->flags & PTX_F(sat))
         o = LLVMBuildSelect(b, LLVMBuildICmp(b, LLVMIntEQ, o, c16(l, 0x8000), ""),
                             c16(l, 0), o, "");
-    if (ins->flags & PTX_F(relu)) {
-        LLVMValueRef neg = LLVMBuildICmp(b, LLVMIntSLT, o, c16(l, 0), "");
-        LLVMValueRef nan = LLVMBuildICmp(b, LLVMIntUGT, LLVMBuildAnd(b, o, c16(l, 0x7fff), ""),
-                                         c16(l, bf ? 0x7f80 : 0x7c00), "");
-        o = LLVMBuildSelect(b, LLVMBuildAnd(b, neg, LLVMBuildNot(b, nan, ""), ""), c16(l, 0), o, "");
-    }
+    if (ins->flags & PTX_F(relu)) /* o's NaN is already the canonical one */
+        o = zn_relu16(l, o, bf);
     return o;
 }
 

@@ -110,9 +110,14 @@ static LLVMValueRef k32(zn_lfn *l, uint64_t v)
     return ll_const_vec(l->m->t_i32, v);
 }
 
-/* one descriptor's fields, as <32 x i32> (the value may differ per lane) */
+/* one descriptor's fields and what its layout implies, as <32 x i32>
+ * (the value may differ per lane), decoded once per instruction */
 typedef struct desc {
-    LLVMValueRef start, lbo, sbo, layout;
+    LLVMValueRef start, lbo, sbo;
+    LLVMValueRef inter;     /* i1: the interleaved layout */
+    LLVMValueRef w;         /* 16-byte chunks per swizzled row: 1, 2, 4, 8 */
+    LLVMValueRef row;       /* bytes per swizzled row: 16 w */
+    LLVMValueRef swz;       /* the swizzle's mask of row bits: w - 1 */
 } desc;
 
 static desc read_desc(zn_lfn *l, const ptx_opnd *o)
@@ -130,18 +135,13 @@ static desc read_desc(zn_lfn *l, const ptx_opnd *o)
         if (i < 3)
             f[i] = LLVMBuildShl(b, f[i], k32(l, 4), "");
     }
-    return (desc){f[0], f[1], f[2], f[3]};
-}
-
-/* sel(layout): the value for each layout code, per lane */
-static LLVMValueRef by_layout(zn_lfn *l, const desc *d, const unsigned v[4])
-{
-    LLVMBuilderRef b = l->b;
-    LLVMValueRef r = k32(l, v[0]);
-    for (unsigned c = 1; c < 4; c++)
-        r = LLVMBuildSelect(b, LLVMBuildICmp(b, LLVMIntEQ, d->layout, k32(l, c), ""), k32(l, v[c]),
-                            r, "");
-    return r;
+    /* layout code 0 interleave, 1 128-byte, 2 64-byte, 3 32-byte swizzle:
+     * w = 16 >> code, with interleave's 1 */
+    LLVMValueRef inter = LLVMBuildICmp(b, LLVMIntEQ, f[3], k32(l, 0), "");
+    LLVMValueRef w = LLVMBuildSelect(b, inter, k32(l, 1),
+                                     LLVMBuildLShr(b, k32(l, 16), f[3], ""), "");
+    return (desc){f[0], f[1], f[2], inter, w, LLVMBuildMul(b, w, k32(l, 16), ""),
+                  LLVMBuildSub(b, w, k32(l, 1), "")};
 }
 
 /* The shared address of element (r, k) of an operand (r and k: per-lane
@@ -150,11 +150,7 @@ static LLVMValueRef elem_addr(zn_lfn *l, const desc *d, bool mn_major, unsigned 
                               LLVMValueRef r, LLVMValueRef k)
 {
     LLVMBuilderRef b = l->b;
-    static const unsigned w[4] = {1, 8, 4, 2};           /* 16-byte chunks per row */
-    static const unsigned bits[4] = {0, 3, 2, 1};        /* swizzle width */
     unsigned t = 16 / esz;
-    LLVMValueRef W = by_layout(l, d, w), inter = LLVMBuildICmp(b, LLVMIntEQ, d->layout, k32(l, 0), "");
-    LLVMValueRef row16 = LLVMBuildMul(b, W, k32(l, 16), "");
     LLVMValueRef off;
 #define UDIV(x, c) LLVMBuildUDiv(b, x, k32(l, c), "")
 #define UREM(x, c) LLVMBuildURem(b, x, k32(l, c), "")
@@ -164,23 +160,21 @@ static LLVMValueRef elem_addr(zn_lfn *l, const desc *d, bool mn_major, unsigned 
         LLVMValueRef kc = UDIV(k, t);
         LLVMValueRef in = ADD(ADD(MUL(UREM(r, 8), k32(l, 16)), MUL(UDIV(r, 8), d->sbo)),
                               MUL(kc, d->lbo));
-        LLVMValueRef sw = ADD(ADD(MUL(UREM(r, 8), row16), MUL(UDIV(r, 8), d->sbo)),
+        LLVMValueRef sw = ADD(ADD(MUL(UREM(r, 8), d->row), MUL(UDIV(r, 8), d->sbo)),
                               MUL(kc, k32(l, 16)));
-        off = ADD(LLVMBuildSelect(b, inter, in, sw, ""), MUL(UREM(k, t), k32(l, esz)));
+        off = ADD(LLVMBuildSelect(b, d->inter, in, sw, ""), MUL(UREM(k, t), k32(l, esz)));
     } else {
         LLVMValueRef q = UDIV(r, t);
         LLVMValueRef in = ADD(ADD(MUL(q, d->sbo), MUL(UREM(k, 8), k32(l, 16))),
                               MUL(UDIV(k, 8), d->lbo));
-        LLVMValueRef sw = ADD(ADD(MUL(LLVMBuildURem(b, q, W, ""), k32(l, 16)),
-                                  MUL(LLVMBuildUDiv(b, q, W, ""), d->lbo)),
-                              ADD(MUL(UREM(k, 8), row16), MUL(UDIV(k, 8), d->sbo)));
-        off = ADD(LLVMBuildSelect(b, inter, in, sw, ""), MUL(UREM(r, t), k32(l, esz)));
+        LLVMValueRef sw = ADD(ADD(MUL(LLVMBuildURem(b, q, d->w, ""), k32(l, 16)),
+                                  MUL(LLVMBuildUDiv(b, q, d->w, ""), d->lbo)),
+                              ADD(MUL(UREM(k, 8), d->row), MUL(UDIV(k, 8), d->sbo)));
+        off = ADD(LLVMBuildSelect(b, d->inter, in, sw, ""), MUL(UREM(r, t), k32(l, esz)));
     }
     LLVMValueRef a = ADD(d->start, off);
     /* Swizzle<B,4,3>: bits 7..7+B of the address into bits 4..4+B */
-    LLVMValueRef mask = LLVMBuildSub(b, LLVMBuildShl(b, k32(l, 1), by_layout(l, d, bits), ""),
-                                     k32(l, 1), "");
-    LLVMValueRef x = LLVMBuildAnd(b, LLVMBuildLShr(b, a, k32(l, 7), ""), mask, "");
+    LLVMValueRef x = LLVMBuildAnd(b, LLVMBuildLShr(b, a, k32(l, 7), ""), d->swz, "");
     return LLVMBuildXor(b, a, LLVMBuildShl(b, x, k32(l, 4), ""), "");
 #undef UDIV
 #undef UREM

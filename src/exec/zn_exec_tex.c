@@ -49,6 +49,7 @@
  */
 #include "zn_exec_tex.h"
 #include "zn_exec_texbc.h"
+#include "../util/zn_bits.h"
 
 #include <math.h>
 #include <stdbool.h>
@@ -87,16 +88,7 @@ float zn_tex_half_to_float(uint16_t h)
     } else {
         bits = s;
     }
-    float f;
-    memcpy(&f, &bits, 4);
-    return f;
-}
-
-static float u2f(uint32_t u)
-{
-    float f;
-    memcpy(&f, &u, 4);
-    return f;
+    return zn_f32_from_bits(bits);
 }
 
 static bool is_int_format(uint32_t fmt)
@@ -622,8 +614,8 @@ static float grad_lod(const zn_tex_desc *d, unsigned nd, const uint64_t *io, uns
     float gx[3] = {0, 0, 0}, gy[3] = {0, 0, 0};
     for (unsigned k = 0; k < nd; k++) {
         float s = norm ? (float)dim_size(d, k) : 1.0f;
-        gx[k] = u2f((uint32_t)io[(4 + k) * 32 + lane]) * s;
-        gy[k] = u2f((uint32_t)io[(8 + k) * 32 + lane]) * s;
+        gx[k] = zn_f32_from_bits((uint32_t)io[(4 + k) * 32 + lane]) * s;
+        gy[k] = zn_f32_from_bits((uint32_t)io[(8 + k) * 32 + lane]) * s;
     }
     if (nd <= 2)
         return lod_2d(gx, gy);
@@ -706,7 +698,7 @@ static void lane_pos(const zn_tex_desc *d, unsigned g, bool int_coords, const ui
     for (unsigned k = 0; k < p->ndim; k++) {
         uint32_t v = (uint32_t)io[(first + k) * 32 + lane];
         p->ix[k] = (int32_t)v;
-        p->u[k] = u2f(v);
+        p->u[k] = zn_f32_from_bits(v);
     }
 }
 
@@ -799,7 +791,7 @@ static void cube_pos(const zn_tex_desc *d, unsigned g, const uint64_t *io, unsig
     memset(p, 0, sizeof *p);
     unsigned first = g == ZN_TEX_G_ACUBE;
     for (unsigned k = 0; k < 3; k++)
-        dir[k] = u2f((uint32_t)io[(first + k) * 32 + lane]);
+        dir[k] = zn_f32_from_bits((uint32_t)io[(first + k) * 32 + lane]);
     unsigned face = cube_face(dir);
     float m = cube_tab[face].sign[0] * dir[cube_tab[face].axis[0]];
     float s = cube_tab[face].sign[1] * dir[cube_tab[face].axis[1]];
@@ -831,7 +823,7 @@ static float cube_grad_lod(const zn_tex_desc *d, const float *dir, const uint64_
         float gv[3];
         for (unsigned k = 0; k < 3; k++)
             gv[k] = cube_tab[face].sign[k] *
-                    u2f((uint32_t)io[(4 + 4 * gi + cube_tab[face].axis[k]) * 32 + lane]);
+                    zn_f32_from_bits((uint32_t)io[(4 + 4 * gi + cube_tab[face].axis[k]) * 32 + lane]);
         g[gi][0] = (gv[1] * v[0] - v[1] * gv[0]) / (2.0f * v[0] * v[0]) * (float)d->width;
         g[gi][1] = (gv[2] * v[0] - v[2] * gv[0]) / (2.0f * v[0] * v[0]) * (float)d->width;
     }
@@ -917,7 +909,7 @@ static void store_formatted(const zn_tex_desc *d, uint8_t *p, unsigned c, uint32
     case F_S8: u8 = (uint8_t)sat_s((int32_t)v, -128, 127); memcpy(q, &u8, 1); break;
     case F_U16: u16 = (uint16_t)sat_u(v, 0xffff); memcpy(q, &u16, 2); break;
     case F_S16: u16 = (uint16_t)sat_s((int32_t)v, -32768, 32767); memcpy(q, &u16, 2); break;
-    case F_HALF: u16 = zn_tex_float_to_half(u2f(v)); memcpy(q, &u16, 2); break;
+    case F_HALF: u16 = zn_tex_float_to_half(zn_f32_from_bits(v)); memcpy(q, &u16, 2); break;
     default: memcpy(q, &v, 4); break; /* F_U32, F_S32, F_FLOAT: as given */
     }
 }
@@ -1056,7 +1048,7 @@ int32_t zn_exec_tex(zn_warp_ctx *w, uint32_t code, uint32_t mask, const uint64_t
             gather(d, &p, (code >> 12) & 3, &t);
         } else {
             unsigned lodsrc = (code >> 12) & 3;
-            float lod = lodsrc == ZN_TEX_LOD_LEVEL ? u2f((uint32_t)io[4 * 32 + lane])
+            float lod = lodsrc == ZN_TEX_LOD_LEVEL ? zn_f32_from_bits((uint32_t)io[4 * 32 + lane])
                       : lodsrc == ZN_TEX_LOD_GRAD
                           ? (cube ? cube_grad_lod(d, dir, io, lane)
                                   : grad_lod(d, geom_dims(g), io, lane))

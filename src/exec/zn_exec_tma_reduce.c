@@ -14,23 +14,10 @@
 #include "zn_exec_internal.h"
 #include "zn_exec_tex.h"
 #include "zn_tma.h"
+#include "../util/zn_bits.h"
 
 #include <math.h>
 #include <string.h>
-
-static float f32_of(uint32_t b)
-{
-    float f;
-    memcpy(&f, &b, 4);
-    return f;
-}
-
-static uint32_t bits_of(float f)
-{
-    uint32_t b;
-    memcpy(&b, &f, 4);
-    return b;
-}
 
 static float ftz(float f)
 {
@@ -39,14 +26,14 @@ static float ftz(float f)
 
 static float half_value(uint16_t h, unsigned el)
 {
-    return el == ZN_TMA_EL_BF16 ? f32_of((uint32_t)h << 16) : zn_tex_half_to_float(h);
+    return el == ZN_TMA_EL_BF16 ? zn_f32_from_bits((uint32_t)h << 16) : zn_tex_half_to_float(h);
 }
 
 static uint16_t to_half(float f, unsigned el)
 {
     if (el != ZN_TMA_EL_BF16)
         return zn_tex_float_to_half(f);
-    uint32_t b = bits_of(f);
+    uint32_t b = zn_bits_from_f32(f);
     if (isnan(f))
         return (uint16_t)((b >> 16) | 0x40);
     return (uint16_t)((b + 0x7fffu + ((b >> 16) & 1)) >> 16);
@@ -90,7 +77,7 @@ static uint64_t combine(unsigned op, unsigned el, uint64_t old, uint64_t v)
     case ZN_TMA_EL_F32:
         if (op != ZN_TMA_RED_ADD)
             break;
-        return bits_of(ftz(ftz(f32_of((uint32_t)old)) + ftz(f32_of((uint32_t)v))));
+        return zn_bits_from_f32(ftz(ftz(zn_f32_from_bits((uint32_t)old)) + ftz(zn_f32_from_bits((uint32_t)v))));
     case ZN_TMA_EL_F64: {
         double a, b;
         memcpy(&a, &old, 8);

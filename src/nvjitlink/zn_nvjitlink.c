@@ -131,8 +131,8 @@ API nvJitLinkResult __nvJitLinkCreate_13_0(nvJitLinkHandle *handle, uint32_t num
         r = NVJITLINK_ERROR_MISSING_ARCH;
     if (r != NVJITLINK_SUCCESS) {
         /* no handle comes back, so no log: ZINC_LOG=1 says why */
-        zn_log(ZN_LOG_ERROR, "nvJitLinkCreate: %.*s", h->in.error.len ? (int)h->in.error.len - 1 : 21,
-               h->in.error.len ? h->in.error.text : "no -arch=sm_XX option");
+        const char *why = h->in.error.text ? h->in.error.text : "no -arch=sm_XX option";
+        zn_log(ZN_LOG_ERROR, "nvJitLinkCreate: %.*s", (int)strcspn(why, "\n"), why);
         jl_free(h);
         return r;
     }
