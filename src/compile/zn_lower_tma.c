@@ -11,8 +11,12 @@
  * its mbarrier, in lane order. The cache policy is a hint with no meaning
  * on a CPU. With .multicast::cluster (one more operand, the 16-bit
  * ctaMask) the runtime copies the box to each block of the mask, and the
- * bytes complete on each one's mbarrier (zn_lower_multicast.c). The im2col
- * mode is not supported: an error at load time names the instruction.
+ * bytes complete on each one's mbarrier (zn_lower_multicast.c).
+ *
+ * The im2col mode: a load with .im2col takes one more operand after the
+ * mbarrier, the im2col offsets {w, h, d} (16-bit, rank - 2 of them),
+ * packed into one io row; stores and reductions with .im2col_no_offs use
+ * the same pixel walk with no offsets (the map says the mode).
  *
  * Reductions, element by element and atomic (zn_exec_tma_reduce.c):
  *
@@ -66,6 +70,20 @@ static void io_put(zn_lfn *l, LLVMValueRef io, unsigned row, LLVMValueRef v)
     else
         v = LLVMBuildSExt(l->b, v, i64v, "");
     LLVMBuildStore(l->b, v, io_row(l, io, row));
+}
+
+/* the im2col offsets {w, h, d} (16 bits each, unsigned) into row 9, W's
+ * in the lowest bits */
+static void io_put_offsets(zn_lfn *l, LLVMValueRef io, const ptx_opnd *v)
+{
+    LLVMTypeRef i64v = ll_vec(l->m->t_i64);
+    LLVMValueRef packed = ll_const_vec(l->m->t_i64, 0);
+    for (unsigned k = 0; k < v->nelems; k++) {
+        LLVMValueRef e = LLVMBuildZExt(l->b, zn_src(l, &v->elems[k], PTX_T_U16), i64v, "");
+        packed = LLVMBuildOr(l->b, packed,
+                             LLVMBuildShl(l->b, e, ll_const_vec(l->m->t_i64, 16u * k), ""), "");
+    }
+    LLVMBuildStore(l->b, packed, io_row(l, io, 9));
 }
 
 /* rt->tma(w, code, mask, io) and the warp's exit on a nonzero status */
@@ -164,19 +182,21 @@ void zn_lower_tma(zn_lfn *l, const ptx_ins *ins)
     unsigned fixed = load ? 3 : 2;
     bool hint = zn_has_mod(ins, PTX_MOD_L2_cache_hint);
     unsigned mc = zn_has_mod(ins, PTX_MOD_multicast_cluster) ? 1 : 0;
-    if (zn_has_mod(ins, PTX_MOD_im2col)) {
-        zn_lerr(l, "cp.async.bulk.tensor: the im2col mode is not supported");
-        return;
-    }
+    bool im2col = zn_has_mod(ins, PTX_MOD_im2col), no_offs = zn_has_mod(ins, PTX_MOD_im2col_no_offs);
+    unsigned offs = im2col ? 1 : 0;     /* the im2col offsets' operand */
     if (!rank || load == store || (zn_has_mod(ins, PTX_MOD_reduce_m) && (!red || load)) ||
-        (mc && !load) || ins->nopnds != fixed + mc + (hint ? 1u : 0u) ||
+        (mc && !load) || (im2col && (!load || rank < 3)) || (no_offs && (!store || rank < 3)) ||
+        ins->nopnds != fixed + offs + mc + (hint ? 1u : 0u) ||
+        (im2col && (o[3].kind != PTX_OPND_VEC || o[3].nelems != rank - 2)) ||
         o[0].kind != PTX_OPND_ADDR || o[1].kind != PTX_OPND_ADDR ||
         (load && o[2].kind != PTX_OPND_ADDR) || o[mi].nelems != 1 ||
         o[mi].elems[0].kind != PTX_OPND_VEC || o[mi].elems[0].nelems != rank ||
         (o[mi].reg < 0 && !o[mi].var)) {
-        zn_lerr(l, "cp.async.bulk.tensor: expected the tile-mode load "
-                   "(.shared::cluster.global.mbarrier::complete_tx::bytes) or store "
-                   "(.global.shared::cta.bulk_group) with one coordinate per dimension");
+        zn_lerr(l, "cp.async.bulk.tensor: expected a load "
+                   "(.shared::cluster.global{.tile,.im2col}.mbarrier::complete_tx::bytes, "
+                   "an im2col load with rank - 2 offsets) or a store "
+                   "(.global.shared::cta{.tile,.im2col_no_offs}.bulk_group) with one "
+                   "coordinate per dimension");
         return;
     }
     LLVMValueRef io = new_io(l);
@@ -185,13 +205,18 @@ void zn_lower_tma(zn_lfn *l, const ptx_ins *ins)
     const ptx_opnd *v = &o[mi].elems[0];
     for (unsigned d = 0; d < rank; d++)
         io_put(l, io, 2 + d, zn_src(l, &v->elems[d], PTX_T_S32));
+    if (im2col)
+        io_put_offsets(l, io, &o[3]);
+    else if (no_offs)
+        LLVMBuildStore(l->b, ll_const_vec(l->m->t_i64, 0), io_row(l, io, 9));
     LLVMValueRef cta_mask = NULL;
     if (mc) {
-        cta_mask = LLVMBuildAnd(l->b, zn_src(l, &o[3], PTX_T_U32), ll_const_vec(l->m->t_i32, 0xffff),
-                                "");
+        cta_mask = LLVMBuildAnd(l->b, zn_src(l, &o[3 + offs], PTX_T_U32),
+                                ll_const_vec(l->m->t_i32, 0xffff), "");
         io_put(l, io, 8, cta_mask);
     }
-    call_rt(l, io, ZN_TMA_CODE(rank, store) | ZN_TMA_RED(red, 0) | (mc ? ZN_TMA_MULTICAST : 0));
+    call_rt(l, io, ZN_TMA_CODE(rank, store) | ZN_TMA_RED(red, 0) | (mc ? ZN_TMA_MULTICAST : 0) |
+                       (im2col || no_offs ? ZN_TMA_IM2COL : 0));
     if (mc) {
         LLVMValueRef bytes = LLVMBuildLoad2(l->b, ll_vec(l->m->t_i64), io_row(l, io, 7), "");
         zn_lower_multicast(l, cta_mask, zn_mem_addr(l, &o[0]), NULL, zn_mem_addr(l, &o[2]), bytes);

@@ -1369,6 +1369,11 @@ ZN_API CUresult cuTensorMapEncodeTiled(CUtensorMap *map, int dtype, uint32_t ran
                                        const uint64_t *dim, const uint64_t *strides,
                                        const uint32_t *box, const uint32_t *estrides,
                                        int interleave, int swizzle, int l2promotion, int oobfill);
+ZN_API CUresult cuTensorMapEncodeIm2col(CUtensorMap *map, int dtype, uint32_t rank, void *addr,
+                                        const uint64_t *dim, const uint64_t *strides,
+                                        const int *lower, const int *upper, uint32_t cpp,
+                                        uint32_t ppc, const uint32_t *estrides, int interleave,
+                                        int swizzle, int l2promotion, int oobfill);
 ZN_API CUresult cuTensorMapReplaceAddress(CUtensorMap *map, void *addr);
 
 #endif

@@ -3,10 +3,14 @@
  * and writes Zinc's encoding (src/exec/zn_tma.h), which cp.async.bulk.tensor
  * reads in the kernel (src/exec/zn_exec_tma.c).
  *
- * Not supported (CUDA_ERROR_NOT_SUPPORTED, with a log line): the im2col
- * maps, and what CUDA added for sm_100 (packed 4- and 6-bit types, the
- * 128-byte swizzles of 32- and 64-byte atoms), which an sm_90 device does
- * not have either. The L2 promotion is accepted and has no effect. */
+ * cuTensorMapEncodeIm2col writes the same encoding with the pixel box
+ * (corners, channels per pixel, pixels per column) for the im2col mode.
+ *
+ * Not supported (CUDA_ERROR_NOT_SUPPORTED, with a log line): what CUDA
+ * added for sm_100 (packed 4- and 6-bit types, the 128-byte swizzles of
+ * 32- and 64-byte atoms, cuTensorMapEncodeIm2colWide), which an sm_90
+ * device does not have either. The L2 promotion is accepted and has no
+ * effect. */
 #include "zn_drv.h"
 #include "../exec/zn_tma.h"
 #include "util/zn_log.h"
@@ -38,23 +42,73 @@ static bool addr_ok(const void *addr, int interleave)
     return addr && ((uintptr_t)addr & (interleave == IL_32B ? 31 : 15)) == 0;
 }
 
-/* The documented rules on the shape (dims, strides, box, element strides). */
-static bool shape_ok(const zn_tmap *m, const uint64_t *dim, const uint64_t *strides,
-                     const uint32_t *box, const uint32_t *estrides, int interleave)
+/* The documented rules on the dims and strides, and the element strides. */
+static bool dims_ok(const zn_tmap *m, const uint64_t *dim, const uint64_t *strides,
+                    const uint32_t *estrides, int interleave)
 {
     for (unsigned d = 0; d < m->rank; d++) {
-        if (dim[d] == 0 || dim[d] > (1ull << 32) || box[d] == 0 || box[d] > 256 ||
-            estrides[d] == 0 || estrides[d] > 8)
+        if (dim[d] == 0 || dim[d] > (1ull << 32) || estrides[d] == 0 || estrides[d] > 8)
             return false;
         if (d + 1 < m->rank &&
             (strides[d] % (interleave == IL_32B ? 32 : 16) || strides[d] >= (1ull << 40)))
             return false;
     }
-    if (interleave == IL_NONE && (box[0] * m->esize) % 16)
+    return true;
+}
+
+/* The box's inner dimension (inner elements, or channels per pixel): 16-byte
+ * rows without interleave, and within the swizzle's span
+ * (32 << (swizzle - 1)) when swizzled. */
+static bool inner_ok(const zn_tmap *m, uint32_t inner, int interleave)
+{
+    if (interleave != IL_NONE)
+        return true;
+    return (inner * m->esize) % 16 == 0 &&
+           (m->swizzle == ZN_TMA_SWIZZLE_NONE || inner * m->esize <= (16u << m->swizzle));
+}
+
+/* The checks both encoders share; on success *m holds the common fields
+ * and the dims, strides and element strides. `who` names the caller in the
+ * log line of what is not supported (*rc then CUDA_ERROR_NOT_SUPPORTED). */
+static bool map_common(zn_tmap *m, const char *who, CUresult *rc, const CUtensorMap *map,
+                       int dtype, uint32_t rank, uint32_t min_rank, void *addr, const uint64_t *dim,
+                       const uint64_t *strides, const uint32_t *estrides, int interleave,
+                       int swizzle, int l2promotion, int oobfill)
+{
+    *rc = CUDA_ERROR_INVALID_VALUE;
+    if ((dtype >= DT_16U4_ALIGN8B && dtype <= DT_16U6_ALIGN16B) || (swizzle > 3 && swizzle <= 6)) {
+        zn_log(ZN_LOG_ERROR, "%s: %s (an sm_100 feature) is not supported", who,
+               swizzle > 3 ? "a 128-byte swizzle of 32- or 64-byte atoms" : "a packed data type");
+        *rc = CUDA_ERROR_NOT_SUPPORTED;
         return false;
-    /* a swizzled box's rows fit the swizzle's span (32 << (swizzle - 1)) */
-    return interleave != IL_NONE || m->swizzle == ZN_TMA_SWIZZLE_NONE ||
-           box[0] * m->esize <= (16u << m->swizzle);
+    }
+    unsigned es = elem_bytes(dtype);
+    if (!map_aligned(map) || !es || rank < min_rank || rank > ZN_TMA_MAX_RANK || !dim ||
+        !estrides || (rank > 1 && !strides) || interleave < IL_NONE || interleave > IL_32B ||
+        (interleave != IL_NONE && rank < 3) || swizzle < 0 || swizzle > 3 ||
+        (interleave == IL_32B && swizzle != ZN_TMA_SWIZZLE_32B) || l2promotion < 0 ||
+        l2promotion > 3 || oobfill < 0 || oobfill > 1 || (oobfill && !is_float(dtype)) ||
+        !addr_ok(addr, interleave))
+        return false;
+    *m = (zn_tmap){.magic = ZN_TMA_MAGIC, .rank = (uint8_t)rank, .esize = (uint8_t)es,
+                   .swizzle = (uint8_t)swizzle, .interleave = (uint8_t)interleave,
+                   .oob_nan = oobfill == 1, .dtype = (uint8_t)dtype,
+                   .addr = (uint64_t)(uintptr_t)addr};
+    if (!dims_ok(m, dim, strides, estrides, interleave))
+        return false;
+    for (unsigned d = 0; d < rank; d++) {
+        m->dim_m1[d] = (uint32_t)(dim[d] - 1);
+        m->estride[d] = (uint8_t)estrides[d];
+        if (d + 1 < rank)
+            m->stride[d] = strides[d];
+    }
+    return true;
+}
+
+static void map_write(CUtensorMap *map, const zn_tmap *m)
+{
+    memset(map, 0, sizeof *map);
+    memcpy(map, m, sizeof *m);
 }
 
 CUresult cuTensorMapEncodeTiled(CUtensorMap *map, int dtype, uint32_t rank, void *addr,
@@ -63,33 +117,59 @@ CUresult cuTensorMapEncodeTiled(CUtensorMap *map, int dtype, uint32_t rank, void
                                 int swizzle, int l2promotion, int oobfill)
 {
     ZN_CHECK_INIT();
-    if ((dtype >= DT_16U4_ALIGN8B && dtype <= DT_16U6_ALIGN16B) || (swizzle > 3 && swizzle <= 6)) {
-        zn_log(ZN_LOG_ERROR, "cuTensorMapEncodeTiled: %s (an sm_100 feature) is not supported",
-               swizzle > 3 ? "a 128-byte swizzle of 32- or 64-byte atoms" : "a packed data type");
-        ZN_RET(CUDA_ERROR_NOT_SUPPORTED);
-    }
-    unsigned es = elem_bytes(dtype);
-    if (!map_aligned(map) || !es || rank < 1 || rank > ZN_TMA_MAX_RANK || !dim || !box ||
-        !estrides || (rank > 1 && !strides) || interleave < IL_NONE || interleave > IL_32B ||
-        (interleave != IL_NONE && rank < 3) || swizzle < 0 || swizzle > 3 ||
-        (interleave == IL_32B && swizzle != ZN_TMA_SWIZZLE_32B) || l2promotion < 0 ||
-        l2promotion > 3 || oobfill < 0 || oobfill > 1 || (oobfill && !is_float(dtype)) ||
-        !addr_ok(addr, interleave))
-        ZN_RET(CUDA_ERROR_INVALID_VALUE);
-    zn_tmap m = {.magic = ZN_TMA_MAGIC, .rank = (uint8_t)rank, .esize = (uint8_t)es,
-                 .swizzle = (uint8_t)swizzle, .interleave = (uint8_t)interleave,
-                 .oob_nan = oobfill == 1, .dtype = (uint8_t)dtype, .addr = (uint64_t)(uintptr_t)addr};
-    if (!shape_ok(&m, dim, strides, box, estrides, interleave))
+    zn_tmap m;
+    CUresult rc;
+    if (!map_common(&m, "cuTensorMapEncodeTiled", &rc, map, dtype, rank, 1, addr, dim, strides,
+                    estrides, interleave, swizzle, l2promotion, oobfill))
+        ZN_RET(rc);
+    if (!box || !inner_ok(&m, box[0], interleave))
         ZN_RET(CUDA_ERROR_INVALID_VALUE);
     for (unsigned d = 0; d < rank; d++) {
-        m.dim_m1[d] = (uint32_t)(dim[d] - 1);
+        if (box[d] == 0 || box[d] > 256)
+            ZN_RET(CUDA_ERROR_INVALID_VALUE);
         m.box[d] = (uint16_t)box[d];
-        m.estride[d] = (uint8_t)estrides[d];
-        if (d + 1 < rank)
-            m.stride[d] = strides[d];
     }
-    memset(map, 0, sizeof *map);
-    memcpy(map, &m, sizeof m);
+    map_write(map, &m);
+    ZN_RET(CUDA_SUCCESS);
+}
+
+/* The pixel box of an im2col map: corners along W, H, D (array index 0 is
+ * W, as the dimensions go), each within the range its rank allows, and a
+ * box of at least one pixel along each. */
+static bool corners_ok(zn_tmap *m, const uint64_t *dim, const int *lower, const int *upper)
+{
+    static const int range[] = {32768, 128, 16};    /* ranks 3, 4, 5 */
+    unsigned ns = m->rank - 2u;
+    int lim = range[ns - 1];
+    for (unsigned k = 0; k < ns; k++) {
+        if (lower[k] < -lim || lower[k] >= lim || upper[k] < -lim || upper[k] >= lim ||
+            (int64_t)dim[k + 1] + upper[k] - lower[k] <= 0)
+            return false;
+        m->lower[k] = (int16_t)lower[k];
+        m->upper[k] = (int16_t)upper[k];
+    }
+    return true;
+}
+
+CUresult cuTensorMapEncodeIm2col(CUtensorMap *map, int dtype, uint32_t rank, void *addr,
+                                 const uint64_t *dim, const uint64_t *strides, const int *lower,
+                                 const int *upper, uint32_t cpp, uint32_t ppc,
+                                 const uint32_t *estrides, int interleave, int swizzle,
+                                 int l2promotion, int oobfill)
+{
+    ZN_CHECK_INIT();
+    zn_tmap m;
+    CUresult rc;
+    if (!map_common(&m, "cuTensorMapEncodeIm2col", &rc, map, dtype, rank, 3, addr, dim, strides,
+                    estrides, interleave, swizzle, l2promotion, oobfill))
+        ZN_RET(rc);
+    if (!lower || !upper || cpp == 0 || cpp > 256 || ppc == 0 || ppc > 1024 ||
+        !inner_ok(&m, cpp, interleave) || !corners_ok(&m, dim, lower, upper))
+        ZN_RET(CUDA_ERROR_INVALID_VALUE);
+    m.im2col = 1;
+    m.cpp = (uint16_t)cpp;
+    m.ppc = (uint16_t)ppc;
+    map_write(map, &m);
     ZN_RET(CUDA_SUCCESS);
 }
 

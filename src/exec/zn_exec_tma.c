@@ -14,7 +14,14 @@
  * shared address (the offset in the block's window) are XORed into bits
  * 4.. (B = 1, 2, 3 bits for the 32, 64 and 128-byte modes), so a box not
  * aligned to the pattern's 256, 512 or 1024 bytes starts mid-pattern. The
- * box itself must be 128-byte aligned, as the ISA asks. */
+ * box itself must be 128-byte aligned, as the ISA asks.
+ *
+ * The im2col mode (maps from cuTensorMapEncodeIm2col) moves a column of
+ * pixels instead: pixelsPerColumn rows of channelsPerPixel elements, the
+ * first pixel at the instruction's coordinates plus its im2col offsets,
+ * the next ones along W inside the pixel box (see im2col_walk), then H, D
+ * and the next image, as Triton's im2col tutorial shows an H100 doing it
+ * (its expected outputs are cases of cuda/tma_im2col). */
 #include "zn_exec_internal.h"
 #include "zn_tma.h"
 #include "util/zn_log.h"
@@ -30,13 +37,15 @@ typedef struct tma_box {
     uint32_t n[ZN_TMA_MAX_RANK]; /* elements along each dimension */
     bool store;
     unsigned red, el;       /* a store's reduction (ZN_TMA_RED_*, _EL_*) */
+    int32_t off[ZN_TMA_MAX_RANK - 2];   /* im2col offsets (W, H, D) */
 } tma_box;
 
 static uint32_t elems_along(const zn_tmap *m, unsigned d)
 {
+    uint32_t box = m->im2col ? (d == 0 ? m->cpp : 1u) : m->box[d];
     if (d == 0 && !m->interleave)
-        return m->box[0];
-    return (m->box[d] + m->estride[d] - 1u) / m->estride[d];
+        return box;
+    return (box + m->estride[d] - 1u) / m->estride[d];
 }
 
 static uint32_t step_of(const zn_tmap *m, unsigned d)
@@ -141,9 +150,58 @@ static void row_copy(const tma_box *b, uint64_t row, const int64_t *g, bool oute
     }
 }
 
+/* An im2col column's pixel walk. Along each spatial dimension k (W, H, D)
+ * the pixel box is [lower + off, dim - 1 + upper + off]; a pixel steps
+ * along W by W's element stride, and past the box's end starts again at
+ * its lower end with the next H (and so on up to D), past the last D with
+ * the next image (N). Pixels outside the tensor read as the fill. */
+typedef struct im2col_walk {
+    int64_t g[ZN_TMA_MAX_RANK];         /* the pixel: g[1..rank-1] */
+    int64_t lo[ZN_TMA_MAX_RANK - 2], hi[ZN_TMA_MAX_RANK - 2];
+} im2col_walk;
+
+static void walk_start(im2col_walk *it, const tma_box *b)
+{
+    const zn_tmap *m = b->m;
+    unsigned ns = m->rank - 2u;
+    for (unsigned k = 0; k < ns; k++) {
+        it->lo[k] = (int64_t)m->lower[k] + b->off[k];
+        it->hi[k] = (int64_t)m->dim_m1[k + 1] + m->upper[k] + b->off[k];
+        it->g[k + 1] = b->c[k + 1] + b->off[k];
+    }
+    it->g[m->rank - 1] = b->c[m->rank - 1];
+}
+
+static void walk_next(im2col_walk *it, const zn_tmap *m)
+{
+    unsigned ns = m->rank - 2u;
+    for (unsigned k = 0; k < ns; k++) {
+        it->g[k + 1] += m->estride[k + 1];
+        if (it->g[k + 1] <= it->hi[k])
+            return;
+        it->g[k + 1] = it->lo[k];
+    }
+    it->g[m->rank - 1] += m->estride[m->rank - 1];
+}
+
+static bool walk_inside(const im2col_walk *it, const zn_tmap *m)
+{
+    for (unsigned d = 1; d < m->rank; d++)
+        if (it->g[d] < 0 || it->g[d] > (int64_t)m->dim_m1[d])
+            return false;
+    return true;
+}
+
 static void box_copy(const tma_box *b)
 {
     const zn_tmap *m = b->m;
+    if (m->im2col) {
+        im2col_walk it;
+        walk_start(&it, b);
+        for (uint32_t p = 0; p < m->ppc; p++, walk_next(&it, m))
+            row_copy(b, p, it.g, walk_inside(&it, m));
+        return;
+    }
     uint32_t rows = 1;
     for (unsigned d = 1; d < m->rank; d++)
         rows *= b->n[d];
@@ -160,12 +218,43 @@ static void box_copy(const tma_box *b)
     }
 }
 
+/* box_span of an im2col column: the rows of the pixels inside the tensor,
+ * cut to the channels inside */
+static bool column_span(const tma_box *b, uint64_t *lo, uint64_t *hi)
+{
+    const zn_tmap *m = b->m;
+    int64_t c0 = b->c[0], c1 = c0 + (int64_t)(b->n[0] - 1) * step_of(m, 0);
+    if (c1 < 0 || c0 > (int64_t)m->dim_m1[0])
+        return false;
+    c0 = c0 < 0 ? 0 : c0;
+    c1 = c1 > (int64_t)m->dim_m1[0] ? m->dim_m1[0] : c1;
+    uint64_t a = UINT64_MAX, z = 0;
+    im2col_walk it;
+    walk_start(&it, b);
+    for (uint32_t p = 0; p < m->ppc; p++, walk_next(&it, m)) {
+        if (!walk_inside(&it, m))
+            continue;
+        uint64_t row = m->addr;
+        for (unsigned d = 1; d < m->rank; d++)
+            row += (uint64_t)it.g[d] * m->stride[d - 1];
+        a = row + (uint64_t)c0 * m->esize < a ? row + (uint64_t)c0 * m->esize : a;
+        z = row + (uint64_t)c1 * m->esize > z ? row + (uint64_t)c1 * m->esize : z;
+    }
+    if (a > z)
+        return false;
+    *lo = a;
+    *hi = z + m->esize;
+    return true;
+}
+
 /* The global bytes [*lo, *hi) the box touches; false when it misses the
  * tensor (no element inside). */
 static bool box_span(const tma_box *b, uint64_t *lo, uint64_t *hi)
 {
     const zn_tmap *m = b->m;
     uint64_t a = m->addr, z = m->addr;
+    if (m->im2col)
+        return column_span(b, lo, hi);
     for (unsigned d = 0; d < m->rank; d++) {
         int64_t first = b->c[d], last = first + (int64_t)(b->n[d] - 1) * step_of(m, d);
         int64_t max = m->dim_m1[d];
@@ -262,10 +351,13 @@ static int32_t bulk_reduce(const zn_block_ctx *blk, uint32_t code, uint64_t *io,
 static bool map_sane(const zn_tmap *m)
 {
     if (m->rank < 1 || m->rank > ZN_TMA_MAX_RANK || m->swizzle > ZN_TMA_SWIZZLE_128B ||
-        (m->esize != 1 && m->esize != 2 && m->esize != 4 && m->esize != 8))
+        (m->esize != 1 && m->esize != 2 && m->esize != 4 && m->esize != 8) ||
+        (m->im2col && (m->rank < 3 || m->cpp < 1 || m->cpp > 256 || m->ppc < 1 ||
+                       m->ppc > 1024)))
         return false;
     for (unsigned d = 0; d < m->rank; d++)
-        if (m->box[d] < 1 || m->box[d] > 256 || m->estride[d] < 1 || m->estride[d] > 8)
+        if ((!m->im2col && (m->box[d] < 1 || m->box[d] > 256)) || m->estride[d] < 1 ||
+            m->estride[d] > 8)
             return false;
     return true;
 }
@@ -292,8 +384,10 @@ int32_t zn_exec_tma(zn_warp_ctx *w, uint32_t code, uint32_t mask, uint64_t *io)
         if (!mp)
             return ZN_KSTATUS_ILLEGAL_ADDRESS;
         memcpy(&map, mp, sizeof map);
-        if (map.magic != ZN_TMA_MAGIC || map.rank != rank || !map_sane(&map))
-            return ZN_KSTATUS_ILLEGAL_INSTRUCTION;  /* not a tensor map of this rank */
+        /* not a tensor map of this rank and mode */
+        if (map.magic != ZN_TMA_MAGIC || map.rank != rank || !map_sane(&map) ||
+            !map.im2col != !(code & ZN_TMA_IM2COL))
+            return ZN_KSTATUS_ILLEGAL_INSTRUCTION;
         const zn_tmap *m = &map;
         tma_box b = {.m = m, .store = (code & 0x10) != 0, .red = code >> 8 & 0xf,
                      .el = elem_of(m), .smem = (uint8_t *)(uintptr_t)io[lane]};
@@ -304,6 +398,12 @@ int32_t zn_exec_tma(zn_warp_ctx *w, uint32_t code, uint32_t mask, uint64_t *io)
             b.c[d] = (int32_t)io[(2 + d) * ZN_WARP_SIZE + lane];
             b.n[d] = elems_along(m, d);
             bytes *= b.n[d];
+        }
+        if (m->im2col) {
+            uint64_t offs = io[9 * ZN_WARP_SIZE + lane];
+            for (unsigned k = 0; k + 2 < rank; k++)
+                b.off[k] = (int32_t)(offs >> (16 * k) & 0xffff);
+            bytes *= m->ppc;
         }
         if (!shared_offset(blk, b.smem, bytes, &b.soff))
             return ZN_KSTATUS_ILLEGAL_ADDRESS;

@@ -26,13 +26,20 @@ typedef struct zn_tmap {
                              * stride 0 counts too */
     uint8_t oob_nan;        /* out-of-bounds elements read as NaN, not 0 */
     uint8_t dtype;          /* CUtensorMapDataType (for reductions) */
-    uint8_t pad_[6];
+    uint8_t im2col;         /* an im2col map (cuTensorMapEncodeIm2col) */
+    uint8_t pad_[5];
     uint64_t addr;          /* globalAddress */
     uint32_t dim_m1[ZN_TMA_MAX_RANK];       /* globalDim - 1 (up to 2^32) */
     uint32_t pad2_;
     uint64_t stride[ZN_TMA_MAX_RANK - 1];   /* bytes of dimensions 1.. */
     uint16_t box[ZN_TMA_MAX_RANK];          /* boxDim (1..256) */
     uint8_t estride[ZN_TMA_MAX_RANK];       /* elementStrides (1..8) */
+    uint8_t pad3_;
+    /* im2col maps: the pixel box's corners along the spatial dimensions
+     * 1..rank-2 (W, H, D), relative to the tensor's first and last pixel;
+     * channels per pixel (1..256) and pixels per column (1..1024) */
+    int16_t lower[ZN_TMA_MAX_RANK - 2], upper[ZN_TMA_MAX_RANK - 2];
+    uint16_t cpp, ppc;
 } zn_tmap;
 
 _Static_assert(sizeof(zn_tmap) <= 128, "a CUtensorMap is 128 bytes");
@@ -47,8 +54,11 @@ _Static_assert(sizeof(zn_tmap) <= 128, "a CUtensorMap is 128 bytes");
  * the window of each of those cluster ranks. */
 #define ZN_TMA_CODE(rank, store) ((uint32_t)(rank) | ((store) ? 0x10u : 0u))
 #define ZN_TMA_MULTICAST 0x20u
+/* bit 6: the im2col mode (.im2col loads, .im2col_no_offs stores); row 9
+ * holds the im2col offsets, 16 bits each, W's lowest */
+#define ZN_TMA_IM2COL 0x40u
 #define ZN_TMA_RED(op, elem) ((uint32_t)(op) << 8 | (uint32_t)(elem) << 12)
-#define ZN_TMA_IO_ROWS 9
+#define ZN_TMA_IO_ROWS 10
 enum { ZN_TMA_RED_NONE, ZN_TMA_RED_ADD, ZN_TMA_RED_MIN, ZN_TMA_RED_MAX, ZN_TMA_RED_INC,
        ZN_TMA_RED_DEC, ZN_TMA_RED_AND, ZN_TMA_RED_OR, ZN_TMA_RED_XOR };
 enum { ZN_TMA_EL_NONE, ZN_TMA_EL_U32, ZN_TMA_EL_S32, ZN_TMA_EL_U64, ZN_TMA_EL_S64,
