@@ -10,19 +10,22 @@
  * Each active lane stores into Zinc's encoding of the map (exec/zn_tma.h).
  * The values are those that code written for NVIDIA's GPUs passes (Triton's
  * and TransformerEngine's tensormap updates): the address, dimension sizes
- * and strides in bytes as they are, the rank less one, the element type,
- * swizzle and fill as CUtensorMapDataType / CUtensorMapSwizzle /
- * CUtensorMapFloatOOBfill number them. Element types past .f32 (7) are a
- * load-time error: where the ISA's numbering of f64, bf16 and the ftz/tf32
- * forms differs from the driver enum's is not known here. A field set out
- * of range fails the next copy through the map (zn_exec_tma.c). */
+ * and strides in bytes as they are, the rank less one, swizzle and fill as
+ * CUtensorMapSwizzle / CUtensorMapFloatOOBfill number them, and the element
+ * type in the ISA's own numbering (LLVM's NVVM dialect spells it out),
+ * which follows CUtensorMapDataType up to .f32 (7) and then differs:
+ * 8 .f32.ftz, 9 .f64, 10 .bf16, 11 .tf32, 12 .tf32.ftz; the packed 13-15
+ * (sm_100) are a load-time error. A field set out of range fails the next
+ * copy through the map (zn_exec_tma.c). */
 #include "zn_lower.h"
 #include "../exec/zn_tma.h"
 
 #include <stddef.h>
 
-/* CUtensorMapDataType 0..7 -> element bytes */
-static const uint8_t elem_bytes[8] = {1, 2, 4, 4, 8, 8, 2, 4};
+/* the ISA's element types 0..12 -> CUtensorMapDataType (which the map
+ * keeps, for reductions) and element bytes */
+static const uint8_t isa_dtype[13] = {0, 1, 2, 3, 4, 5, 6, 7, 10, 8, 9, 11, 12};
+static const uint8_t elem_bytes[13] = {1, 2, 4, 4, 8, 8, 2, 4, 4, 8, 2, 4, 4};
 
 static void store(zn_lfn *l, LLVMValueRef map, size_t off, LLVMValueRef v, LLVMTypeRef t)
 {
@@ -76,12 +79,12 @@ void zn_lower_tensormap_replace(zn_lfn *l, const ptx_ins *ins)
     } else if (val->kind != PTX_OPND_IMM) {
         zn_lerr_unsupported(l);
     } else if (zn_has_mod(ins, PTX_MOD_elemtype)) {
-        if (val->ival < 0 || val->ival > 7) {
-            zn_lerr(l, "tensormap.replace: element type %lld (past .f32) is not supported",
-                    (long long)val->ival);
+        if (val->ival < 0 || val->ival > 12) {
+            zn_lerr(l, "tensormap.replace: element type %lld (a packed sm_100 type) is not "
+                       "supported", (long long)val->ival);
             return;
         }
-        store(l, map, offsetof(zn_tmap, dtype), imm_vec(l, m->t_i8, (uint64_t)val->ival), m->t_i8);
+        store(l, map, offsetof(zn_tmap, dtype), imm_vec(l, m->t_i8, isa_dtype[val->ival]), m->t_i8);
         store(l, map, offsetof(zn_tmap, esize), imm_vec(l, m->t_i8, elem_bytes[val->ival]), m->t_i8);
     } else if (zn_has_mod(ins, PTX_MOD_interleave_layout) && val->ival == 0) {
         store(l, map, offsetof(zn_tmap, interleave), imm_vec(l, m->t_i8, 0), m->t_i8);

@@ -9,6 +9,12 @@
 // overhanging B's edges. The boxes are checked against B and the NaN fill
 // computed here; a box that still came from A, or with A's shape or fill,
 // shows as a mismatch.
+//
+// A second kernel changes the element type in the ISA's numbering, which
+// departs from CUtensorMapDataType's after .f32: 9 is .f64 (the driver's
+// 9 is bf16) and 10 is .bf16, retargets the map to a tensor of that type
+// and loads a 16 x 2 box overhanging its right edge with the NaN fill; the
+// box's bytes (element size, the element type's NaN) are checked.
 #include "zn_test.h"
 #include <cuda.h>
 #include <cudaTypedefs.h>
@@ -80,6 +86,108 @@ __global__ void retarget_and_load(const __grid_constant__ CUtensorMap map, const
     }
 }
 
+// the map retyped to the ISA's element type 9 (.f64) or 10 (.bf16) over
+// src (RT_W x RT_H elements of esize bytes), a box of RT_BOX x 2 elements
+// at (RT_X, 1) loaded into out
+static const int RT_W = 16, RT_H = 4, RT_BOX = 16, RT_X = 8;
+__global__ void retype_and_load(const __grid_constant__ CUtensorMap map, int f64,
+                                const void *src, CUtensorMap *gmap, unsigned char *out)
+{
+    __shared__ alignas(128) CUtensorMap smap;
+    __shared__ alignas(1024) unsigned char box[RT_BOX * 2 * 8];
+    __shared__ alignas(8) unsigned long long bar;
+    unsigned sm = (unsigned)__cvta_generic_to_shared(&smap);
+    unsigned esize = f64 ? 8 : 2;
+    if (threadIdx.x == 0) {
+        smap = map;
+        asm volatile("fence.proxy.alias;" ::: "memory");
+        if (f64)
+            asm volatile("tensormap.replace.tile.elemtype.shared::cta.b1024.b32 [%0], 9;"
+                         :: "r"(sm) : "memory");
+        else
+            asm volatile("tensormap.replace.tile.elemtype.shared::cta.b1024.b32 [%0], 10;"
+                         :: "r"(sm) : "memory");
+        unsigned long long addr = (unsigned long long)src, stride = RT_W * esize;
+        unsigned w = RT_W, h = RT_H, bw = RT_BOX, bh = 2;
+        asm volatile("tensormap.replace.tile.global_address.shared::cta.b1024.b64 [%0], %1;"
+                     :: "r"(sm), "l"(addr) : "memory");
+        asm volatile("tensormap.replace.tile.global_dim.shared::cta.b1024.b32 [%0], 0, %1;"
+                     :: "r"(sm), "r"(w) : "memory");
+        asm volatile("tensormap.replace.tile.global_dim.shared::cta.b1024.b32 [%0], 1, %1;"
+                     :: "r"(sm), "r"(h) : "memory");
+        asm volatile("tensormap.replace.tile.global_stride.shared::cta.b1024.b64 [%0], 0, %1;"
+                     :: "r"(sm), "l"(stride) : "memory");
+        asm volatile("tensormap.replace.tile.box_dim.shared::cta.b1024.b32 [%0], 0, %1;"
+                     :: "r"(sm), "r"(bw) : "memory");
+        asm volatile("tensormap.replace.tile.box_dim.shared::cta.b1024.b32 [%0], 1, %1;"
+                     :: "r"(sm), "r"(bh) : "memory");
+        asm volatile("tensormap.replace.tile.fill_mode.shared::cta.b1024.b32 [%0], 1;"
+                     :: "r"(sm) : "memory");
+    }
+    __syncthreads();
+    if (threadIdx.x < 32)
+        asm volatile("tensormap.cp_fenceproxy.global.shared::cta.tensormap::generic.release.gpu"
+                     ".sync.aligned [%0], [%1], 128;" :: "l"(gmap), "r"(sm) : "memory");
+    __syncthreads();
+    asm volatile("fence.proxy.tensormap::generic.acquire.gpu [%0], 128;" :: "l"(gmap) : "memory");
+    for (unsigned e = threadIdx.x; e < sizeof box; e += blockDim.x)
+        box[e] = 0xA5;
+    unsigned sbar = (unsigned)__cvta_generic_to_shared(&bar);
+    if (threadIdx.x == 0)
+        asm volatile("mbarrier.init.shared::cta.b64 [%0], 1;" :: "r"(sbar) : "memory");
+    asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
+    __syncthreads();
+    if (threadIdx.x == 0) {
+        asm volatile("cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes"
+                     " [%0], [%1, {%2, %3}], [%4];"
+                     :: "r"((unsigned)__cvta_generic_to_shared(box)), "l"(gmap), "r"(RT_X), "r"(1),
+                        "r"(sbar) : "memory");
+        unsigned long long st;
+        asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 %0, [%1], %2;"
+                     : "=l"(st) : "r"(sbar), "r"(RT_BOX * 2 * esize) : "memory");
+        // bounded: a box of another size never completes the phase
+        unsigned done = 0;
+        for (unsigned n = 0; !done && n < (1u << 20); n++)
+            asm volatile("{ .reg .pred p; mbarrier.try_wait.shared::cta.b64 p, [%1], %2;"
+                         " selp.u32 %0, 1, 0, p; }" : "=r"(done) : "r"(sbar), "l"(st) : "memory");
+        if (!done)
+            box[0] = 0x5a;  // not a byte either type's box has there
+    }
+    __syncthreads();
+    for (unsigned e = threadIdx.x; e < sizeof box; e += blockDim.x)
+        out[e] = box[e];
+}
+
+// The element-type check: the retyped box's bytes against src's and the
+// type's NaN (0x7fff..ff in its size) past the edge; the rest of the
+// buffer keeps its poison.
+static void retype_case(const CUtensorMap &map, CUtensorMap *gmap, bool f64)
+{
+    const unsigned es = f64 ? 8 : 2;
+    unsigned char *src, *out;
+    CK(cudaMallocManaged(&src, RT_W * RT_H * es));
+    CK(cudaMallocManaged(&out, RT_BOX * 2 * 8));
+    for (unsigned i = 0; i < RT_W * RT_H * es; i++)
+        src[i] = (unsigned char)(i * 37 + 11);
+    retype_and_load<<<1, 64>>>(map, f64, src, gmap, out);
+    CK_LAUNCH();
+    CK(cudaDeviceSynchronize());
+    for (unsigned i = 0; i < RT_BOX * 2 * 8; i++) {
+        unsigned row = i / (RT_BOX * es), col = i / es % RT_BOX, b = i % es;
+        unsigned x = RT_X + col, y = 1 + row;
+        unsigned char want = row >= 2 ? 0xA5
+                             : x < (unsigned)RT_W ? src[(y * RT_W + x) * es + b]
+                             : b == es - 1 ? 0x7f : 0xff;
+        if (out[i] != want) {
+            zt_fail("element type %d: box byte %u = 0x%02x, want 0x%02x", f64 ? 9 : 10, i, out[i],
+                    want);
+            break;
+        }
+    }
+    CK(cudaFree(src));
+    CK(cudaFree(out));
+}
+
 int main()
 {
     zt_begin("tma_replace");
@@ -125,6 +233,8 @@ int main()
                     bad++;
                 }
             }
+    retype_case(map, gmap, true);
+    retype_case(map, gmap, false);
     CK(cudaFree(a));
     CK(cudaFree(b));
     CK(cudaFree(out));
