@@ -422,6 +422,8 @@ void zn_mma_tile_m16n8(zn_lfn *l, ptx_type at, bool acc16, LLVMValueRef *ra, LLV
                        LLVMValueRef *ce, LLVMValueRef *de);
 void zn_mma_tile_m16n8_8bit(zn_lfn *l, ptx_type at, ptx_type bt, bool acc16, bool sat,
                             LLVMValueRef *ra, LLVMValueRef *rb, LLVMValueRef *ce, LLVMValueRef *de);
+void zn_mma_tile_m16n8_b1(zn_lfn *l, LLVMValueRef *ra, LLVMValueRef *rb, LLVMValueRef *ce,
+                          LLVMValueRef *de);
 void zn_lower_wgmma(zn_lfn *l, const ptx_ins *ins);
 void zn_lower_tensormap_replace(zn_lfn *l, const ptx_ins *ins);
 void zn_lower_async(zn_lfn *l, const ptx_ins *ins);

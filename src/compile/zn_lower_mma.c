@@ -673,6 +673,15 @@ void zn_mma_tile_m16n8_8bit(zn_lfn *l, ptx_type at, ptx_type bt, bool acc16, boo
     mma_core(l, &s, ra, 4, rb, 2, ce, de, 4, &iop, sat, 0);
 }
 
+/* the m16n8k256 b1 tile, .and.popc (wgmma's b1) */
+void zn_mma_tile_m16n8_b1(zn_lfn *l, LLVMValueRef *ra, LLVMValueRef *rb, LLVMValueRef *ce,
+                          LLVMValueRef *de)
+{
+    mshape s = {16, 8, 8, MC_INT};
+    intop iop = {{PTX_T_B32, 1, false}, {PTX_T_B32, 1, false}, false, false};
+    mma_core(l, &s, ra, 4, rb, 2, ce, de, 4, &iop, false, 0);
+}
+
 /* D elements (arithmetic type) -> the destination registers */
 static void write_frag(zn_lfn *l, const ptx_opnd *v, LLVMValueRef *de, int nd, ptx_type t)
 {

@@ -35,9 +35,11 @@
  * address itself (the descriptor's base offset, for patterns not aligned
  * to their repeat, is not modelled: CUTLASS writes 0). Supported: f16 and
  * bf16 (k16) into f32, f16 into f16, tf32 (k8) into f32, e4m3/e5m2 (k32)
- * into f32 or f16 and s8/u8 (k32, .satfinite) into s32 (8-bit inputs go
- * through mma.sync's m16n8k32 tiles, 4 k values per register); b1 is a
- * load-time error. */
+ * into f32 or f16, s8/u8 (k32, .satfinite) into s32 (8-bit inputs go
+ * through mma.sync's m16n8k32 tiles, 4 k values per register) and b1
+ * (k256, .and.popc) into s32: 32 k values per register, so in bytes the
+ * layouts and fragments are the 8-bit ones, and each word pair adds
+ * popc(a AND b) (mma.sync's m16n8k256 tile). */
 #include "zn_lower.h"
 
 #include <stdio.h>
@@ -77,11 +79,18 @@ static bool shape_of(const ptx_ins *ins, wg_shape *s)
             t[nt++] = (ptx_type)(md - PTX_MOD_b8 + PTX_T_B8);
         } else if (nt < 3 && (md == PTX_MOD_e4m3 || md == PTX_MOD_e5m2)) {
             t[nt++] = md == PTX_MOD_e4m3 ? PTX_T_E4M3X2 : PTX_T_E5M2X2;
+        } else if (nt < 3 && md == PTX_MOD_b1) {
+            t[nt++] = PTX_T_B32;    /* b1: 32 k values per register */
         }
     }
     if (!found || nt != 3)
         return false;
     s->dt = t[0], s->at = t[1], s->bt = t[2];
+    if (s->at == PTX_T_B32) {
+        s->esz = 1;     /* gathered as the 8-bit types' words */
+        return s->k == 256 && s->bt == PTX_T_B32 && s->dt == PTX_T_S32 &&
+               ins->subop == PTX_SUB_AND && (ins->flags & PTX_F(popc_f));
+    }
     if (eight_bit(s->at)) {
         s->esz = 1;
         bool f = fp8(s->at);
@@ -353,7 +362,9 @@ void zn_lower_wgmma(zn_lfn *l, const ptx_ins *ins)
             ce[i] = keep ? (LLVMIsNull(keep) ? zero : ce[i])
                          : LLVMBuildSelect(b, keepv, ce[i], zero, "");
         }
-        if (s.esz == 1)
+        if (s.at == PTX_T_B32)
+            zn_mma_tile_m16n8_b1(l, ra, rb, ce, de);
+        else if (s.esz == 1)
             zn_mma_tile_m16n8_8bit(l, s.at, s.bt, acc16, sat, ra, rb, ce, de);
         else
             zn_mma_tile_m16n8(l, s.at, acc16, ra, rb, ce, de);

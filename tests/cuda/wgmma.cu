@@ -13,7 +13,9 @@
 // Inputs are small integers (products and sums exact in f32), so any
 // layout or fragment mistake shows as a wrong element. Cases: f16 -> f32
 // with each layout; bf16 with A from registers, B MN-major and imm-scale-a
-// -1; f16 -> f16; tf32 -> f32; e4m3 x e5m2 -> f32; s8 x u8 -> s32.
+// -1; f16 -> f16; tf32 -> f32; e4m3 x e5m2 -> f32; s8 x u8 -> s32; b1
+// AND-popc -> s32 (each byte 8 bits of k; the reference counts the bits
+// A and B share).
 #include "zn_test.h"
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
@@ -21,7 +23,7 @@
 #include <string.h>
 
 enum { INTER = 0, B128 = 1, B64 = 2, B32 = 3 };
-enum { F16, BF16, TF32, FP8, I8 };
+enum { F16, BF16, TF32, FP8, I8, B1 };  // B1: k counted in bytes here
 
 // byte offset of element (r, k): r a row of A or a column of B (K-major),
 // or the MN index (MN-major); T elements per 16-byte chunk; swizzle
@@ -156,13 +158,20 @@ __global__ void __launch_bounds__(128) wg_kernel(Case c, const unsigned *ga, con
                          : "+r"(id[0]), "+r"(id[1]), "+r"(id[2]), "+r"(id[3]), "+r"(id[4]), "+r"(id[5]),
                            "+r"(id[6]), "+r"(id[7])
                          : "l"(ad), "l"(bd), "r"(sd));
+        if (CASE == 7)
+            asm volatile("{ .reg .pred p; setp.ne.b32 p, %10, 0;\n"
+                         "wgmma.mma_async.sync.aligned.m64n16k256.s32.b1.b1.and.popc"
+                         " {%0,%1,%2,%3,%4,%5,%6,%7}, %8, %9, p; }"
+                         : "+r"(id[0]), "+r"(id[1]), "+r"(id[2]), "+r"(id[3]), "+r"(id[4]), "+r"(id[5]),
+                           "+r"(id[6]), "+r"(id[7])
+                         : "l"(ad), "l"(bd), "r"(sd));
     }
     asm volatile("wgmma.commit_group.sync.aligned;\nwgmma.wait_group.sync.aligned 0;" ::: "memory");
     for (int j = 0; j < c.n / 8; j++)
         for (int i = 0; i < 4; i++) {
             int row = 16 * w + g + ((i & 2) ? 8 : 0), col = 8 * j + 2 * t + (i & 1);
             float v = c.acc16 ? __half2float(__ushort_as_half((unsigned short)(h[2 * j + i / 2] >> (16 * (i & 1)))))
-                      : CASE == 6 ? (float)id[4 * j + i] : d[4 * j + i];
+                      : CASE >= 6 ? (float)id[4 * j + i] : d[4 * j + i];
             out[row * c.n + col] = v;
         }
 }
@@ -198,13 +207,14 @@ static void run_case(const Case &c)
     unsigned esz = esize(c.type);
     for (int r = 0; r < M; r++)
         for (int k = 0; k < c.k; k++) {
-            a[r * c.k + k] = (float)((int)(zt_rand() % 7) - 3);
+            a[r * c.k + k] = (float)(c.type == B1 ? (int)(zt_rand() & 255) : (int)(zt_rand() % 7) - 3);
             put(sa + canon(c.lay_a, false, esz, r, k, c.lbo_a, c.sbo_a), c.type, false, a[r * c.k + k]);
         }
     for (int n = 0; n < c.n; n++)
         for (int k = 0; k < c.k; k++) {
             // u8 B: 0..4; the others -2..2
-            bm[k * c.n + n] = (float)((int)(zt_rand() % 5) - (c.type == I8 ? 0 : 2));
+            bm[k * c.n + n] = (float)(c.type == B1 ? (int)(zt_rand() & 255)
+                                                   : (int)(zt_rand() % 5) - (c.type == I8 ? 0 : 2));
             put(sb + canon(c.lay_b, c.b_mn, esz, n, k, c.lbo_b, c.sbo_b), c.type, true, bm[k * c.n + n]);
         }
     unsigned *ga, *gb;
@@ -225,7 +235,9 @@ static void run_case(const Case &c)
         for (int n = 0; n < c.n && bad < 3; n++) {
             float want = 0;
             for (int k = 0; k < c.k; k++)
-                want += (c.neg_a ? -a[r * c.k + k] : a[r * c.k + k]) * bm[k * c.n + n];
+                want += c.type == B1 ? (float)__builtin_popcount((unsigned)a[r * c.k + k] &
+                                                                 (unsigned)bm[k * c.n + n])
+                                     : (c.neg_a ? -a[r * c.k + k] : a[r * c.k + k]) * bm[k * c.n + n];
             if (out[r * c.n + n] != want) {
                 zt_fail("%s: D[%d][%d] = %g, want %g", c.name, r, n, out[r * c.n + n], want);
                 bad++;
@@ -269,5 +281,8 @@ int main()
     // s8 x u8: interleaved, 16 per chunk: K 64 is four chunks, LBO 128, SBO 512
     Case i8 = {"s8 x u8 interleave", I8, 16, 64, INTER, INTER, false, false, false, false, 128, 512, 128, 512};
     run_case<6>(i8);
+    // b1: the same bytes as s8's layout (256 bits of k = 32 bytes a step)
+    Case b1 = {"b1 and.popc interleave", B1, 16, 64, INTER, INTER, false, false, false, false, 128, 512, 128, 512};
+    run_case<7>(b1);
     return zt_finish();
 }
