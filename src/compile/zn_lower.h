@@ -117,6 +117,8 @@ typedef struct zn_lfn {
     uint32_t *resume_skip;      /* where resume_bbs[k] goes when no lane waits at k */
     LLVMBasicBlockRef dispatch_bb, ret_bb;
     bool *goto_target;          /* blocks some lane can wait at */
+    uint32_t *thread_stops;     /* prefix counts of blocks a branch is not
+                                 * threaded past (zn_lower_thread.c); NULL: off */
     uint32_t *park_lo, *park_hi; /* per block starting with a barrier where
                                  * lanes park: blocks lanes can come back
                                  * from (zn_lower_park.c); NULL: none */
@@ -517,6 +519,11 @@ int zn_block_succs(const zn_lfn *l, uint32_t k, uint32_t out[2]);
  * (zn_lower_layout.c); freed by zn_layout_free. */
 struct ptx_func *zn_layout_func(const zn_lfn *l, bool needed);
 void zn_layout_free(struct ptx_func *g);
+/* Branches to trampoline blocks threaded to their targets
+ * (zn_lower_thread.c): the plan, then a branch's target from block `from`. */
+bool zn_thread_jumps_disabled(void);
+void zn_thread_plan(zn_lfn *l);
+uint32_t zn_thread_target(const zn_lfn *l, uint32_t from, uint32_t t);
 /* Fills l->blk_conv and l->reg_uni (zn_lower_uniform.c). */
 void zn_uniform_analysis(zn_lfn *l);
 /* Whether block b starts with an unguarded ret or exit (or is the exit

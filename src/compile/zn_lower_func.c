@@ -285,7 +285,8 @@ void zn_lower_branch(zn_lfn *l, const ptx_ins *ins)
             uniform_branch(l, ins, T, next);
             return;
         }
-        zn_goto(l, taken, T, next);
+        zn_goto(l, taken, zn_thread_target(l, l->cur_block, T),
+                zn_thread_target(l, l->cur_block, next));
         return;
     }
     case PTX_OP_exit:
@@ -582,6 +583,7 @@ void zn_lower_func(zn_lmod *m, const ptx_func *f, LLVMValueRef fn)
     zn_reg_params_divergent(l); /* zn_lower_regparam.c */
     zn_pair_loads(l);
     zn_park_plan(l);
+    zn_thread_plan(l);
     LLVMBasicBlockRef entry = LLVMAppendBasicBlockInContext(m->ctx, fn, "entry");
     l->bbs = calloc(l->nblocks + 1, sizeof *l->bbs);
     for (uint32_t k = 0; k < l->nblocks; k++) {
@@ -647,6 +649,7 @@ void zn_lower_func(zn_lmod *m, const ptx_func *f, LLVMValueRef fn)
     free(l->resume_bbs);
     free(l->resume_skip);
     free(l->goto_target);
+    free(l->thread_stops);
     free(l->park_lo);
     free(l->park_hi);
     free(l->reg_inv);

@@ -72,6 +72,8 @@ bool zn_coro_disabled(void);
 /* ZINC_NO_GRID_INTERLEAVE: grid-stride loops do not yield per iteration
  * (zn_lower_coro.c) */
 bool zn_grid_interleave_disabled(void);
+/* ZINC_NO_THREAD_JUMPS: branches to trampolines not threaded (zn_lower_thread.c) */
+bool zn_thread_jumps_disabled(void);
 /* want[i] (pm->nfuncs entries) = the function with a body at pm->funcs[i]
  * is reachable from the kernel at index entry (calls, function addresses). */
 void zn_jit_closure(const ptx_module *pm, uint32_t entry, bool *want);
