@@ -6,7 +6,8 @@
  *   returned or exited) and the block mask (lanes running the current
  *   block). A branch sends the taken lanes to T and the others to F. If the
  *   whole mask agrees and no other lane is waiting anywhere, it jumps
- *   straight to the LLVM block (the converged fast path). Otherwise it
+ *   straight to the LLVM block (the converged fast path), leaving the
+ *   running lanes' pcs stale. Otherwise it
  *   records the pcs and the warp resumes at the LOWEST pc among waiting
  *   lanes, with every lane waiting there as the new mask. Lanes therefore
  *   reconverge at the first block in text order where they meet, which is
@@ -173,7 +174,12 @@ void zn_goto(zn_lfn *l, LLVMValueRef taken, uint32_t T, uint32_t F)
     LLVMValueRef npc = taken
         ? LLVMBuildSelect(l->b, taken, vT, LLVMBuildSelect(l->b, l->mask, vF, pc, ""), "")
         : LLVMBuildSelect(l->b, l->mask, vT, pc, "");
-    LLVMBuildStore(l->b, npc, l->pc_slot);
+    /* The new pcs are stored only where the warp goes on by the resume
+     * chain: on the fast paths every running lane goes to one block and
+     * runs it, and their pcs may go stale as in uniform_branch (the next
+     * zn_goto rewrites them before a resume test reads them; the lanes
+     * outside the mask keep theirs either way). Storing them there too
+     * kept a pc-vector select on every branch's common path. */
     LLVMValueRef waiting = LLVMBuildICmp(l->b, LLVMIntNE, pc,
                                          ll_const_vec(m->t_i32, ZN_PC_DONE), "");
     waiting = LLVMBuildAnd(l->b, waiting, LLVMBuildNot(l->b, l->mask, ""), "");
@@ -182,6 +188,7 @@ void zn_goto(zn_lfn *l, LLVMValueRef taken, uint32_t T, uint32_t F)
     if (!taken) {
         LLVMBuildCondBr(l->b, others, x, target_bb(l, T));
         LLVMPositionBuilderAtEnd(l->b, x);
+        LLVMBuildStore(l->b, npc, l->pc_slot);
         resume_lowest(l, NULL, T);
     } else {
         LLVMValueRef ti = ll_mask_to_i32(l, taken), mi = ll_mask_to_i32(l, l->mask);
@@ -194,6 +201,7 @@ void zn_goto(zn_lfn *l, LLVMValueRef taken, uint32_t T, uint32_t F)
         LLVMPositionBuilderAtEnd(l->b, x);
         LLVMBuildCondBr(l->b, LLVMBuildAnd(l->b, none, alone, ""), target_bb(l, F), y);
         LLVMPositionBuilderAtEnd(l->b, y);
+        LLVMBuildStore(l->b, npc, l->pc_slot);
         resume_lowest(l, LLVMBuildICmp(l->b, LLVMIntNE, ti, zero, ""), T);
     }
     l->terminated = true;
