@@ -526,13 +526,27 @@ static void store_one(zn_lfn *l, const zn_part *p, LLVMValueRef a, LLVMValueRef 
 
 /* The shapes the affine analysis can prove, tried in this order, each
  * under its run-time fact; the run-time test is the last resort. */
-enum { AFF_WARP, AFF_UNI, AFF_HALVES, AFF_RT, AFF_NPATHS };
+enum { AFF_WARP, AFF_UNI, AFF_HALVES, AFF_STRIDED, AFF_RT, AFF_NPATHS };
 
 typedef struct aff_plan {
     LLVMValueRef cond[AFF_NPATHS]; /* NULL: path not taken */
     LLVMValueRef base, sy;         /* i64 lane 0 address; per row of 16 */
     bool halves_contig;            /* halves contiguous (else uniform) */
+    int64_t s;                     /* bytes from lane to lane (AFF_STRIDED) */
 } aff_plan;
+
+/* lane l's address base + l * s: a gather or scatter with no per-lane
+ * address arithmetic and no shape test (tile[threadIdx.x][j] of a padded
+ * tile, CUB's thread-blocked items) */
+static zn_part strided_part(zn_lfn *l, const aff_plan *pl)
+{
+    LLVMValueRef off[ZN_LANES];
+    for (unsigned i = 0; i < ZN_LANES; i++)
+        off[i] = c64(l, (uint64_t)((int64_t)i * pl->s));
+    LLVMValueRef a = LLVMBuildAdd(l->b, splat_part(l, pl->base, ZN_LANES),
+                                  LLVMConstVector(off, ZN_LANES), "aff.strided");
+    return (zn_part){.a = a, .m = l->emask, .w = ZN_LANES};
+}
 
 static bool is_true(LLVMValueRef c)
 {
@@ -561,11 +575,14 @@ static bool affine_plan(zn_lfn *l, unsigned n, unsigned size, aff_plan *pl)
     if (!pow2_small(n) || !zn_affine_addr(l, &f))
         return false;
     int64_t e = (int64_t)n * size;
-    *pl = (aff_plan){.base = f.base, .sy = c64(l, (uint64_t)f.sy), .halves_contig = f.s == e};
+    *pl = (aff_plan){.base = f.base, .sy = c64(l, (uint64_t)f.sy), .halves_contig = f.s == e,
+                     .s = f.s};
     if (f.s == e)
         pl->cond[AFF_WARP] = f.lin;
     else if (f.s == 0)
         pl->cond[AFF_UNI] = f.lin;
+    else if (f.lin && !getenv("ZINC_NO_STRIDED"))
+        pl->cond[AFF_STRIDED] = f.lin;
     if (f.rows && f.ntid_x) {
         int64_t k = f.sy / e;
         if (f.s == e && f.sy > 0 && f.sy % e == 0 && k < 32 && !(k & (k - 1)))
@@ -578,7 +595,8 @@ static bool affine_plan(zn_lfn *l, unsigned n, unsigned size, aff_plan *pl)
         if (f.s == e || f.s == 0)
             pl->cond[AFF_HALVES] = rows_with(l, &f, ZN_PART, "aff.halves");
     }
-    return pl->cond[AFF_WARP] || pl->cond[AFF_UNI] || pl->cond[AFF_HALVES];
+    return pl->cond[AFF_WARP] || pl->cond[AFF_UNI] || pl->cond[AFF_HALVES] ||
+           pl->cond[AFF_STRIDED];
 }
 
 static void plan_part(zn_lfn *l, unsigned h, zn_part *p, LLVMValueRef *base,
@@ -617,6 +635,11 @@ static void load_path(zn_lfn *l, int k, const aff_plan *pl, LLVMValueRef a, LLVM
             out[i] = ll_join_halves(l, res[0][i], res[1][i]);
         return;
     }
+    case AFF_STRIDED: {
+        zn_part p = strided_part(l, pl);
+        load_gather(l, &p, et, n, size, out);
+        return;
+    }
     default:
         load_rt(l, a, et, n, out);
         return;
@@ -648,6 +671,11 @@ static void store_path(zn_lfn *l, int k, const aff_plan *pl, LLVMValueRef a, LLV
                 store_one(l, &p, b, pv, n, size);
         }
         return;
+    case AFF_STRIDED: {
+        zn_part p = strided_part(l, pl);
+        store_scatter(l, &p, v, n, size);
+        return;
+    }
     default:
         store_rt(l, a, v, n, size);
         return;

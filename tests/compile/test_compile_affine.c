@@ -12,7 +12,11 @@
  * definition's strides in loops whose lanes leave the latch together
  * (`stride`, where lane 0 leaves first, so the base comes from another
  * lane); a loop that lanes re-enter from outside its latch (`skew`) is
- * refused. */
+ * refused. Strides other than the element size (`strided`: a 33-word row
+ * per thread read, a 17-word one written, as a padded tile's column or
+ * CUB's thread-blocked items) are one gather or scatter from lane 0's
+ * address with constant lane offsets (an `aff.strided` address vector),
+ * checked with the facts holding and failing (48-thread blocks). */
 #include <stdlib.h>
 #include <string.h>
 #include "zn_test_harness.h"
@@ -119,7 +123,17 @@ static const char *ptx =
     "  add.s32 %r6, %r5, 1;\n  st.global.u32 [%rd8], %r6;\n"
     "  add.s32 %r4, %r4, 32;\n  setp.lt.u32 %p2, %r4, %r3;\n  @%p2 bra HEAD;\n"
     "  add.s32 %r8, %r8, 1;\n  bra.uni HEAD;\n"
-    "DONE:\n  ret;\n}\n";
+    "DONE:\n  ret;\n}\n"
+    /* out[i * 17 + 1] = in[i * 33 + 2] + 1, i = ctaid * ntid + tid */
+    ".visible .entry strided(.param .u64 pin, .param .u64 pout)\n{\n"
+    "  .reg .b32 %r<8>;\n  .reg .b64 %rd<8>;\n"
+    "  ld.param.u64 %rd1, [pin];\n  ld.param.u64 %rd2, [pout];\n"
+    "  mov.u32 %r1, %tid.x;\n  mov.u32 %r2, %ctaid.x;\n  mov.u32 %r3, %ntid.x;\n"
+    "  mad.lo.s32 %r4, %r2, %r3, %r1;\n"
+    "  mul.wide.s32 %rd3, %r4, 132;\n  add.s64 %rd4, %rd1, %rd3;\n"
+    "  ld.global.u32 %r5, [%rd4+8];\n  add.s32 %r6, %r5, 1;\n"
+    "  mul.wide.s32 %rd5, %r4, 68;\n  add.s64 %rd6, %rd2, %rd5;\n"
+    "  st.global.u32 [%rd6+4], %r6;\n  ret;\n}\n";
 
 #define W 64
 #define H 8
@@ -142,6 +156,34 @@ static void test_copy2d(zn_jit_module *jm, uint32_t bx, uint32_t by)
             CHECK(out[i] == want, "copy2d %ux%u (%u,%u): %08x, want %08x", bx, by, x, y,
                   out[i], want);
         }
+}
+
+static void test_strided(zn_jit_module *jm, uint32_t blocks, uint32_t bs)
+{
+    uint32_t n = blocks * bs;
+    uint32_t *in = malloc(33 * n * sizeof *in), *out = malloc(17 * n * sizeof *out);
+    CHECK(in && out, "malloc");
+    if (!in || !out) {
+        free(in);
+        free(out);
+        return;
+    }
+    for (uint32_t i = 0; i < 33 * n; i++)
+        in[i] = 0x27d4eb2fu * (i + 11);
+    for (uint32_t i = 0; i < 17 * n; i++)
+        out[i] = POISON;
+    void *args[] = {&in, &out};
+    CHECK(zt_run(jm, "strided", ZT_DIM1(blocks), ZT_DIM1(bs), 0, args) == 0, "strided status");
+    int bad = 0;
+    for (uint32_t i = 0; i < 17 * n && bad < 4; i++) {
+        uint32_t want = i % 17 == 1 ? in[i / 17 * 33 + 2] + 1 : POISON;
+        if (out[i] != want) {
+            CHECK(0, "strided %ux%u word %u: %08x, want %08x", blocks, bs, i, out[i], want);
+            bad++;
+        }
+    }
+    free(in);
+    free(out);
 }
 
 static void test_zext(zn_jit_module *jm, uint32_t off)
@@ -312,6 +354,8 @@ int main(void)
         /* lim[tid.x] in both; in[j] only where j is an induction */
         check_affine_in(ir, "stride", 2);
         check_affine_in(ir, "skew", 1);
+        if (!getenv("ZINC_NO_STRIDED"))
+            CHECK(strstr(ir, "aff.strided") != NULL, "no strided address vector in the IR");
     }
     free(ir);
     ir = zn_jit_ir_text(jm, 1);
@@ -329,6 +373,8 @@ int main(void)
     test_zext(jm, 0);           /* no wrap: the vector path */
     test_zext(jm, 16);
     test_zext(jm, 0xfffffff0u); /* lanes 0..15 wrap past 2^32 and are off */
+    test_strided(jm, 3, 64);    /* facts hold: a gather and a scatter */
+    test_strided(jm, 2, 48);    /* they fail: the run-time shape test */
     test_swap2(jm, 3, 64);
     test_swap2(jm, 2, 48);      /* the last warp of each block is half full */
     test_swap2(jm, 1, 7);
