@@ -28,6 +28,7 @@
 #include "zn_test.h"
 #include <cuda.h>
 #include <cudaTypedefs.h>
+#include "tma_util.h"
 
 #include <math.h>
 #include <vector>
@@ -40,17 +41,6 @@ struct column {
     unsigned short off[3];  /* W, H, D */
     unsigned bytes;
 };
-
-__device__ void arrive_and_wait(unsigned bar, unsigned bytes)
-{
-    unsigned long long state;
-    unsigned done = 0;
-    asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 %0, [%1], %2;"
-                 : "=l"(state) : "r"(bar), "r"(bytes) : "memory");
-    while (!done)
-        asm volatile("{ .reg .pred p; mbarrier.try_wait.shared::cta.b64 p, [%1], %2;"
-                     " selp.u32 %0, 1, 0, p; }" : "=r"(done) : "r"(bar), "l"(state) : "memory");
-}
 
 /* one im2col load of column a into dst (shared), on the mbarrier bar */
 __device__ void load_column(const CUtensorMap *map, int rank, const column &a, unsigned dst,
@@ -159,19 +149,8 @@ static PFN_cuTensorMapEncodeTiled_v12000 encode_tiled;
 
 static void get_entry_points(void)
 {
-    cudaDriverEntryPointQueryResult q;
-    CK(cudaGetDriverEntryPointByVersion("cuTensorMapEncodeIm2col", (void **)&encode, 12000,
-                                        cudaEnableDefault, &q));
-    if (q != cudaDriverEntryPointSuccess || !encode) {
-        printf("FAIL cuTensorMapEncodeIm2col not found\n");
-        exit(1);
-    }
-    CK(cudaGetDriverEntryPointByVersion("cuTensorMapEncodeTiled", (void **)&encode_tiled, 12000,
-                                        cudaEnableDefault, &q));
-    if (q != cudaDriverEntryPointSuccess || !encode_tiled) {
-        printf("FAIL cuTensorMapEncodeTiled not found\n");
-        exit(1);
-    }
+    encode = driver_entry<PFN_cuTensorMapEncodeIm2col_v12000>("cuTensorMapEncodeIm2col");
+    encode_tiled = driver_entry<PFN_cuTensorMapEncodeTiled_v12000>("cuTensorMapEncodeTiled");
 }
 
 /* A dense tensor (dimension 0 innermost) in host and device memory. */

@@ -18,10 +18,63 @@
 #include "zn_test.h"
 #include <cuda.h>
 #include <cudaTypedefs.h>
+#include "tma_util.h"
 #include <math.h>
 #include <string.h>
 
 static const int AW = 64, AH = 64, BW = 80, BH = 48, BOX_W = 8, BOX_H = 16;
+
+// Thread 0: the map in shared memory (sm) retargeted to addr, a w x h
+// tensor with rows of `stride` bytes, box dimension 0 of bw elements, the
+// NaN fill.
+__device__ void retarget(unsigned sm, const void *addr, unsigned w, unsigned h,
+                         unsigned long long stride, unsigned bw)
+{
+    unsigned long long a = (unsigned long long)addr;
+    asm volatile("tensormap.replace.tile.global_address.shared::cta.b1024.b64 [%0], %1;"
+                 :: "r"(sm), "l"(a) : "memory");
+    asm volatile("tensormap.replace.tile.global_dim.shared::cta.b1024.b32 [%0], 0, %1;"
+                 :: "r"(sm), "r"(w) : "memory");
+    asm volatile("tensormap.replace.tile.global_dim.shared::cta.b1024.b32 [%0], 1, %1;"
+                 :: "r"(sm), "r"(h) : "memory");
+    asm volatile("tensormap.replace.tile.global_stride.shared::cta.b1024.b64 [%0], 0, %1;"
+                 :: "r"(sm), "l"(stride) : "memory");
+    asm volatile("tensormap.replace.tile.box_dim.shared::cta.b1024.b32 [%0], 0, %1;"
+                 :: "r"(sm), "r"(bw) : "memory");
+    asm volatile("tensormap.replace.tile.fill_mode.shared::cta.b1024.b32 [%0], 1;"
+                 :: "r"(sm) : "memory");
+}
+
+// The whole block: the map in shared memory published to gmap (warp 0)
+// and acquired by every thread.
+__device__ void publish(unsigned sm, CUtensorMap *gmap)
+{
+    __syncthreads();
+    if (threadIdx.x < 32)
+        asm volatile("tensormap.cp_fenceproxy.global.shared::cta.tensormap::generic.release.gpu"
+                     ".sync.aligned [%0], [%1], 128;" :: "l"(gmap), "r"(sm) : "memory");
+    __syncthreads();
+    asm volatile("fence.proxy.tensormap::generic.acquire.gpu [%0], 128;" :: "l"(gmap) : "memory");
+}
+
+// Thread 0: the box at (x, y) through gmap into sbox, completing `bytes`
+// on the mbarrier sbar, and the wait for it, bounded (a box of another
+// size never completes the phase); false when it did not complete.
+__device__ bool load_box(unsigned sbox, const CUtensorMap *gmap, int x, int y, unsigned sbar,
+                         unsigned bytes)
+{
+    asm volatile("cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes"
+                 " [%0], [%1, {%2, %3}], [%4];"
+                 :: "r"(sbox), "l"(gmap), "r"(x), "r"(y), "r"(sbar) : "memory");
+    unsigned long long st;
+    asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 %0, [%1], %2;"
+                 : "=l"(st) : "r"(sbar), "r"(bytes) : "memory");
+    unsigned done = 0;
+    for (unsigned n = 0; !done && n < (1u << 20); n++)
+        asm volatile("{ .reg .pred p; mbarrier.try_wait.shared::cta.b64 p, [%1], %2;"
+                     " selp.u32 %0, 1, 0, p; }" : "=r"(done) : "r"(sbar), "l"(st) : "memory");
+    return done != 0;
+}
 
 __global__ void retarget_and_load(const __grid_constant__ CUtensorMap map, const float *b,
                                   CUtensorMap *gmap, const int *coords, float *out)
@@ -33,30 +86,11 @@ __global__ void retarget_and_load(const __grid_constant__ CUtensorMap map, const
     if (threadIdx.x == 0) {
         smap = map;
         asm volatile("fence.proxy.alias;" ::: "memory");
-        unsigned long long addr = (unsigned long long)b;
-        unsigned w = BW, h = BH, bw = BOX_W;
-        unsigned long long stride = BW * sizeof(float);
-        asm volatile("tensormap.replace.tile.global_address.shared::cta.b1024.b64 [%0], %1;"
-                     :: "r"(sm), "l"(addr) : "memory");
-        asm volatile("tensormap.replace.tile.global_dim.shared::cta.b1024.b32 [%0], 0, %1;"
-                     :: "r"(sm), "r"(w) : "memory");
-        asm volatile("tensormap.replace.tile.global_dim.shared::cta.b1024.b32 [%0], 1, %1;"
-                     :: "r"(sm), "r"(h) : "memory");
-        asm volatile("tensormap.replace.tile.global_stride.shared::cta.b1024.b64 [%0], 0, %1;"
-                     :: "r"(sm), "l"(stride) : "memory");
-        asm volatile("tensormap.replace.tile.box_dim.shared::cta.b1024.b32 [%0], 0, %1;"
-                     :: "r"(sm), "r"(bw) : "memory");
-        asm volatile("tensormap.replace.tile.fill_mode.shared::cta.b1024.b32 [%0], 1;"
-                     :: "r"(sm) : "memory");
+        retarget(sm, b, BW, BH, BW * sizeof(float), BOX_W);
         asm volatile("tensormap.replace.tile.rank.shared::cta.b1024.b32 [%0], 1;"
                      :: "r"(sm) : "memory");   // rank 2, as it was
     }
-    __syncthreads();
-    if (threadIdx.x < 32)
-        asm volatile("tensormap.cp_fenceproxy.global.shared::cta.tensormap::generic.release.gpu"
-                     ".sync.aligned [%0], [%1], 128;" :: "l"(gmap), "r"(sm) : "memory");
-    __syncthreads();
-    asm volatile("fence.proxy.tensormap::generic.acquire.gpu [%0], 128;" :: "l"(gmap) : "memory");
+    publish(sm, gmap);
     unsigned sbar = (unsigned)__cvta_generic_to_shared(&bar);
     unsigned sbox = (unsigned)__cvta_generic_to_shared(box);
     for (int i = 0; i < 3; i++) {
@@ -66,19 +100,9 @@ __global__ void retarget_and_load(const __grid_constant__ CUtensorMap map, const
             asm volatile("mbarrier.init.shared::cta.b64 [%0], 1;" :: "r"(sbar) : "memory");
         asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
         __syncthreads();
-        if (threadIdx.x == 0) {
-            int x = coords[2 * i], y = coords[2 * i + 1];
-            asm volatile("cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes"
-                         " [%0], [%1, {%2, %3}], [%4];"
-                         :: "r"(sbox), "l"(gmap), "r"(x), "r"(y), "r"(sbar) : "memory");
-            unsigned long long st;
-            asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 %0, [%1], %2;"
-                         : "=l"(st) : "r"(sbar), "r"((unsigned)sizeof box) : "memory");
-            unsigned done = 0;
-            while (!done)
-                asm volatile("{ .reg .pred p; mbarrier.try_wait.shared::cta.b64 p, [%1], %2;"
-                             " selp.u32 %0, 1, 0, p; }" : "=r"(done) : "r"(sbar), "l"(st) : "memory");
-        }
+        if (threadIdx.x == 0 &&
+            !load_box(sbox, gmap, coords[2 * i], coords[2 * i + 1], sbar, (unsigned)sizeof box))
+            box[0] = 12345.0f;  // not a value of B or the fill
         __syncthreads();
         for (int e = threadIdx.x; e < BOX_H * BOX_W; e += blockDim.x)
             out[i * BOX_H * BOX_W + e] = box[e];
@@ -107,29 +131,11 @@ __global__ void retype_and_load(const __grid_constant__ CUtensorMap map, int f64
         else
             asm volatile("tensormap.replace.tile.elemtype.shared::cta.b1024.b32 [%0], 10;"
                          :: "r"(sm) : "memory");
-        unsigned long long addr = (unsigned long long)src, stride = RT_W * esize;
-        unsigned w = RT_W, h = RT_H, bw = RT_BOX, bh = 2;
-        asm volatile("tensormap.replace.tile.global_address.shared::cta.b1024.b64 [%0], %1;"
-                     :: "r"(sm), "l"(addr) : "memory");
-        asm volatile("tensormap.replace.tile.global_dim.shared::cta.b1024.b32 [%0], 0, %1;"
-                     :: "r"(sm), "r"(w) : "memory");
-        asm volatile("tensormap.replace.tile.global_dim.shared::cta.b1024.b32 [%0], 1, %1;"
-                     :: "r"(sm), "r"(h) : "memory");
-        asm volatile("tensormap.replace.tile.global_stride.shared::cta.b1024.b64 [%0], 0, %1;"
-                     :: "r"(sm), "l"(stride) : "memory");
-        asm volatile("tensormap.replace.tile.box_dim.shared::cta.b1024.b32 [%0], 0, %1;"
-                     :: "r"(sm), "r"(bw) : "memory");
+        retarget(sm, src, RT_W, RT_H, RT_W * esize, RT_BOX);
         asm volatile("tensormap.replace.tile.box_dim.shared::cta.b1024.b32 [%0], 1, %1;"
-                     :: "r"(sm), "r"(bh) : "memory");
-        asm volatile("tensormap.replace.tile.fill_mode.shared::cta.b1024.b32 [%0], 1;"
-                     :: "r"(sm) : "memory");
+                     :: "r"(sm), "r"(2) : "memory");
     }
-    __syncthreads();
-    if (threadIdx.x < 32)
-        asm volatile("tensormap.cp_fenceproxy.global.shared::cta.tensormap::generic.release.gpu"
-                     ".sync.aligned [%0], [%1], 128;" :: "l"(gmap), "r"(sm) : "memory");
-    __syncthreads();
-    asm volatile("fence.proxy.tensormap::generic.acquire.gpu [%0], 128;" :: "l"(gmap) : "memory");
+    publish(sm, gmap);
     for (unsigned e = threadIdx.x; e < sizeof box; e += blockDim.x)
         box[e] = 0xA5;
     unsigned sbar = (unsigned)__cvta_generic_to_shared(&bar);
@@ -137,22 +143,9 @@ __global__ void retype_and_load(const __grid_constant__ CUtensorMap map, int f64
         asm volatile("mbarrier.init.shared::cta.b64 [%0], 1;" :: "r"(sbar) : "memory");
     asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
     __syncthreads();
-    if (threadIdx.x == 0) {
-        asm volatile("cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes"
-                     " [%0], [%1, {%2, %3}], [%4];"
-                     :: "r"((unsigned)__cvta_generic_to_shared(box)), "l"(gmap), "r"(RT_X), "r"(1),
-                        "r"(sbar) : "memory");
-        unsigned long long st;
-        asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 %0, [%1], %2;"
-                     : "=l"(st) : "r"(sbar), "r"(RT_BOX * 2 * esize) : "memory");
-        // bounded: a box of another size never completes the phase
-        unsigned done = 0;
-        for (unsigned n = 0; !done && n < (1u << 20); n++)
-            asm volatile("{ .reg .pred p; mbarrier.try_wait.shared::cta.b64 p, [%1], %2;"
-                         " selp.u32 %0, 1, 0, p; }" : "=r"(done) : "r"(sbar), "l"(st) : "memory");
-        if (!done)
-            box[0] = 0x5a;  // not a byte either type's box has there
-    }
+    if (threadIdx.x == 0 && !load_box((unsigned)__cvta_generic_to_shared(box), gmap, RT_X, 1,
+                                      sbar, RT_BOX * 2 * esize))
+        box[0] = 0x5a;  // not a byte either type's box has there
     __syncthreads();
     for (unsigned e = threadIdx.x; e < sizeof box; e += blockDim.x)
         out[e] = box[e];
@@ -191,10 +184,8 @@ static void retype_case(const CUtensorMap &map, CUtensorMap *gmap, bool f64)
 int main()
 {
     zt_begin("tma_replace");
-    cudaDriverEntryPointQueryResult q;
-    PFN_cuTensorMapEncodeTiled_v12000 encode = NULL;
-    CK(cudaGetDriverEntryPointByVersion("cuTensorMapEncodeTiled", (void **)&encode, 12000,
-                                        cudaEnableDefault, &q));
+    PFN_cuTensorMapEncodeTiled_v12000 encode =
+        driver_entry<PFN_cuTensorMapEncodeTiled_v12000>("cuTensorMapEncodeTiled");
     float *a, *b, *out;
     int *coords;
     CUtensorMap *gmap;

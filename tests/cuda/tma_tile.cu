@@ -42,6 +42,7 @@
 #include <cuda_fp16.h>
 #include <cooperative_groups.h>
 #include <cuda/barrier>
+#include "tma_util.h"
 
 #include <math.h>
 #include <spawn.h>
@@ -117,18 +118,6 @@ __global__ void tma_store(const __grid_constant__ CUtensorMap map, const int *co
     }
 }
 
-/* mbarrier helpers for the inline-PTX kernels: thread 0 arrives expecting
- * `bytes` of transactions, then waits for the phase to complete */
-__device__ void arrive_and_wait(unsigned bar, unsigned bytes)
-{
-    unsigned long long state;
-    unsigned done = 0;
-    asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 %0, [%1], %2;"
-                 : "=l"(state) : "r"(bar), "r"(bytes) : "memory");
-    while (!done)
-        asm volatile("{ .reg .pred p; mbarrier.try_wait.shared::cta.b64 p, [%1], %2;"
-                     " selp.u32 %0, 1, 0, p; }" : "=r"(done) : "r"(bar), "l"(state) : "memory");
-}
 
 /* bulk copies without a tensor map: smem <- src (prefetched), then
  * shared::cta -> shared::cluster (this block) on an mbarrier, then
@@ -322,19 +311,9 @@ static PFN_cuTensorMapReplaceAddress_v12000 replace_address;
 
 static void get_entry_points(void)
 {
-    cudaDriverEntryPointQueryResult q;
-    CK(cudaGetDriverEntryPointByVersion("cuTensorMapEncodeTiled", (void **)&encode, 12000,
-                                        cudaEnableDefault, &q));
-    if (q != cudaDriverEntryPointSuccess || !encode) {
-        printf("FAIL cuTensorMapEncodeTiled not found\n");
-        exit(1);
-    }
-    CK(cudaGetDriverEntryPointByVersion("cuTensorMapReplaceAddress", (void **)&replace_address,
-                                        12000, cudaEnableDefault, &q));
-    if (q != cudaDriverEntryPointSuccess || !replace_address) {
-        printf("FAIL cuTensorMapReplaceAddress not found\n");
-        exit(1);
-    }
+    encode = driver_entry<PFN_cuTensorMapEncodeTiled_v12000>("cuTensorMapEncodeTiled");
+    replace_address =
+        driver_entry<PFN_cuTensorMapReplaceAddress_v12000>("cuTensorMapReplaceAddress");
 }
 
 /* A tensor in host and device memory: dims elements of esize bytes, rows
