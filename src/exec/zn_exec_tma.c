@@ -401,7 +401,7 @@ int32_t zn_exec_tma(zn_warp_ctx *w, uint32_t code, uint32_t mask, uint64_t *io)
         }
         if (m->im2col) {
             uint64_t offs = io[9 * ZN_WARP_SIZE + lane];
-            for (unsigned k = 0; k + 2 < rank; k++)
+            for (unsigned k = 0; k + 2 < rank && k < ZN_TMA_MAX_RANK - 2; k++)
                 b.off[k] = (int32_t)(offs >> (16 * k) & 0xffff);
             bytes *= m->ppc;
         }
