@@ -192,7 +192,7 @@ int zn_optimise(LLVMModuleRef mod, const zn_target *t, char *err, size_t errlen)
     LLVMErrorRef e = LLVMRunPasses(mod, run, t->tm, po);
     LLVMDisposePassBuilderOptions(po);
     if (!e)
-        return 0;
+        return zn_coro_batch(mod, t, err, errlen);
     char *msg = LLVMGetErrorMessage(e);
     snprintf(err, errlen, "optimisation: %s", msg);
     LLVMDisposeErrorMessage(msg);

@@ -43,6 +43,7 @@ int zn_check_env(void);
 typedef struct zn_kernel_info {
     const char *name;           /* the PTX .entry name */
     zn_kernel_fn fn;            /* runs one warp */
+    zn_batch_fn batch;          /* coroutine kernels: resumes warps */
     uint32_t nparams;
     const uint32_t *param_offset; /* byte offset of each param in the buffer */
     const uint32_t *param_size;

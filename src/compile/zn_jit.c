@@ -177,6 +177,25 @@ static int create_jit(zn_jit_module *jm, zn_target *t, char *err, size_t errlen)
     return define_globals(jm, jd, &jm->o, err, errlen) ? -1 : 0;
 }
 
+/* zk_K.batch's address, if the unit has one (zn_coro_batch.c: coroutine
+ * kernels with a barrier in a loop that still suspend after optimisation). */
+static bool lookup_batch(zn_jit_module *jm, const char *kernel, LLVMOrcExecutorAddress *addr)
+{
+    size_t n = strlen(kernel);
+    char *name = malloc(n + sizeof ".batch");
+    if (!name)
+        return false;
+    memcpy(name, kernel, n);
+    memcpy(name + n, ".batch", sizeof ".batch");
+    LLVMErrorRef e = LLVMOrcLLJITLookup(jm->jit, addr, name);
+    free(name);
+    if (e) {
+        LLVMConsumeError(e);
+        return false;
+    }
+    return true;
+}
+
 /* Adds a unit's object (taken) and looks up its kernel(s): kernel index
  * ki, or all for the whole module. 0, or -1 with err. */
 static int add_unit(zn_jit_module *jm, LLVMMemoryBufferRef obj, int64_t ki, char *err,
@@ -200,6 +219,10 @@ static int add_unit(zn_jit_module *jm, LLVMMemoryBufferRef obj, int64_t ki, char
         }
         jm->kernels[i].fn = (zn_kernel_fn)(uintptr_t)addr;
         zn_perfmap_write(pmap, name, addr);
+        /* the executor resumes a coroutine kernel's warps through
+         * zk_K.batch when it has one */
+        if (jm->kernels[i].uses_barrier == 2 && lookup_batch(jm, name, &addr))
+            jm->kernels[i].batch = (zn_batch_fn)(uintptr_t)addr;
     }
     zn_perfmap_free(pmap);
     if (ki < 0)

@@ -39,6 +39,7 @@
  * turns this off (A/B runs; part of the kernel cache key).
  */
 #include "zn_lower.h"
+#include "zn_pipeline.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -141,6 +142,24 @@ static LLVMValueRef intrinsic(zn_lfn *l, const char *name, LLVMTypeRef *over, si
     return LLVMBuildCall2(l->b, ft, fn, args, nargs, "");
 }
 
+/* A block barrier between a backward branch and its target (nvcc lays a
+ * loop's body out between them): a block then suspends once per
+ * iteration. */
+static bool barrier_in_loop(const ptx_func *f)
+{
+    for (uint32_t j = 0; j < f->nins; j++) {
+        const ptx_ins *ins = &f->ins[j];
+        const ptx_opnd *o = &ins->opnds[0];
+        if (ins->op != PTX_OP_bra || ins->nopnds < 1 || o->kind != PTX_OPND_LABEL ||
+            o->label < 0 || (uint32_t)o->label >= f->nlabels)
+            continue;
+        for (uint32_t k = f->labels[o->label].ins; k < j; k++)
+            if (zn_ins_is_block_barrier(&f->ins[k]))
+                return true;
+    }
+    return false;
+}
+
 /* In the entry block, after its allocas: the frame from the executor and
  * coro.begin. */
 void zn_coro_prologue(zn_lfn *l)
@@ -148,6 +167,11 @@ void zn_coro_prologue(zn_lfn *l)
     zn_lmod *m = l->m;
     LLVMAddAttributeAtIndex(l->fn, LLVMAttributeFunctionIndex,
         LLVMCreateEnumAttribute(m->ctx, LLVMGetEnumAttributeKindForName("presplitcoroutine", 17), 0));
+    /* zn_coro_batch.c inlines the resume function into its warp loop then */
+    if (barrier_in_loop(l->f))
+        LLVMAddAttributeAtIndex(l->fn, LLVMAttributeFunctionIndex,
+            LLVMCreateStringAttribute(m->ctx, ZN_ATTR_BATCH_INLINE,
+                                      sizeof ZN_ATTR_BATCH_INLINE - 1, "", 0));
     LLVMValueRef null = LLVMConstNull(m->t_ptr);
     LLVMValueRef idargs[4] = {LLVMConstInt(m->t_i32, 64, 0), null, null, null};
     LLVMValueRef id = intrinsic(l, "llvm.coro.id", NULL, 0, idargs, 4);

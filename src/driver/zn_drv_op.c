@@ -40,6 +40,7 @@ void zn_op_run_kernel(zn_op *op, unsigned depth)
     const zn_kernel_info *ki = op->u.k.f->ki;
     zn_launch l = {
         .fn = ki->fn,
+        .batch = ki->batch,
         .grid = { op->u.k.g[0], op->u.k.g[1], op->u.k.g[2] },
         .block = { op->u.k.b[0], op->u.k.b[1], op->u.k.b[2] },
         .static_shared = ki->static_shared,

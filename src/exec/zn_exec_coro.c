@@ -85,15 +85,39 @@ static void coro_enter(zn_block_run *run, zn_kernel_fn fn, uint32_t i, uint32_t 
 {
     zn_warp_ctx *w = &run->warps[i];
     uint32_t bit = 1u << i;
+    const zn_launch *l = run->job->l;
     run->co_next = -1;
     w->co_status = ZN_KSTATUS_RUNNING;
     if (!(*started & bit)) {
         *started |= bit;
         (void)fn(w);    /* its status is in co_status when it ends */
+    } else if (l->batch) {
+        uint32_t ended;
+        (void)l->batch(run->warps, bit, run->blk.nthreads, &ended);  /* warp i only */
     } else {
         void *frame = w->co_frame;
         (*(coro_resume_fn *)frame)(frame);
     }
+}
+
+/* The started warps of todo, in order, by the kernel's batch function
+ * (its loop resumes them without a call each): the ones that suspended at
+ * the whole block's bar.sync 0 are added to *arrived, the ones that ended
+ * are done, and both are taken out of *pending and *todo; -1 when that was
+ * all of them, else the warp that returned otherwise (resumed, still in
+ * *todo and *pending). */
+static int coro_batch(zn_block_run *run, uint32_t *todo, uint32_t *pending, uint32_t *arrived)
+{
+    run->co_next = -1;
+    uint32_t ended = 0;
+    int32_t r = run->job->l->batch(run->warps, *todo, run->blk.nthreads, &ended);
+    uint32_t through = r < 0 ? *todo : *todo & ((1u << r) - 1);
+    *arrived |= through & ~ended;
+    *pending &= ~through;
+    *todo &= ~through;
+    run->runnable &= ~ended;
+    run->done_mask |= ended;
+    return r;
 }
 
 /* The common barrier, bar.sync 0 of the whole block in an ordinary grid
@@ -154,11 +178,20 @@ static int coro_rounds(zn_block_run *run, zn_kernel_fn fn, uint32_t *started, bo
             atomic_load_explicit(&run->job->status, memory_order_relaxed) != ZN_KSTATUS_OK)
             return zn_warps_next_runnable(run, run->nwarps - 1);   /* not resumed yet */
         uint32_t arrived = 0, pending = run->runnable;
+        bool batch = run->job->l->batch != NULL;
         while (pending) {
             for (uint32_t todo = pending; todo; todo &= todo - 1) {
-                uint32_t i = (uint32_t)__builtin_ctz(todo), bit = 1u << i;
+                uint32_t i = (uint32_t)__builtin_ctz(todo);
+                if (batch && !(todo & ~*started)) {
+                    int r = coro_batch(run, &todo, &pending, &arrived);
+                    if (r < 0)
+                        break;
+                    i = (uint32_t)r;
+                } else {
+                    coro_enter(run, fn, i, started);
+                }
+                uint32_t bit = 1u << i;
                 zn_warp_ctx *w = &run->warps[i];
-                coro_enter(run, fn, i, started);
                 if (w->co_status != ZN_KSTATUS_RUNNING) {
                     if (w->co_status != ZN_KSTATUS_OK)
                         zn_job_fail(run->job, w->co_status);

@@ -21,7 +21,10 @@
  * go on. Before it calls either, the executor sets co_status to
  * ZN_KSTATUS_RUNNING; a warp that ends stores its status there, so
  * co_status still RUNNING after the call means "suspended". The executor
- * resumes it with ((void (*)(void *))*(void **)frame)(frame).
+ * resumes warps through the kernel's batch function (zn_batch_fn,
+ * src/compile/zn_coro_batch.c: it sets co_status itself); a coroutine
+ * kernel compiled without one (none in Zinc's compiler) is resumed with
+ * ((void (*)(void *))*(void **)frame)(frame).
  *
  * Address spaces as compiled code sees them:
  *   global, const, generic: real host addresses (device memory is host memory)
@@ -261,5 +264,14 @@ static inline void zn_warp_set_tid(zn_warp_ctx *w, const uint32_t ntid[3])
 }
 
 typedef int32_t (*zn_kernel_fn)(zn_warp_ctx *w);
+
+/* A coroutine kernel's zk_K.batch: resumes warps[i] for the bits i of
+ * todo in increasing order while each suspends at bar.sync 0 of the whole
+ * block (nthreads threads) or ends with ZN_KSTATUS_OK (its bit set in
+ * *ended, always written); -1 when all did, else the first warp that
+ * returned otherwise (failed, yielded, other barrier): it has been
+ * resumed, the later ones not. */
+typedef int32_t (*zn_batch_fn)(zn_warp_ctx *warps, uint32_t todo, uint32_t nthreads,
+                               uint32_t *ended);
 
 #endif

@@ -11,12 +11,33 @@
  * barrier in a called function (which keeps the kernel on fibers,
  * uses_barrier 1), a trap in one warp in the middle of a loop of barriers
  * (the launch fails; the worker's frames serve the next launch). The same
- * kernels again with ZINC_NO_CORO=1 (fibers). */
+ * kernels again with ZINC_NO_CORO_BATCH=1 (the executor resumes each warp
+ * through its frame instead of the compiled zk_K.batch loop,
+ * zn_coro_batch.c) and with ZINC_NO_CORO=1 (fibers). */
 #include <stdlib.h>
 #include <string.h>
 #include "zn_test_harness.h"
 
 #define POISON 0xdeadbeefu
+
+/* mixed's body (below) */
+#define MIXED_BODY \
+    "  ld.param.u64 %rd1, [p];\n  cvta.to.global.u64 %rd2, %rd1;\n" \
+    "  mov.u32 %r1, %tid.x;\n  mov.u32 %r2, %ntid.x;\n  mov.u32 %r7, %ctaid.x;\n" \
+    "  mov.u32 %r4, s;\n  shl.b32 %r3, %r1, 2;\n  add.s32 %r5, %r4, %r3;\n" \
+    "  mad.lo.s32 %r6, %r1, 13, %r7;\n  st.shared.u32 [%r5], %r6;\n  bar.sync 0;\n" \
+    "  add.s32 %r8, %r1, 32;\n  rem.u32 %r8, %r8, %r2;\n  shl.b32 %r8, %r8, 2;\n" \
+    "  add.s32 %r8, %r4, %r8;\n  ld.shared.u32 %r9, [%r8];\n  mov.u32 %r10, 0;\n" \
+    "  setp.lt.u32 %p1, %r1, 64;\n  @%p1 bra JOIN;\n" \
+    "  setp.ge.u32 %p2, %r1, 128;\n  @%p2 bra JOIN;\n" \
+    "  add.s32 %r11, %r5, 1024;\n  st.shared.u32 [%r11], %r9;\n  bar.sync 1, 64;\n" \
+    "  xor.b32 %r12, %r1, 32;\n  shl.b32 %r12, %r12, 2;\n  add.s32 %r12, %r4, %r12;\n" \
+    "  ld.shared.u32 %r10, [%r12+1024];\n  st.shared.u32 [%r5+1536], %r10;\n" \
+    "JOIN:\n  bar.sync 0;\n  and.b32 %r15, %r1, 63;\n  shl.b32 %r15, %r15, 2;\n" \
+    "  add.s32 %r15, %r4, %r15;\n  ld.shared.u32 %r16, [%r15+1792];\n" \
+    "  mad.lo.s32 %r13, %r9, 3, %r10;\n  add.s32 %r13, %r13, %r16;\n" \
+    "  mad.lo.s32 %r14, %r7, %r2, %r1;\n  mul.wide.u32 %rd3, %r14, 4;\n" \
+    "  add.s64 %rd4, %rd2, %rd3;\n  st.global.u32 [%rd4], %r13;\n"
 
 static const char ptx[] =
     ".version 7.0\n.target sm_70\n.address_size 64\n"
@@ -105,22 +126,16 @@ static const char ptx[] =
     ".visible .entry mixed(.param .u64 p)\n{\n"
     "  .shared .align 4 .b8 s[2048];\n"
     "  .reg .pred %p<4>;\n  .reg .b32 %r<24>;\n  .reg .b64 %rd<6>;\n"
-    "  ld.param.u64 %rd1, [p];\n  cvta.to.global.u64 %rd2, %rd1;\n"
-    "  mov.u32 %r1, %tid.x;\n  mov.u32 %r2, %ntid.x;\n  mov.u32 %r7, %ctaid.x;\n"
-    "  mov.u32 %r4, s;\n  shl.b32 %r3, %r1, 2;\n  add.s32 %r5, %r4, %r3;\n"
-    "  mad.lo.s32 %r6, %r1, 13, %r7;\n  st.shared.u32 [%r5], %r6;\n  bar.sync 0;\n"
-    "  add.s32 %r8, %r1, 32;\n  rem.u32 %r8, %r8, %r2;\n  shl.b32 %r8, %r8, 2;\n"
-    "  add.s32 %r8, %r4, %r8;\n  ld.shared.u32 %r9, [%r8];\n  mov.u32 %r10, 0;\n"
-    "  setp.lt.u32 %p1, %r1, 64;\n  @%p1 bra JOIN;\n"
-    "  setp.ge.u32 %p2, %r1, 128;\n  @%p2 bra JOIN;\n"
-    "  add.s32 %r11, %r5, 1024;\n  st.shared.u32 [%r11], %r9;\n  bar.sync 1, 64;\n"
-    "  xor.b32 %r12, %r1, 32;\n  shl.b32 %r12, %r12, 2;\n  add.s32 %r12, %r4, %r12;\n"
-    "  ld.shared.u32 %r10, [%r12+1024];\n  st.shared.u32 [%r5+1536], %r10;\n"
-    "JOIN:\n  bar.sync 0;\n  and.b32 %r15, %r1, 63;\n  shl.b32 %r15, %r15, 2;\n"
-    "  add.s32 %r15, %r4, %r15;\n  ld.shared.u32 %r16, [%r15+1792];\n"
-    "  mad.lo.s32 %r13, %r9, 3, %r10;\n  add.s32 %r13, %r13, %r16;\n"
-    "  mad.lo.s32 %r14, %r7, %r2, %r1;\n  mul.wide.u32 %rd3, %r14, 4;\n"
-    "  add.s64 %rd4, %rd2, %rd3;\n  st.global.u32 [%rd4], %r13;\n  ret;\n}\n"
+    MIXED_BODY
+    "  ret;\n}\n"
+    /* the same twice over in a loop: the compiled batch loop (a barrier
+     * in a loop) hands over to the general loop at bar.sync 1 */
+    ".visible .entry mixed_loop(.param .u64 p)\n{\n"
+    "  .shared .align 4 .b8 s[2048];\n"
+    "  .reg .pred %p<4>;\n  .reg .b32 %r<24>;\n  .reg .b64 %rd<6>;\n"
+    "  mov.u32 %r20, 0;\nAGAIN:\n"
+    MIXED_BODY
+    "  add.s32 %r20, %r20, 1;\n  setp.lt.u32 %p3, %r20, 2;\n  @%p3 bra AGAIN;\n  ret;\n}\n"
     /* the barrier in a called function: out[gid] = s[(tid+1) % ntid] */
     ".func bsync()\n{\n  bar.sync 0;\n  ret;\n}\n"
     ".visible .entry callee_bar(.param .u64 p)\n{\n"
@@ -153,11 +168,27 @@ static uint32_t *poisoned(size_t n)
     return p;
 }
 
+static bool want_batch;
+
+/* the kernels with a barrier in a loop: resumed by zk_K.batch */
+static bool loops(const char *name)
+{
+    static const char *const with[] = {"rotate", "early_exit", "trap_mid", "mixed_loop"};
+    for (size_t i = 0; i < sizeof with / sizeof with[0]; i++)
+        if (!strcmp(name, with[i]))
+            return true;
+    return false;
+}
+
+/* uses_barrier, and a coroutine's batch function unless turned off */
 static void expect_mode(const zn_jit_module *jm, const char *name, int want)
 {
     const zn_kernel_info *k = zn_jit_kernel(jm, name);
     CHECK(k && k->uses_barrier == want, "%s: uses_barrier %d, want %d", name,
           k ? k->uses_barrier : -1, want);
+    bool batch = want == 2 && want_batch && loops(name);
+    CHECK(k && (k->batch != NULL) == batch, "%s: batch %p, want %s", name,
+          k ? (void *)(uintptr_t)k->batch : NULL, batch ? "one" : "none");
 }
 
 static void check_rotate(const zn_jit_module *jm, uint32_t nblocks, uint32_t nt, uint32_t it)
@@ -247,13 +278,13 @@ static void check_counted(const zn_jit_module *jm)
     free(out);
 }
 
-static void check_mixed(const zn_jit_module *jm, uint32_t nt)
+static void check_mixed(const zn_jit_module *jm, const char *name, uint32_t nt)
 {
     enum { NB = 3 };
     uint32_t *out = poisoned(NB * nt);
     void *po = out;
     void *args[] = {&po};
-    CHECK(zt_run_exec(jm, "mixed", ZT_DIM1(NB), ZT_DIM1(nt), 0, args) == 0, "status");
+    CHECK(zt_run_exec(jm, name, ZT_DIM1(NB), ZT_DIM1(nt), 0, args) == 0, "%s status", name);
     int bad = 0;
     for (uint32_t b = 0; b < NB; b++)
         for (uint32_t t = 0; t < nt; t++) {
@@ -262,7 +293,7 @@ static void check_mixed(const zn_jit_module *jm, uint32_t nt)
             uint32_t q = 64 + t % 64, x = ((q ^ 32) + 32) % nt * 13 + b;
             bad += out[b * nt + t] != 3 * v + w + x;
         }
-    CHECK(bad == 0, "mixed %u: %d wrong", nt, bad);
+    CHECK(bad == 0, "%s %u: %d wrong", name, nt, bad);
     free(out);
 }
 
@@ -313,8 +344,11 @@ static void run_all(int coro)
     check_spin(jm);
     check_counted(jm);
     expect_mode(jm, "mixed", m);
-    check_mixed(jm, 128);
-    check_mixed(jm, 256);
+    expect_mode(jm, "mixed_loop", m);
+    check_mixed(jm, "mixed", 128);
+    check_mixed(jm, "mixed", 256);
+    check_mixed(jm, "mixed_loop", 128);
+    check_mixed(jm, "mixed_loop", 256);
     check_callee(jm, 256);
     check_trap(jm);
     zn_jit_module_free(jm);
@@ -323,7 +357,13 @@ static void run_all(int coro)
 int main(void)
 {
     unsetenv("ZINC_NO_CORO");
+    unsetenv("ZINC_NO_CORO_BATCH");
+    want_batch = true;
     run_all(1);
+    setenv("ZINC_NO_CORO_BATCH", "1", 1);
+    want_batch = false;
+    run_all(1);
+    unsetenv("ZINC_NO_CORO_BATCH");
     setenv("ZINC_NO_CORO", "1", 1);
     run_all(0);
     zt_cleanup();

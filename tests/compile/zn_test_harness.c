@@ -189,7 +189,11 @@ int zt_run(const zn_jit_module *jm, const char *kernel, zt_dim grid, zt_dim bloc
             while (k->uses_barrier == 2 && wc.co_status == ZN_KSTATUS_RUNNING) {
                 rt_barrier(&wc, (uint32_t)(wc.co_wait & 0xff), (uint32_t)(wc.co_wait >> 32),
                            (uint32_t)(wc.co_wait >> 8 & 0xff));
-                (*(void (**)(void *))wc.co_frame)(wc.co_frame);
+                uint32_t ended;
+                if (k->batch)   /* this warp alone: warps[0] */
+                    (void)k->batch(&wc, 1, nth, &ended);
+                else
+                    (*(void (**)(void *))wc.co_frame)(wc.co_frame);
                 s = wc.co_status;
             }
             if (s && !status)
@@ -215,7 +219,7 @@ int zt_run_exec(const zn_jit_module *jm, const char *kernel, zt_dim grid,
     }
     uint8_t *params = pack(k, args);
     zn_launch l = {
-        .fn = k->fn, .grid = {grid.x, grid.y, grid.z},
+        .fn = k->fn, .batch = k->batch, .grid = {grid.x, grid.y, grid.z},
         .block = {block.x, block.y, block.z}, .static_shared = k->static_shared,
         .dyn_shared = dyn_shared, .stack_bytes = k->stack_bytes,
         .uses_barrier = k->uses_barrier, .params = params,
