@@ -342,6 +342,10 @@ void zn_lower_bar(zn_lfn *l, const ptx_ins *ins);     /* zn_lower_warp.c */
 /* After a shared-memory store: the warp's first since a barrier lets the
  * block's other warps run to theirs (zn_lower_warp.c). */
 void zn_shared_store_stagger(zn_lfn *l);
+/* Before a shared store that a barrier follows: the yield when the store
+ * is the first of its segment and that segment began, through a loop's
+ * backward branch, with shared reads (zn_lower_warp.c). */
+void zn_shared_store_stagger_before(zn_lfn *l);
 /* Sets up what zn_shared_store_stagger needs, in the entry block. */
 void zn_stagger_prologue(zn_lfn *l);
 void zn_lower_call(zn_lfn *l, const ptx_ins *ins);    /* zn_lower_call.c */

@@ -237,6 +237,8 @@ static void lower_st(zn_lfn *l, const ptx_ins *ins)
         const ptx_opnd *si = s->kind == PTX_OPND_VEC ? &s->elems[i] : s;
         vals[i] = si->kind == PTX_OPND_SINK ? NULL : zn_src(l, si, t);
     }
+    if (ins->space == PTX_SPACE_SHARED)
+        zn_shared_store_stagger_before(l);
     if (l->m->opts->check) /* memcheck (zn_lower_check.c) */
         zn_check_access(l, host_addr(l, addr_of(l, a), ins->space), n * size, ins->space,
                         ZN_CHECK_WRITE);

@@ -361,11 +361,12 @@ void zn_stagger_prologue(zn_lfn *l)
 /* The warp's straight-line path from the instruction after `at` reaches a
  * block barrier before any store, branch or call: the barrier lets the
  * other warps run anyway, so the yield would only cost a switch (a
- * reduction's `sdata[tid] = v; __syncthreads();`). */
-static bool barrier_follows(const ptx_func *f, uint32_t at)
+ * reduction's `sdata[tid] = v; __syncthreads();`). *bar: the barrier. */
+static bool barrier_follows(const ptx_func *f, uint32_t at, uint32_t *bar)
 {
     for (uint32_t i = at + 1; i < f->nins && i < at + 64; i++) {
         const ptx_ins *ins = &f->ins[i];
+        *bar = i;
         if (zn_ins_is_block_barrier(ins))
             return !(ins->flags & PTX_F(arrive));
         switch (ins->op) {
@@ -380,10 +381,77 @@ static bool barrier_follows(const ptx_func *f, uint32_t at)
     return false;
 }
 
-void zn_shared_store_stagger(zn_lfn *l)
+static bool shared_access(const ptx_ins *ins, ptx_op op)
 {
-    if (!l->seg_store_slot || barrier_follows(l->f, (uint32_t)(l->ins - l->f->ins)))
-        return;
+    return ins->op == op && ins->space == PTX_SPACE_SHARED;
+}
+
+/* Shared reads early in a segment, and a store that ends it (a barrier
+ * follows) after real work: llm.c's fp32 softmax backward keeps a block
+ * sum per row in `acc[warp] = sum; sync; total = reduce(acc[lane]);
+ * <loops over the row>` and the next row's `acc[warp] = sum` comes with no
+ * barrier between. On a GPU every warp reads acc right after the barrier,
+ * long before any warp's next store; Zinc ran warp 0 through its next
+ * store before warp 1's reads (the 124M-shaped test_gpt2fp32cu's loss went
+ * off by 0.015). Such a store yields first, when it is the warp's first
+ * shared store of the segment, so every warp makes its reads before it.
+ * "Real work" is a loop between the reads and the store, in program order
+ * (nvcc unrolls llm.c's row loop) or around them (the store at the top of
+ * the loop body, the reads after the barrier below it); a reduction's
+ * `s[t] += s[t + k]; sync` has its reads next to the store and keeps
+ * going without a yield. */
+static bool backward_branch(const ptx_func *f, uint32_t i, uint32_t *target)
+{
+    const ptx_ins *ins = &f->ins[i];
+    const ptx_opnd *o = &ins->opnds[0];
+    if (ins->op != PTX_OP_bra || ins->nopnds < 1 || o->kind != PTX_OPND_LABEL ||
+        o->label < 0 || (uint32_t)o->label >= f->nlabels || f->labels[o->label].ins > i)
+        return false;
+    *target = f->labels[o->label].ins;
+    return true;
+}
+
+/* in program order: a shared load, a loop, the store at `at`, with no
+ * barrier before it (looked at over the last 4096 instructions) */
+static bool read_then_loop(const ptx_func *f, uint32_t at)
+{
+    bool loop = false;
+    for (uint32_t j = at, seen = 0; j-- > 0 && seen < 4096; seen++) {
+        const ptx_ins *ins = &f->ins[j];
+        uint32_t target;
+        if (zn_ins_is_block_barrier(ins))
+            return false;
+        if (backward_branch(f, j, &target))
+            loop = true;
+        else if (loop && shared_access(ins, PTX_OP_ld))
+            return true;
+    }
+    return false;
+}
+
+/* the store at `at`, the first shared store of a loop body, and the
+ * barrier after it at `bar`, with shared reads between that barrier and
+ * the loop's backward branch */
+static bool read_through_loop(const ptx_func *f, uint32_t at, uint32_t bar)
+{
+    for (uint32_t x = bar + 1; x < f->nins; x++) {
+        uint32_t head;
+        if (!backward_branch(f, x, &head) || head > at)
+            continue;
+        bool first = true, reads = false;
+        for (uint32_t j = head; j < at; j++)
+            first &= !shared_access(&f->ins[j], PTX_OP_st);
+        for (uint32_t j = bar + 1; j < x; j++)
+            reads |= shared_access(&f->ins[j], PTX_OP_ld);
+        if (first && reads)
+            return true;
+    }
+    return false;
+}
+
+/* the first shared store after a barrier (seg_store_slot clear) yields */
+static void stagger_yield(zn_lfn *l)
+{
     zn_lmod *m = l->m;
     LLVMValueRef done = LLVMBuildLoad2(l->b, m->t_i8, l->seg_store_slot, "");
     LLVMValueRef first = LLVMBuildAnd(l->b, LLVMBuildICmp(l->b, LLVMIntEQ, done,
@@ -397,6 +465,21 @@ void zn_shared_store_stagger(zn_lfn *l)
     zn_lower_yield(l);
     LLVMBuildBr(l->b, cont);
     LLVMPositionBuilderAtEnd(l->b, cont);
+}
+
+void zn_shared_store_stagger(zn_lfn *l)
+{
+    uint32_t bar;
+    if (l->seg_store_slot && !barrier_follows(l->f, (uint32_t)(l->ins - l->f->ins), &bar))
+        stagger_yield(l);
+}
+
+void zn_shared_store_stagger_before(zn_lfn *l)
+{
+    uint32_t at = (uint32_t)(l->ins - l->f->ins), bar;
+    if (l->seg_store_slot && barrier_follows(l->f, at, &bar) &&
+        (read_then_loop(l->f, at) || read_through_loop(l->f, at, bar)))
+        stagger_yield(l);
 }
 
 static void stagger_reset(zn_lfn *l)

@@ -11,6 +11,14 @@
 // On a GPU the warps run side by side, so every initialisation lands
 // before any score; Zinc's warps run one after another, so each warp's
 // first shared store after a barrier lets the other warps reach theirs.
+//
+// loop_block_sums, unrolled_block_sums: a block sum per row, each warp's
+// part stored in acc[warp] before the row's only barrier and read back by
+// every warp after it, with loops over the row before the store and after
+// the reads (llm.c's fp32 softmax backward, which has no second barrier
+// before the next row's store). On a GPU every warp reads acc right after
+// the barrier, long before any warp's next store; Zinc must not let warp
+// 0 store the next row's sum before the others have read this one's.
 #include "zn_test.h"
 
 #define N 1000
@@ -49,6 +57,93 @@ __global__ void init_then_scores(const int *in, int *out)
     out[blockIdx.x * KEYS + tid] = kq[tid];
 }
 
+#define ROWS 4          /* per block, as llm.c's T_per_block */
+#define COLS 1024
+#define SUM_THREADS 256     /* 8 warps */
+
+/* the block's sum of row[c] * w[c], every warp's copy of it in
+ * out[warp], and then row[c] - sum in place: llm.c's shape (work over
+ * the row before the store into acc, and after the reads from it) */
+__device__ void row_step(float *row, const float *w, float *acc, float *out)
+{
+    int warp = threadIdx.x / 32, lane = threadIdx.x % 32, nwarps = blockDim.x / 32;
+    float v = 0.0f;
+    for (int c = threadIdx.x; c < COLS; c += blockDim.x)
+        v += row[c] * w[c];
+    for (int off = 16; off > 0; off /= 2)
+        v += __shfl_xor_sync(0xffffffffu, v, off);
+    if (lane == 0)
+        acc[warp] = v;
+    __syncthreads();
+    float t = lane < nwarps ? acc[lane] : 0.0f;
+    for (int off = 16; off > 0; off /= 2)
+        t += __shfl_xor_sync(0xffffffffu, t, off);
+    if (lane == 0)
+        out[warp] = t;
+    for (int c = threadIdx.x; c < COLS; c += blockDim.x)
+        row[c] -= t;
+}
+
+/* the row loop kept (the store at the top of its body) */
+__global__ void loop_block_sums(float *x, const float *w, float *out)
+{
+    __shared__ float acc[32];
+    int nwarps = blockDim.x / 32;
+#pragma unroll 1
+    for (int r = 0; r < ROWS; r++)
+        row_step(x + (blockIdx.x * ROWS + r) * COLS, w, acc, out + (blockIdx.x * ROWS + r) * nwarps);
+}
+
+/* the row loop unrolled, as nvcc does llm.c's (the reads, the column
+ * loops, then the next row's store, in program order) */
+__global__ void unrolled_block_sums(float *x, const float *w, float *out)
+{
+    __shared__ float acc[32];
+    int nwarps = blockDim.x / 32;
+#pragma unroll
+    for (int r = 0; r < ROWS; r++)
+        row_step(x + (blockIdx.x * ROWS + r) * COLS, w, acc, out + (blockIdx.x * ROWS + r) * nwarps);
+}
+
+static void check_block_sums(const char *name, void (*kernel)(float *, const float *, float *))
+{
+    enum { NW = SUM_THREADS / 32, NX = BLOCKS * ROWS * COLS };
+    static float hx[NX], hw[COLS], hout[BLOCKS * ROWS * NW], hx2[NX];
+    for (int i = 0; i < NX; i++)
+        hx[i] = (float)(zt_rand() % 16);    /* integer sums: exact in any order */
+    for (int c = 0; c < COLS; c++)
+        hw[c] = (float)(zt_rand() % 4);
+    float *x, *w, *out;
+    CK(cudaMalloc(&x, sizeof hx));
+    CK(cudaMalloc(&w, sizeof hw));
+    CK(cudaMalloc(&out, sizeof hout));
+    CK(cudaMemcpy(x, hx, sizeof hx, cudaMemcpyHostToDevice));
+    CK(cudaMemcpy(w, hw, sizeof hw, cudaMemcpyHostToDevice));
+    POISON(out, sizeof hout);
+    kernel<<<BLOCKS, SUM_THREADS>>>(x, w, out);
+    CK_LAUNCH();
+    CK(cudaMemcpy(hout, out, sizeof hout, cudaMemcpyDeviceToHost));
+    CK(cudaMemcpy(hx2, x, sizeof hx2, cudaMemcpyDeviceToHost));
+    int bad = 0;
+    for (int r = 0; r < BLOCKS * ROWS; r++) {
+        float want = 0.0f;
+        for (int c = 0; c < COLS; c++)
+            want += hx[r * COLS + c] * hw[c];
+        for (int k = 0; k < NW; k++)
+            if (hout[r * NW + k] != want && bad++ < 5)
+                zt_fail("%s: row %d warp %d: %g, want %g", name, r, k, hout[r * NW + k], want);
+        for (int c = 0; c < COLS; c++)
+            if (hx2[r * COLS + c] != hx[r * COLS + c] - want && bad++ < 5)
+                zt_fail("%s: row %d x[%d] = %g, want %g", name, r, c, hx2[r * COLS + c],
+                        hx[r * COLS + c] - want);
+    }
+    if (bad)
+        zt_fail("%s: %d wrong (a warp read acc after another warp's next store)", name, bad);
+    CK(cudaFree(x));
+    CK(cudaFree(w));
+    CK(cudaFree(out));
+}
+
 static void check_init_then_scores(void)
 {
     static int hin[BLOCKS * KEYS * 32], hout[BLOCKS * KEYS];
@@ -79,6 +174,8 @@ int main(void)
 {
     zt_begin("barrier_order");
     check_init_then_scores();
+    check_block_sums("loop_block_sums", loop_block_sums);
+    check_block_sums("unrolled_block_sums", unrolled_block_sums);
     static float hx[BLOCKS * N], hout[BLOCKS];
     float *x, *out;
     CK(cudaMalloc(&x, sizeof hx));
