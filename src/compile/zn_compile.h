@@ -43,7 +43,8 @@ int zn_check_env(void);
 typedef struct zn_kernel_info {
     const char *name;           /* the PTX .entry name */
     zn_kernel_fn fn;            /* runs one warp */
-    zn_batch_fn batch;          /* coroutine kernels: resumes warps */
+    zn_batch_fn batch;          /* coroutine kernels with a barrier in a loop:
+                                 * resumes warps (zn_coro_batch.c); else NULL */
     uint32_t nparams;
     const uint32_t *param_offset; /* byte offset of each param in the buffer */
     const uint32_t *param_size;

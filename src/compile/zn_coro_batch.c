@@ -195,18 +195,21 @@ static void build_batch(LLVMModuleRef mod, LLVMValueRef ramp, LLVMValueRef resum
     LLVMDisposeBuilder(b);
 }
 
-/* drops the stores of the resume function's address (into the frames) */
+/* drops the stores of the resume function's address (into the frames),
+ * one at a time: erasing a user invalidates the use list being walked */
 static void drop_resume_stores(LLVMValueRef resume)
 {
-    LLVMValueRef dead[16];
-    unsigned n = 0;
-    for (LLVMUseRef u = LLVMGetFirstUse(resume); u && n < 16; u = LLVMGetNextUse(u)) {
-        LLVMValueRef user = LLVMGetUser(u);
-        if (LLVMIsAStoreInst(user) && LLVMGetOperand(user, 0) == resume)
-            dead[n++] = user;
+    for (bool again = true; again;) {
+        again = false;
+        for (LLVMUseRef u = LLVMGetFirstUse(resume); u; u = LLVMGetNextUse(u)) {
+            LLVMValueRef user = LLVMGetUser(u);
+            if (LLVMIsAStoreInst(user) && LLVMGetOperand(user, 0) == resume) {
+                LLVMInstructionEraseFromParent(user);
+                again = true;
+                break;
+            }
+        }
     }
-    for (unsigned k = 0; k < n; k++)
-        LLVMInstructionEraseFromParent(dead[k]);
 }
 
 bool zn_coro_batch_disabled(void)

@@ -343,8 +343,8 @@ void zn_lower_bar(zn_lfn *l, const ptx_ins *ins);     /* zn_lower_warp.c */
  * block's other warps run to theirs (zn_lower_warp.c). */
 void zn_shared_store_stagger(zn_lfn *l);
 /* Before a shared store that a barrier follows: the yield when the store
- * is the first of its segment and that segment began, through a loop's
- * backward branch, with shared reads (zn_lower_warp.c). */
+ * is the first of its segment and a loop lies between the segment's shared
+ * reads and the store, in program order or around them (zn_lower_warp.c). */
 void zn_shared_store_stagger_before(zn_lfn *l);
 /* Sets up what zn_shared_store_stagger needs, in the entry block. */
 void zn_stagger_prologue(zn_lfn *l);
@@ -643,6 +643,9 @@ void zn_coro_return(zn_lfn *l, LLVMValueRef status); /* branches to the exit */
 void zn_call_barrier_rt(zn_lfn *l, LLVMValueRef id, LLVMValueRef count, unsigned mode);
 /* bar.sync/bar.arrive/barrier.* of the block (not bar.warp.sync) */
 bool zn_ins_is_block_barrier(const ptx_ins *ins);
+/* f->ins[i] is a bra back to *top (<= i): a loop's latch in nvcc's layout,
+ * the body between them (zn_lower_module.c) */
+bool zn_ins_backward_branch(const ptx_func *f, uint32_t i, uint32_t *top);
 /* polls memory other blocks write: strong global loads, nanosleep */
 bool zn_func_polls(const ptx_module *pm, const ptx_func *f);
 uint32_t zn_func_local_bytes(const ptx_func *f);

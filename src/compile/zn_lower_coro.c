@@ -147,13 +147,10 @@ static LLVMValueRef intrinsic(zn_lfn *l, const char *name, LLVMTypeRef *over, si
  * iteration. */
 static bool barrier_in_loop(const ptx_func *f)
 {
-    for (uint32_t j = 0; j < f->nins; j++) {
-        const ptx_ins *ins = &f->ins[j];
-        const ptx_opnd *o = &ins->opnds[0];
-        if (ins->op != PTX_OP_bra || ins->nopnds < 1 || o->kind != PTX_OPND_LABEL ||
-            o->label < 0 || (uint32_t)o->label >= f->nlabels)
+    for (uint32_t j = 0, top; j < f->nins; j++) {
+        if (!zn_ins_backward_branch(f, j, &top))
             continue;
-        for (uint32_t k = f->labels[o->label].ins; k < j; k++)
+        for (uint32_t k = top; k < j; k++)
             if (zn_ins_is_block_barrier(&f->ins[k]))
                 return true;
     }

@@ -211,6 +211,17 @@ bool zn_ins_is_block_barrier(const ptx_ins *ins)
     return (ins->op == PTX_OP_bar || ins->op == PTX_OP_barrier) && !(ins->flags & PTX_F(warp));
 }
 
+bool zn_ins_backward_branch(const ptx_func *f, uint32_t i, uint32_t *top)
+{
+    const ptx_ins *br = &f->ins[i];
+    const ptx_opnd *o = &br->opnds[0];
+    if (br->op != PTX_OP_bra || br->nopnds < 1 || o->kind != PTX_OPND_LABEL || o->label < 0 ||
+        (uint32_t)o->label >= f->nlabels || f->labels[o->label].ins > i)
+        return false;
+    *top = f->labels[o->label].ins;
+    return true;
+}
+
 /* A spin-wait: a backward branch closing a short loop that polls memory
  * (strong loads, or atom.cas/exch taking a lock) and writes nothing else,
  * as cooperative groups' multi-warp tile barrier does:
@@ -223,12 +234,8 @@ bool zn_ins_is_block_barrier(const ptx_ins *ins)
 
 bool zn_ins_spin_edge(const ptx_func *f, uint32_t i)
 {
-    const ptx_ins *br = &f->ins[i];
-    if (br->op != PTX_OP_bra || br->nopnds < 1 || br->opnds[0].kind != PTX_OPND_LABEL ||
-        br->opnds[0].label < 0 || (uint32_t)br->opnds[0].label >= f->nlabels)
-        return false;
-    uint32_t top = f->labels[br->opnds[0].label].ins;
-    if (top > i || i - top > ZN_SPIN_MAX_INS)
+    uint32_t top;
+    if (!zn_ins_backward_branch(f, i, &top) || i - top > ZN_SPIN_MAX_INS)
         return false;
     bool polls = false;
     for (uint32_t k = top; k < i; k++) {

@@ -400,16 +400,6 @@ static bool shared_access(const ptx_ins *ins, ptx_op op)
  * the loop body, the reads after the barrier below it); a reduction's
  * `s[t] += s[t + k]; sync` has its reads next to the store and keeps
  * going without a yield. */
-static bool backward_branch(const ptx_func *f, uint32_t i, uint32_t *target)
-{
-    const ptx_ins *ins = &f->ins[i];
-    const ptx_opnd *o = &ins->opnds[0];
-    if (ins->op != PTX_OP_bra || ins->nopnds < 1 || o->kind != PTX_OPND_LABEL ||
-        o->label < 0 || (uint32_t)o->label >= f->nlabels || f->labels[o->label].ins > i)
-        return false;
-    *target = f->labels[o->label].ins;
-    return true;
-}
 
 /* in program order: a shared load, a loop, the store at `at`, with no
  * barrier before it (looked at over the last 4096 instructions) */
@@ -421,7 +411,7 @@ static bool read_then_loop(const ptx_func *f, uint32_t at)
         uint32_t target;
         if (zn_ins_is_block_barrier(ins))
             return false;
-        if (backward_branch(f, j, &target))
+        if (zn_ins_backward_branch(f, j, &target))
             loop = true;
         else if (loop && shared_access(ins, PTX_OP_ld))
             return true;
@@ -436,7 +426,7 @@ static bool read_through_loop(const ptx_func *f, uint32_t at, uint32_t bar)
 {
     for (uint32_t x = bar + 1; x < f->nins; x++) {
         uint32_t head;
-        if (!backward_branch(f, x, &head) || head > at)
+        if (!zn_ins_backward_branch(f, x, &head) || head > at)
             continue;
         bool first = true, reads = false;
         for (uint32_t j = head; j < at; j++)

@@ -43,13 +43,14 @@ LLVMModuleRef zn_build_ir_subset(const ptx_module *pm, const zn_compile_opts *o,
 void zn_internalize(LLVMModuleRef mod, const char *keep);
 /* The new pass manager's default<On> pipeline; 0 or -1. */
 int zn_optimise(LLVMModuleRef mod, const zn_target *t, char *err, size_t errlen);
-/* Coroutine kernels' zk_K.batch (zn_coro_batch.c): after the optimiser;
- * 0 or -1. ZINC_NO_CORO_BATCH=1: none (A/B runs; in the cache key). */
-bool zn_coro_batch_disabled(void);
-/* the kernel's function attribute (zn_lower_coro.c) that has zk_K.batch
- * inline the resume function: a barrier in a loop */
+/* the kernel's function attribute (zn_lower_coro.c: a barrier in a loop)
+ * that asks zn_coro_batch for a zk_K.batch */
 #define ZN_ATTR_BATCH_INLINE "zn-batch-inline"
+/* Those kernels' zk_K.batch (zn_coro_batch.c), after the optimiser; 0 or
+ * -1 with err. */
 int zn_coro_batch(LLVMModuleRef mod, const zn_target *t, char *err, size_t errlen);
+/* ZINC_NO_CORO_BATCH=1: no batch functions (A/B runs; in the cache key). */
+bool zn_coro_batch_disabled(void);
 /* Code generation into memory (object or assembly); 0 or -1. */
 int zn_emit(LLVMModuleRef mod, const zn_target *t, LLVMCodeGenFileType kind,
             LLVMMemoryBufferRef *out, char *err, size_t errlen);

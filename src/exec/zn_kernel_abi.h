@@ -21,9 +21,9 @@
  * go on. Before it calls either, the executor sets co_status to
  * ZN_KSTATUS_RUNNING; a warp that ends stores its status there, so
  * co_status still RUNNING after the call means "suspended". The executor
- * resumes warps through the kernel's batch function (zn_batch_fn,
- * src/compile/zn_coro_batch.c: it sets co_status itself); a coroutine
- * kernel compiled without one (none in Zinc's compiler) is resumed with
+ * resumes warps through the kernel's batch function when it has one
+ * (zn_batch_fn, src/compile/zn_coro_batch.c: kernels with a barrier in a
+ * loop; it sets co_status itself), else with
  * ((void (*)(void *))*(void **)frame)(frame).
  *
  * Address spaces as compiled code sees them:
