@@ -46,6 +46,7 @@ static const struct oc_output {
 typedef struct oc_opts {
     const char *input, *output, *arch, *features;
     unsigned emit;              /* 1 << OC_* */
+    unsigned block[3];          /* --block: code for that shape only; 0: any */
     int opt, verbose, ignore_errors;
 } oc_opts;
 
@@ -61,6 +62,8 @@ static void usage(FILE *f)
         "  --arch, --gpu-name T  native (default), x86-64-v2/v3/v4, an LLVM CPU name,\n"
         "                        aarch64, gfx1030, gfx1100 (sm_XX means native)\n"
         "  --features F          LLVM target features (+avx2,-avx512f)\n"
+        "  --block X[,Y[,Z]]     compile for blocks of that shape only, as the driver\n"
+        "                        does for a kernel's first launch\n"
         "  -v, --verbose         resource report per kernel and stage times (stderr)\n"
         "  --ignore-errors       skip kernels and modules that fail (and say which)\n"
         "  --version             print the version\n");
@@ -83,6 +86,32 @@ static int parse_emit(const char *list, unsigned *emit)
         }
         *emit |= 1u << i;
     }
+    return 0;
+}
+
+/* "X[,Y[,Z]]", each at least 1 and at most 1024 threads in all */
+static int parse_block(const char *v, unsigned block[3])
+{
+    unsigned long n[3] = {1, 1, 1};
+    const char *p = v;
+    bool ok = true;
+    for (int d = 0; d < 3 && ok; d++) {
+        char *end;
+        errno = 0;
+        n[d] = strtoul(p, &end, 10);
+        ok = end != p && !errno && n[d] >= 1 && n[d] <= 1024;
+        p = end;
+        if (*p != ',')
+            break;
+        p++;
+    }
+    if (!ok || *p || n[0] * n[1] * n[2] > 1024) {
+        fprintf(stderr, "zinc oc: --block wants X[,Y[,Z]] of at most 1024 threads, not '%s'\n",
+                v);
+        return -1;
+    }
+    for (int d = 0; d < 3; d++)
+        block[d] = (unsigned)n[d];
     return 0;
 }
 
@@ -113,6 +142,10 @@ static int parse_args(int argc, char **argv, oc_opts *o)
             o->arch = strchr(a, '=') + 1;
         } else if (!strncmp(a, "--features=", 11)) {
             o->features = a + 11;
+        } else if (v && !strcmp(a, "--block")) {
+            if (parse_block(v, o->block))
+                return -1;
+            i++;
         } else if (v && (!strcmp(a, "--emit") || !strcmp(a, "-o") || !strcmp(a, "--arch") ||
                          !strcmp(a, "--gpu-name") || !strcmp(a, "-arch") ||
                          !strcmp(a, "--features") || !strcmp(a, "--output-file"))) {
@@ -271,7 +304,8 @@ static int compile_one(const oc_opts *o, const zn_oc_inputs *in, unsigned m)
         if (outputs[i].stage >= 0 && (o->emit & (1u << i)))
             stages |= 1u << outputs[i].stage;
     if (stages) {
-        zn_compile_opts co = {.opt_level = o->opt, .features = o->features};
+        zn_compile_opts co = {.opt_level = o->opt, .features = o->features,
+                              .block = {o->block[0], o->block[1], o->block[2]}};
         target_of(o->arch, &co);
         zn_offline r;
         int rc = zn_compile_offline(pm, &co, stages, &r, err, sizeof err);

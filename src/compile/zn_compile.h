@@ -33,6 +33,9 @@ typedef struct zn_compile_opts {
     uint32_t nglobals;
     int check;                  /* 1: memcheck code (docs/memcheck.md); zn_compile
                                  * sets it when ZINC_CHECK names memcheck */
+    uint32_t block[3];          /* the code runs only in blocks of this shape
+                                 * (zn_lower_shape.c; zn_jit_kernel_code sets it
+                                 * for one kernel's unit); {0}: any shape */
 } zn_compile_opts;
 
 /* 1 when the ZINC_CHECK list names memcheck or racecheck (zn_lower_check.c;
@@ -87,6 +90,22 @@ zn_jit_module *zn_jit_open(const ptx_module *m, const zn_compile_opts *o, int ea
  * now, 0 if it was ready, -1 with err. */
 int zn_jit_kernel_ready(zn_jit_module *jm, const zn_kernel_info *k, char *err,
                         size_t errlen);
+/* The code that runs kernel k in blocks of block[0] x block[1] x block[2]
+ * threads. The first shape a kernel is launched with gets code compiled for
+ * that shape alone (%ntid constants, zn_lower_shape.c); later launches of
+ * the same shape run it, other shapes the generic code (k->fn), compiled
+ * when first needed. block NULL: the generic code. A module compiled as one
+ * unit, .reqntid kernels of another shape, and ZINC_NO_SPECIALIZE=1 get the
+ * generic code. 1 if it compiled or loaded code now, 0 if it was ready, -1
+ * with err. Thread-safe. */
+typedef struct zn_kernel_code {
+    zn_kernel_fn fn;
+    zn_batch_fn batch;
+} zn_kernel_code;
+int zn_jit_kernel_code(zn_jit_module *jm, const zn_kernel_info *k, const uint32_t block[3],
+                       zn_kernel_code *out, char *err, size_t errlen);
+/* ZINC_NO_SPECIALIZE=1: no code for one block shape (A/B runs). */
+bool zn_specialize_disabled(void);
 /* Whether k->fn is usable now (nothing is compiled). */
 bool zn_jit_kernel_loaded(zn_jit_module *jm, const zn_kernel_info *k);
 typedef struct zn_jit_stats {

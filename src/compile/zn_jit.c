@@ -20,12 +20,24 @@
 #include <llvm-c/Orc.h>
 #include "util/zn_log.h"
 
+/* A kernel's code for the block shape of its first launch
+ * (zn_jit_kernel_code). */
+typedef struct zn_kernel_spec {
+    bool chosen;                    /* the first launch has been seen */
+    bool on;                        /* ... and asked for code for its shape */
+    uint32_t block[3];
+    zn_kernel_code code;            /* fn NULL until compiled or loaded */
+    int settled;                    /* chosen, on and block written (atomic:
+                                     * launches read them without the lock) */
+} zn_kernel_spec;
+
 struct zn_jit_module {
     LLVMOrcLLJITRef jit;
     const ptx_module *pm;           /* the caller's; outlives us */
     zn_compile_opts o;              /* globals: our copy */
     zn_global_addr *globals;
     zn_kernel_info *kernels;
+    zn_kernel_spec *spec;           /* per kernel: its code for one block shape */
     uint32_t *kfunc;                /* pm->funcs index of each kernel */
     uint32_t nkernels;
     bool whole;                     /* one unit for the module */
@@ -197,9 +209,10 @@ static bool lookup_batch(zn_jit_module *jm, const char *kernel, LLVMOrcExecutorA
 }
 
 /* Adds a unit's object (taken) and looks up its kernel(s): kernel index
- * ki, or all for the whole module. 0, or -1 with err. */
-static int add_unit(zn_jit_module *jm, LLVMMemoryBufferRef obj, int64_t ki, char *err,
-                    size_t errlen)
+ * ki, or all for the whole module; block: the unit is kernel ki's code for
+ * that shape (zn_jit_kernel_code). 0, or -1 with err. */
+static int add_unit(zn_jit_module *jm, LLVMMemoryBufferRef obj, int64_t ki,
+                    const uint32_t *block, char *err, size_t errlen)
 {
     LLVMOrcJITDylibRef jd = LLVMOrcLLJITGetMainJITDylib(jm->jit);
     zn_perfmap *pmap = zn_perfmap_scan(obj);
@@ -211,18 +224,27 @@ static int add_unit(zn_jit_module *jm, LLVMMemoryBufferRef obj, int64_t ki, char
         if (ki >= 0 && i != (uint64_t)ki)
             continue;
         char name[512];
-        snprintf(name, sizeof name, "zk_%s", jm->kernels[i].name);
+        zn_kernel_symbol(jm->kernels[i].name, block, name, sizeof name);
         LLVMOrcExecutorAddress addr = 0;
         if (check(LLVMOrcLLJITLookup(jm->jit, &addr, name), "code generation", err, errlen)) {
             zn_perfmap_free(pmap);
             return -1;
         }
-        jm->kernels[i].fn = (zn_kernel_fn)(uintptr_t)addr;
+        zn_kernel_code code = {.fn = (zn_kernel_fn)(uintptr_t)addr};
         zn_perfmap_write(pmap, name, addr);
         /* the executor resumes a coroutine kernel's warps through
          * zk_K.batch when it has one */
         if (jm->kernels[i].uses_barrier == 2 && lookup_batch(jm, name, &addr))
-            jm->kernels[i].batch = (zn_batch_fn)(uintptr_t)addr;
+            code.batch = (zn_batch_fn)(uintptr_t)addr;
+        /* fn last, released: zn_jit_kernel_code reads it without the lock */
+        zn_kernel_code *dst = block ? &jm->spec[i].code : NULL;
+        if (dst) {
+            dst->batch = code.batch;
+            __atomic_store_n(&dst->fn, code.fn, __ATOMIC_RELEASE);
+        } else {
+            jm->kernels[i].batch = code.batch;
+            __atomic_store_n(&jm->kernels[i].fn, code.fn, __ATOMIC_RELEASE);
+        }
     }
     zn_perfmap_free(pmap);
     if (ki < 0)
@@ -230,9 +252,10 @@ static int add_unit(zn_jit_module *jm, LLVMMemoryBufferRef obj, int64_t ki, char
     return 0;
 }
 
-/* The cache key of kernel ki's unit (the module's key when whole). */
-static int unit_key(zn_jit_module *jm, int64_t ki, zn_cache_key *key, char *err,
-                    size_t errlen)
+/* The cache key of kernel ki's unit (the module's key when whole), for
+ * blocks of shape block (NULL: any). */
+static int unit_key(zn_jit_module *jm, int64_t ki, const uint32_t *block, zn_cache_key *key,
+                    char *err, size_t errlen)
 {
     if (!jm->have_key) {
         zn_target t;
@@ -245,7 +268,7 @@ static int unit_key(zn_jit_module *jm, int64_t ki, zn_cache_key *key, char *err,
     if (ki < 0)
         *key = jm->key;
     else
-        zn_compile_unit_key(&jm->key, jm->kernels[ki].name, key);
+        zn_compile_unit_key(&jm->key, jm->kernels[ki].name, block, key);
     return 0;
 }
 
@@ -255,21 +278,23 @@ static const char *unit_name(const zn_jit_module *jm, int64_t ki)
 }
 
 /* Loads kernel ki's unit from the cache; 1 if it did. */
-static int load_cached(zn_jit_module *jm, int64_t ki, const zn_cache_key *key)
+static int load_cached(zn_jit_module *jm, int64_t ki, const uint32_t *block,
+                       const zn_cache_key *key, bool log_miss)
 {
     char hex[17];
     zn_hex(key->b, 8, hex);
     size_t len = 0;
     void *bytes = zn_cache_get(key, &len);
     if (!bytes) {
-        zn_log(ZN_LOG_INFO, "kernel cache: miss %s", hex);
+        if (log_miss)
+            zn_log(ZN_LOG_INFO, "kernel cache: miss %s", hex);
         return 0;
     }
     LLVMMemoryBufferRef obj =
         LLVMCreateMemoryBufferWithMemoryRangeCopy(bytes, len, "zinc-cached-object");
     free(bytes);
     char err[512];
-    if (add_unit(jm, obj, ki, err, sizeof err)) {
+    if (add_unit(jm, obj, ki, block, err, sizeof err)) {
         zn_log(ZN_LOG_WARN, "kernel cache: entry %s did not load (%s): recompiling", hex, err);
         return 0;
     }
@@ -282,40 +307,49 @@ static int load_cached(zn_jit_module *jm, int64_t ki, const zn_cache_key *key)
 /* Adds a freshly compiled unit (obj taken) and stores it in the cache once
  * it has loaded: a cached object is one that works. */
 static int add_compiled(zn_jit_module *jm, LLVMMemoryBufferRef obj, int64_t ki,
-                        const zn_cache_key *key, double ms, char *err, size_t errlen)
+                        const uint32_t *block, const zn_cache_key *key, double ms, char *err,
+                        size_t errlen)
 {
     void *copy = NULL;
     size_t len = 0;
     if (key && (copy = malloc((len = LLVMGetBufferSize(obj)) + 1)))
         memcpy(copy, LLVMGetBufferStart(obj), len);
-    int rc = add_unit(jm, obj, ki, err, errlen);
+    int rc = add_unit(jm, obj, ki, block, err, errlen);
     if (!rc && copy)
         zn_cache_put(key, copy, len);
     free(copy);
     if (!rc) {
-        zn_log(ZN_LOG_INFO, "jit: compiled %s in %.1f ms", unit_name(jm, ki), ms);
+        if (block)
+            zn_log(ZN_LOG_INFO, "jit: compiled %s for blocks of %ux%ux%u in %.1f ms",
+                   unit_name(jm, ki), block[0], block[1], block[2], ms);
+        else
+            zn_log(ZN_LOG_INFO, "jit: compiled %s in %.1f ms", unit_name(jm, ki), ms);
         jm->st.units++;
         jm->st.compiled++;
     }
     return rc;
 }
 
-/* Kernel ki's unit (-1: the whole module) from the cache or compiled.
- * Called with the lock held. */
-static int build_unit(zn_jit_module *jm, int64_t ki, char *err, size_t errlen)
+/* Kernel ki's unit (-1: the whole module) from the cache or compiled; block:
+ * its code for that shape only. Called with the lock held. */
+static int build_unit(zn_jit_module *jm, int64_t ki, const uint32_t *block, char *err,
+                      size_t errlen)
 {
     double t0 = zn_now_ms();
     zn_cache_key key;
-    bool cached = jm->cached && !unit_key(jm, ki, &key, err, errlen);
+    bool cached = jm->cached && !unit_key(jm, ki, block, &key, err, errlen);
     int rc = 0;
-    if (!cached || !load_cached(jm, ki, &key)) {
+    if (!cached || !load_cached(jm, ki, block, &key, true)) {
         bool keep = ki < 0 && (atomic_load(&keep_ir) || dump_ir());
         char *ir[2] = {NULL, NULL};
         int64_t entry = ki < 0 ? -1 : (int64_t)jm->kfunc[ki];
+        zn_compile_opts o = jm->o;
+        if (block)
+            memcpy(o.block, block, sizeof o.block);
         LLVMMemoryBufferRef obj =
-            zn_jit_compile_unit(jm->pm, &jm->o, entry, keep ? ir : NULL, err, errlen);
-        rc = obj ? add_compiled(jm, obj, ki, cached ? &key : NULL, zn_now_ms() - t0, err,
-                                errlen)
+            zn_jit_compile_unit(jm->pm, &o, entry, keep ? ir : NULL, err, errlen);
+        rc = obj ? add_compiled(jm, obj, ki, block, cached ? &key : NULL, zn_now_ms() - t0,
+                                err, errlen)
                  : -1;
         jm->ir[0] = ir[0];
         jm->ir[1] = ir[1];
@@ -342,8 +376,8 @@ static int build_all(zn_jit_module *jm, char *err, size_t errlen)
     for (uint32_t i = 0; !rc && i < jm->nkernels; i++) {
         if (jm->kernels[i].fn)
             continue;
-        bool cached = jm->cached && !unit_key(jm, i, &keys[n], err, errlen);
-        if (cached && load_cached(jm, i, &keys[n]))
+        bool cached = jm->cached && !unit_key(jm, i, NULL, &keys[n], err, errlen);
+        if (cached && load_cached(jm, i, NULL, &keys[n], true))
             continue;
         keyed[n] = cached;
         jobs[n].entry = jm->kfunc[i];
@@ -360,8 +394,8 @@ static int build_all(zn_jit_module *jm, char *err, size_t errlen)
             rc = -1;
             continue;
         }
-        rc = add_compiled(jm, jobs[j].obj, kof[j], keyed[j] ? &keys[j] : NULL, jobs[j].ms,
-                          err, errlen);
+        rc = add_compiled(jm, jobs[j].obj, kof[j], NULL, keyed[j] ? &keys[j] : NULL,
+                          jobs[j].ms, err, errlen);
     }
     free(jobs);
     free(keys);
@@ -400,14 +434,16 @@ zn_jit_module *zn_jit_open(const ptx_module *pm, const zn_compile_opts *o, int e
         nk += pm->funcs[i].is_entry && !pm->funcs[i].is_decl;
     if (jm) {
         jm->kernels = calloc(nk + 1, sizeof *jm->kernels);
+        jm->spec = calloc(nk + 1, sizeof *jm->spec);
         jm->kfunc = calloc(nk + 1, sizeof *jm->kfunc);
         /* in process, every variable the code uses needs an address */
         jm->globals = calloc(opts.nglobals + 1, sizeof *jm->globals);
     }
-    if (!jm || !jm->kernels || !jm->kfunc || !jm->globals) {
+    if (!jm || !jm->kernels || !jm->spec || !jm->kfunc || !jm->globals) {
         zn_target_fini(&t);
         if (jm) {
             free(jm->kernels);
+            free(jm->spec);
             free(jm->kfunc);
             free(jm->globals);
             free(jm);
@@ -439,7 +475,7 @@ zn_jit_module *zn_jit_open(const ptx_module *pm, const zn_compile_opts *o, int e
     if (!failed)
         failed = apply_relocs(jm, false, err, errlen);
     if (!failed && jm->whole)
-        failed = build_unit(jm, -1, err, errlen);
+        failed = build_unit(jm, -1, NULL, err, errlen);
     else if (!failed && eager)
         failed = build_all(jm, err, errlen);
     if (failed) {
@@ -455,18 +491,100 @@ zn_jit_module *zn_compile(const ptx_module *pm, const zn_compile_opts *o,
     return zn_jit_open(pm, o, 1, err, errlen);
 }
 
-int zn_jit_kernel_ready(zn_jit_module *jm, const zn_kernel_info *k, char *err,
-                        size_t errlen)
+bool zn_specialize_disabled(void)
+{
+    const char *s = getenv("ZINC_NO_SPECIALIZE");
+    return s && *s && strcmp(s, "0");
+}
+
+/* kernel k's index in jm, -1 with err if it is another module's */
+static int64_t kernel_index(const zn_jit_module *jm, const zn_kernel_info *k, char *err,
+                            size_t errlen)
 {
     if (k < jm->kernels || k >= jm->kernels + jm->nkernels) {
         snprintf(err, errlen, "kernel of another module");
         return -1;
     }
-    int64_t ki = k - jm->kernels;
-    pthread_mutex_lock(&jm->lock);
+    return k - jm->kernels;
+}
+
+/* the generic code of kernel ki, compiled or loaded if need be; with the
+ * lock held */
+static int generic_code(zn_jit_module *jm, int64_t ki, zn_kernel_code *out, char *err,
+                        size_t errlen)
+{
     int rc = 0;
     if (!jm->kernels[ki].fn)
-        rc = build_unit(jm, jm->whole ? -1 : ki, err, errlen) ? -1 : 1;
+        rc = build_unit(jm, jm->whole ? -1 : ki, NULL, err, errlen) ? -1 : 1;
+    *out = (zn_kernel_code){jm->kernels[ki].fn, jm->kernels[ki].batch};
+    return rc;
+}
+
+/* At kernel ki's first launch, from the cache: its code for that shape (1),
+ * else its generic code (0; `zinc cache warm` stores generic code, as it
+ * cannot know the shapes, and a warmed cache promised a launch that
+ * compiles nothing), else nothing (-1). With the lock held. */
+static int first_launch_cached(zn_jit_module *jm, int64_t ki, const uint32_t *block)
+{
+    zn_cache_key key;
+    char err[256];
+    if (!jm->cached || unit_key(jm, ki, block, &key, err, sizeof err))
+        return -1;
+    if (load_cached(jm, ki, block, &key, false))
+        return 1;
+    if (!unit_key(jm, ki, NULL, &key, err, sizeof err) && load_cached(jm, ki, NULL, &key, false))
+        return 0;
+    return -1;
+}
+
+int zn_jit_kernel_ready(zn_jit_module *jm, const zn_kernel_info *k, char *err,
+                        size_t errlen)
+{
+    zn_kernel_code code;
+    return zn_jit_kernel_code(jm, k, NULL, &code, err, errlen);
+}
+
+int zn_jit_kernel_code(zn_jit_module *jm, const zn_kernel_info *k, const uint32_t block[3],
+                       zn_kernel_code *out, char *err, size_t errlen)
+{
+    int64_t ki = kernel_index(jm, k, err, errlen);
+    if (ki < 0)
+        return -1;
+    zn_kernel_spec *s = &jm->spec[ki];
+    if (block && __atomic_load_n(&s->settled, __ATOMIC_ACQUIRE)) {
+        /* every launch comes here: no lock once the code is there (another
+         * kernel of the module may be compiling under it) */
+        bool same = s->on && !memcmp(s->block, block, sizeof s->block);
+        zn_kernel_code *c = same ? &s->code : NULL;
+        zn_kernel_fn fn = __atomic_load_n(c ? &c->fn : &jm->kernels[ki].fn, __ATOMIC_ACQUIRE);
+        if (fn) {
+            *out = (zn_kernel_code){fn, c ? c->batch : jm->kernels[ki].batch};
+            return 0;
+        }
+    }
+    pthread_mutex_lock(&jm->lock);
+    if (block && !s->chosen) {
+        /* code loaded before the first launch (CUDA_MODULE_LOADING=EAGER,
+         * cuFuncLoad) is kept for every shape: no compile at launch then */
+        s->chosen = true;
+        s->on = !jm->whole && !k->fn && !zn_specialize_disabled();
+        memcpy(s->block, block, sizeof s->block);
+        if (s->on && first_launch_cached(jm, ki, block) == 0) {
+            s->on = false;
+            zn_log(ZN_LOG_INFO, "jit: %s: the cache holds its generic code only: using it",
+                   k->name);
+        }
+        __atomic_store_n(&s->settled, 1, __ATOMIC_RELEASE);
+    }
+    int rc;
+    if (block && s->on && !memcmp(s->block, block, sizeof s->block)) {
+        rc = 0;
+        if (!s->code.fn)
+            rc = build_unit(jm, ki, s->block, err, errlen) ? -1 : 1;
+        *out = s->code;
+    } else {
+        rc = generic_code(jm, ki, out, err, errlen);
+    }
     pthread_mutex_unlock(&jm->lock);
     return rc;
 }
@@ -476,7 +594,7 @@ bool zn_jit_kernel_loaded(zn_jit_module *jm, const zn_kernel_info *k)
     if (k < jm->kernels || k >= jm->kernels + jm->nkernels)
         return false;
     pthread_mutex_lock(&jm->lock);
-    bool loaded = k->fn != NULL;
+    bool loaded = k->fn != NULL || jm->spec[k - jm->kernels].code.fn != NULL;
     pthread_mutex_unlock(&jm->lock);
     return loaded;
 }
@@ -507,6 +625,7 @@ void zn_jit_module_free(zn_jit_module *jm)
     }
     pthread_mutex_destroy(&jm->lock);
     free(jm->kernels);
+    free(jm->spec);
     free(jm->kfunc);
     free(jm->globals);
     free(jm->ir[0]);

@@ -56,12 +56,17 @@ void zn_compile_key(const ptx_module *pm, const zn_compile_opts *o,
 }
 
 void zn_compile_unit_key(const zn_cache_key *module_key, const char *kernel,
-                         zn_cache_key *key)
+                         const uint32_t *block, zn_cache_key *key)
 {
     zn_blake2b s;
     zn_blake2b_init(&s, 32);
     add_str(&s, "format", "zinc-kernel-unit-key-1");
     zn_blake2b_update(&s, module_key->b, sizeof module_key->b);
     add_str(&s, "kernel", kernel);
+    if (block) {
+        char shape[48];
+        snprintf(shape, sizeof shape, "%ux%ux%u", block[0], block[1], block[2]);
+        add_str(&s, "block", shape);
+    }
     zn_blake2b_final(&s, key->b);
 }

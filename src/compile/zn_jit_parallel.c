@@ -50,7 +50,15 @@ LLVMMemoryBufferRef zn_jit_compile_unit(const ptx_module *pm, const zn_compile_o
     int failed = !mod;
     if (!failed && entry >= 0) {
         char name[512];
-        snprintf(name, sizeof name, "zk_%s", pm->funcs[entry].name);
+        const uint32_t *block = o->block[0] ? o->block : NULL;
+        zn_kernel_symbol(pm->funcs[entry].name, block, name, sizeof name);
+        if (block) { /* beside the generic zk_<kernel> in the same JIT */
+            char generic[512];
+            zn_kernel_symbol(pm->funcs[entry].name, NULL, generic, sizeof generic);
+            LLVMValueRef fn = LLVMGetNamedFunction(mod, generic);
+            if (fn)
+                LLVMSetValueName2(fn, name, strlen(name));
+        }
         zn_internalize(mod, name);
     }
     if (!failed && ir) {
@@ -73,6 +81,14 @@ LLVMMemoryBufferRef zn_jit_compile_unit(const ptx_module *pm, const zn_compile_o
     zn_target_fini(&t);
     free(want);
     return failed ? NULL : obj;
+}
+
+void zn_kernel_symbol(const char *kernel, const uint32_t *block, char *out, size_t n)
+{
+    if (block)
+        snprintf(out, n, "zk_%s.b%ux%ux%u", kernel, block[0], block[1], block[2]);
+    else
+        snprintf(out, n, "zk_%s", kernel);
 }
 
 unsigned zn_compile_threads(void)

@@ -109,6 +109,8 @@ typedef struct zn_lfn {
                                  * reconvergence block (zn_lower_uniform.c) */
     bool uniform_skipped;       /* the analysis did not run (too many blocks,
                                  * ZINC_NO_UNIFORM): layout unchecked */
+    bool *blk_full;             /* per block: runs with every lane the warp
+                                 * began with (zn_lower_uniform.c) */
     uint32_t nblocks;
     uint32_t *block_of_ins;     /* ins index -> block id; [nins] = nblocks */
     uint32_t *block_start;      /* first ins of each block */
@@ -276,6 +278,20 @@ LLVMValueRef zn_sreg(zn_lfn *l, ptx_sreg s);
 /* %tid.x (d = 0), .y, .z of the warp's lanes, loaded here from the warp
  * context (the prologue's copies are zn_sreg's) */
 LLVMValueRef zn_load_tid(zn_lfn *l, unsigned d);
+
+/* ---- code for one block shape (zn_lower_shape.c) ---- */
+/* the shape the unit is compiled for (zn_compile_opts.block), NULL: any */
+const uint32_t *zn_fixed_block(const zn_lmod *m);
+/* %tid's dimension d computed from the warp index for that shape, NULL
+ * where it is loaded as in generic code */
+LLVMValueRef zn_fixed_tid(zn_lfn *l, unsigned d);
+/* %tid.x/y/z the same in every lane of a warp for that shape */
+bool zn_fixed_tid_uniform(const zn_lmod *m, ptx_sreg s);
+/* a kernel warp's live lanes as an i32 constant for that shape (every
+ * warp full, or the one warp), NULL: loaded */
+LLVMValueRef zn_fixed_live_mask(zn_lfn *l);
+/* the prologue's %ntid and %nwarpid as constants for that shape */
+void zn_fixed_shape_sregs(zn_lfn *l);
 /* The instruction's guard AND block mask. */
 LLVMValueRef zn_guard_mask(zn_lfn *l, const ptx_ins *ins);
 /* Per-lane i64 address of a SYM (its generic/space address + ival). */

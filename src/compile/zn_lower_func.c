@@ -465,7 +465,9 @@ static void prologue(zn_lfn *l)
 
     LLVMValueRef entry_mask;
     if (l->is_entry) {
-        entry_mask = ll_load_field(l, m->t_warp, l->w, ZN_WARP_FIELD_LIVE_MASK, m->t_i32);
+        entry_mask = zn_fixed_live_mask(l);
+        if (!entry_mask)
+            entry_mask = ll_load_field(l, m->t_warp, l->w, ZN_WARP_FIELD_LIVE_MASK, m->t_i32);
     } else {
         entry_mask = LLVMGetParam(l->fn, 1);
         l->param_arg = calloc(f->nparams + 1, sizeof *l->param_arg);
@@ -568,6 +570,7 @@ void zn_lower_func(zn_lmod *m, const ptx_func *f, LLVMValueRef fn)
         free(l->block_of_ins);
         free(l->block_start);
         free(l->blk_conv);
+        free(l->blk_full);
         free(l->reg_uni);
         l->f = l->own_f;
         l->layout_irregular = l->uniform_skipped = false;
@@ -579,6 +582,7 @@ void zn_lower_func(zn_lmod *m, const ptx_func *f, LLVMValueRef fn)
         free(l->block_of_ins);
         free(l->block_start);
         free(l->blk_conv);
+        free(l->blk_full);
         free(l->reg_uni);
         split_blocks(l, true);
         zn_uniform_analysis(l);
@@ -608,11 +612,19 @@ void zn_lower_func(zn_lmod *m, const ptx_func *f, LLVMValueRef fn)
     prologue(l);
     f = l->f;   /* from here on, the function as laid out */
     uint32_t *stamp = calloc(f->nregs + 1, sizeof *stamp);
+    LLVMValueRef live = l->is_entry ? zn_fixed_live_mask(l) : NULL;
+    LLVMValueRef full = live ? ll_i32_to_mask(l, live) : NULL;
 
     for (uint32_t k = 0; k < l->nblocks && !m->failed; k++) {
         LLVMPositionBuilderAtEnd(l->b, l->bbs[k]);
         l->cur_block = k;
         l->mask = LLVMBuildLoad2(l->b, ll_vec(m->t_i1), l->mask_slot, "mask");
+        if (full && l->blk_conv[k] && l->blk_full[k]) {
+            /* every lane the warp began with, a constant for one block
+             * shape (zn_lower_shape.c): masked accesses become plain */
+            l->mask = full;
+            LLVMBuildStore(l->b, full, l->mask_slot);
+        }
         l->terminated = false;
         zn_window_forget(l, NULL);
         /* block-local registers enter every block dead: no phis for them.
@@ -673,6 +685,7 @@ void zn_lower_func(zn_lmod *m, const ptx_func *f, LLVMValueRef fn)
     free(l->reg_ftz_clean);
     free(l->reg_ftz_flushdef);
     free(l->blk_conv);
+    free(l->blk_full);
     free(l->reg_blocal);
     free(l->pair_act);
 }

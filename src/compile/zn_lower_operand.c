@@ -264,6 +264,9 @@ static LLVMValueRef lanemask(zn_lfn *l, LLVMIntPredicate pr)
  * every block divided its thread indices by ntid.x and ntid.y. */
 LLVMValueRef zn_load_tid(zn_lfn *l, unsigned d)
 {
+    LLVMValueRef fixed = zn_fixed_tid(l, d); /* code for one block shape */
+    if (fixed)
+        return fixed;
     zn_lmod *m = l->m;
     LLVMTypeRef all = LLVMArrayType2(LLVMArrayType2(m->t_i32, ZN_LANES), 3);
     LLVMValueRef base = ll_field_ptr(l, m->t_warp, l->w, ZN_WARP_FIELD_TID);
@@ -340,6 +343,7 @@ void zn_sreg_prologue(zn_lfn *l)
     c[PTX_SREG_ENVREG0 + 1] = ll_splat(l, LLVMBuildTrunc(l->b,
         LLVMBuildLShr(l->b, ws, LLVMConstInt(m->t_i64, 32, 0), ""), m->t_i32, ""));
     l->shared_base = load_shared_base(l);
+    zn_fixed_shape_sregs(l);
 }
 
 /* In a coroutine the entry block's splat is live across every barrier, so

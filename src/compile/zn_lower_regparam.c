@@ -29,7 +29,7 @@ static void not_uniform(zn_lfn *l, uint32_t reg, uint32_t i, bool ret)
     for (uint32_t r = 0; r < l->f->nregs; r++)
         l->reg_uni[r] = false;
     for (uint32_t k = 0; k < l->nblocks; k++)
-        l->blk_conv[k] = false;
+        l->blk_conv[k] = l->blk_full[k] = false;
 }
 
 static void copy_in(zn_lfn *l, uint32_t reg, uint32_t i, bool ret)

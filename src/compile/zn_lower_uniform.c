@@ -278,7 +278,8 @@ static bool uniform_def(uni_state *s, const ptx_ins *ins)
         need_uniform(ins->guard_reg, s);
     for (uint32_t i = 1; i < ins->nopnds && s->ok; i++) {
         const ptx_opnd *o = &ins->opnds[i];
-        if (o->kind == PTX_OPND_SREG && !sreg_uniform(o->sreg))
+        if (o->kind == PTX_OPND_SREG && !sreg_uniform(o->sreg) &&
+            !zn_fixed_tid_uniform(l->m, o->sreg))
             return false;
         if ((o->kind == PTX_OPND_SYM || (o->kind == PTX_OPND_ADDR && o->reg < 0 &&
              (o->var || o->sym || o->func))) && !sym_uniform(l, o))
@@ -296,12 +297,47 @@ static void give_up(zn_lfn *l)
         l->reg_uni[r] = false;
 }
 
+/* Which convergent blocks run with every lane the warp began with: none if
+ * lanes can end one by one (a ret or exit in a partial block or under a
+ * divergent guard, a call: a .func's exit ends lanes); otherwise those
+ * that no divergent branch to a block that only returns (gone[k]: the
+ * lanes it sends there are finished, above) reaches. */
+static void full_blocks(zn_lfn *l, const zn_cfg *g, const bool *gone, uint32_t *stack)
+{
+    uint32_t n = l->nblocks;
+    for (uint32_t k = 0; k < n; k++)
+        for (uint32_t i = l->block_start[k]; i < l->block_start[k + 1]; i++) {
+            const ptx_ins *ins = &l->f->ins[i];
+            if (ins->op == PTX_OP_call ||
+                ((ins->op == PTX_OP_ret || ins->op == PTX_OP_exit) &&
+                 (!l->blk_conv[k] || (ins->guard_reg >= 0 && !l->reg_uni[ins->guard_reg]))))
+                return;
+        }
+    for (uint32_t k = 0; k < n; k++)
+        l->blk_full[k] = l->blk_conv[k];
+    uint32_t top = 0;
+    for (uint32_t k = 0; k < n; k++)
+        if (gone[k])
+            stack[top++] = k;
+    while (top) {
+        uint32_t k = stack[--top];
+        for (uint32_t j = 0; j < g->nsucc[k]; j++) {
+            uint32_t s = g->succ[k][j];
+            if (s < n && l->blk_full[s]) {
+                l->blk_full[s] = false;
+                stack[top++] = s;
+            }
+        }
+    }
+}
+
 void zn_uniform_analysis(zn_lfn *l)
 {
     const ptx_func *f = l->f;
     uint32_t n = l->nblocks;
     l->blk_conv = calloc(n + 1, sizeof *l->blk_conv);
     l->reg_uni = calloc(f->nregs + 1, sizeof *l->reg_uni);
+    l->blk_full = calloc(n + 1, sizeof *l->blk_full);
     if (n > ZN_UNI_MAX_BLOCKS || getenv("ZINC_NO_UNIFORM")) {
         l->uniform_skipped = true;
         return;
@@ -313,6 +349,7 @@ void zn_uniform_analysis(zn_lfn *l)
     bool ok = build_cfg(l, &g) && post_dominators(&g);
     uni_state s = {.l = l, .div = div};
     bool *region_done = calloc(n + 1, 1);
+    bool *gone = calloc(n + 1, 1);  /* a divergent branch sends lanes to their end */
     for (bool again = ok; again && ok;) {
         s.changed = false;
         for (uint32_t k = 0; k < n; k++)
@@ -331,8 +368,10 @@ void zn_uniform_analysis(zn_lfn *l)
             /* lanes sent to a block that only returns are as good as
              * finished: they read no register again, and `if (i >= n)
              * return;` leaves the rest convergent */
-            if (zn_block_is_exit(l, g.succ[k][0]) || zn_block_is_exit(l, g.succ[k][1]))
+            if (zn_block_is_exit(l, g.succ[k][0]) || zn_block_is_exit(l, g.succ[k][1])) {
+                gone[k] = true;
                 continue;
+            }
             ok = mark_region(&g, k, partial, stack, seen);
             l->layout_irregular |= !ok;
             s.changed = true;
@@ -340,11 +379,13 @@ void zn_uniform_analysis(zn_lfn *l)
         again = s.changed;
     }
     free(region_done);
-    if (ok) {
+    if (ok && stack) {
         for (uint32_t k = 0; k < n; k++)
             l->blk_conv[k] = !partial[k];
         for (uint32_t r = 0; r < f->nregs; r++)
             l->reg_uni[r] = !div[r];
+        if (l->blk_full && gone)
+            full_blocks(l, &g, gone, stack);
     } else {
         give_up(l);
     }
@@ -358,6 +399,7 @@ void zn_uniform_analysis(zn_lfn *l)
                f->name, nc, n, nu, f->nregs, ok ? "" : " (irregular CFG: none)");
     }
     free(partial);
+    free(gone);
     free(seen);
     free(div);
     free(stack);

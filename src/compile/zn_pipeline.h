@@ -107,9 +107,13 @@ void zn_jit_compile_units(const ptx_module *pm, const zn_compile_opts *o, zn_uni
 /* ZINC_COMPILE_THREADS, else ZINC_THREADS, else the CPUs we may use. */
 unsigned zn_compile_threads(void);
 
-/* The key of the unit of one kernel, from the module's key. */
+/* The key of the unit of one kernel, from the module's key; block: its
+ * code for blocks of that shape (NULL: any). */
 void zn_compile_unit_key(const zn_cache_key *module_key, const char *kernel,
-                         zn_cache_key *key);
+                         const uint32_t *block, zn_cache_key *key);
+/* The symbol of kernel's code: zk_<kernel>, or zk_<kernel>.b<X>x<Y>x<Z> for
+ * blocks of one shape (block non-NULL; both in one JIT). */
+void zn_kernel_symbol(const char *kernel, const uint32_t *block, char *out, size_t n);
 
 /* Milliseconds since an arbitrary origin (stage timings). */
 double zn_now_ms(void);

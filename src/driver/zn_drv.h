@@ -436,8 +436,14 @@ typedef struct zn_library {
 } zn_library;
 
 bool zn_func_valid(const zn_func *f);
-/* Compiles f's kernel if it is not yet (lazy loading, zn_drv_func.c). */
-CUresult zn_func_ready(const zn_func *f);
+/* Compiles f's kernel if it is not yet (lazy loading, zn_drv_func.c): its
+ * code for blocks of shape block (NULL: any shape; zn_jit_kernel_code),
+ * into *code when not NULL. */
+CUresult zn_func_code(const zn_func *f, const unsigned block[3], zn_kernel_code *code);
+static inline CUresult zn_func_ready(const zn_func *f)
+{
+    return zn_func_code(f, NULL, NULL);
+}
 /* The legacy launch state of f's module, freed at unload (zn_drv_legacy.c). */
 void zn_legacy_free(zn_module *m);
 /* Module argument checks for zn_drv_module.c (zn_drv_modcheck.c). */

@@ -34,7 +34,7 @@ int zn_cdp_check(void *host, const char *func, const uint32_t *grid, const uint3
                  uint32_t shmem)
 {
     zn_func *f = func_named(((zn_op *)host)->u.k.f->mod, func);
-    if (!f || !f->ki || zn_func_ready(f) != CUDA_SUCCESS) {
+    if (!f || !f->ki || zn_func_code(f, block, NULL) != CUDA_SUCCESS) {
         zn_log(ZN_LOG_WARN, "device-side launch of %s: no such kernel in the module", func);
         return ERR_INVALID_FUNCTION;
     }

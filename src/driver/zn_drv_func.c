@@ -365,20 +365,25 @@ CUresult cuOccupancyAvailableDynamicSMemPerBlock(size_t *dsmem, CUfunction f, in
     ZN_RET(CUDA_SUCCESS);
 }
 
-CUresult zn_func_ready(const zn_func *f)
+CUresult zn_func_code(const zn_func *f, const unsigned block[3], zn_kernel_code *code)
 {
     if (!f->ki)
         return CUDA_ERROR_INVALID_VALUE;
-    if (!f->jit)
-        return f->ki->fn ? CUDA_SUCCESS : CUDA_ERROR_INVALID_VALUE;
-    char err[4096];
-    double t0 = zn_prof_on() ? zn_prof_now() : 0;
-    int rc = zn_jit_kernel_ready(f->jit, f->ki, err, sizeof err);
-    if (rc < 0) {
-        zn_log(ZN_LOG_ERROR, "PTX compile error in kernel %s: %s", f->name, err);
-        return CUDA_ERROR_INVALID_PTX;
+    zn_kernel_code c = {f->ki->fn, f->ki->batch};
+    if (f->jit) {
+        char err[4096];
+        double t0 = zn_prof_on() ? zn_prof_now() : 0;
+        int rc = zn_jit_kernel_code(f->jit, f->ki, block, &c, err, sizeof err);
+        if (rc < 0) {
+            zn_log(ZN_LOG_ERROR, "PTX compile error in kernel %s: %s", f->name, err);
+            return CUDA_ERROR_INVALID_PTX;
+        }
+        if (rc > 0 && t0)
+            zn_prof_compile_kernel(f->name, zn_prof_now() - t0);
     }
-    if (rc > 0 && t0)
-        zn_prof_compile_kernel(f->name, zn_prof_now() - t0);
+    if (!c.fn)
+        return CUDA_ERROR_INVALID_VALUE;
+    if (code)
+        *code = c;
     return CUDA_SUCCESS;
 }

@@ -87,16 +87,16 @@ CUresult zn_launch_pack(const zn_kernel_info *ki, void **params, void **extra,
 CUresult zn_op_kernel(zn_op **out, const zn_func *f, const unsigned g[3], const unsigned b[3],
                       unsigned shmem, void **params, void **extra)
 {
-    CUresult r = zn_func_ready(f);
-    if (r != CUDA_SUCCESS)
-        return r;
-    r = zn_launch_check(f, g, b, shmem);
+    CUresult r = zn_launch_check(f, g, b, shmem);
     if (r != CUDA_SUCCESS) {
         zn_log(ZN_LOG_WARN, "launch of %s: invalid configuration grid (%u,%u,%u) block "
                "(%u,%u,%u) dynamic shared %u", f->name, g[0], g[1], g[2], b[0], b[1], b[2],
                shmem);
         return r;
     }
+    r = zn_func_code(f, b, NULL);   /* compiled now: errors go to the launch */
+    if (r != CUDA_SUCCESS)
+        return r;
     /* zeroed: padding between parameters reads as 0 */
     zn_op *op = zn_op_new(ZN_OP_KERNEL, f->ki->param_bytes);
     if (!op)

@@ -38,9 +38,17 @@ zn_op *zn_op_clone(const zn_op *op)
 void zn_op_run_kernel(zn_op *op, unsigned depth)
 {
     const zn_kernel_info *ki = op->u.k.f->ki;
+    /* the code for this block shape: compiled at the launch, or now when
+     * a graph's node was given another shape since */
+    zn_kernel_code code;
+    CUresult r = zn_func_code(op->u.k.f, op->u.k.b, &code);
+    if (r != CUDA_SUCCESS) {
+        zn_ctx_set_sticky(op->ctx, r);
+        return;
+    }
     zn_launch l = {
-        .fn = ki->fn,
-        .batch = ki->batch,
+        .fn = code.fn,
+        .batch = code.batch,
         .grid = { op->u.k.g[0], op->u.k.g[1], op->u.k.g[2] },
         .block = { op->u.k.b[0], op->u.k.b[1], op->u.k.b[2] },
         .static_shared = ki->static_shared,

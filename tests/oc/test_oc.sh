@@ -47,6 +47,14 @@ is_elf "$T/all/$K.o" && [ "$(elf_machine "$T/all/$K.o")" = 62 ] ||
 "$ZINC" oc --emit llvm -o - "$SMALL" | grep -q '@zg_gtab = external' ||
     fail "module variables should be external symbols zg_<name>"
 
+# ---- --block: code for one block shape (%tid from the warp index) -----------------
+"$ZINC" oc --block 128 --emit llvm -o "$T/b128.ll" "$SMALL" || fail "--block 128: exit $?"
+grep -q '%tid.x = add <32 x i32>' "$T/b128.ll" || fail "--block 128: %tid.x not computed"
+"$ZINC" oc --block 128,1,1 --emit asm -o "$T/b128.s" "$SMALL" && grep -q "^zk_k:" "$T/b128.s" ||
+    fail "--block 128,1,1 asm"
+"$ZINC" oc --emit llvm -o "$T/generic.ll" "$SMALL" && ! grep -q '%tid.x = add' "$T/generic.ll" ||
+    fail "generic code should load %tid"
+
 # ---- other targets ---------------------------------------------------------------
 "$ZINC" oc --arch x86-64-v3 --emit asm,obj -o "$T/v3" "$SMALL" &&
     grep -q "^zk_k:" "$T/v3/small.s" || fail "x86-64-v3"
@@ -118,6 +126,9 @@ expect_error() { # what, pattern, args...
     grep -q "$pat" "$T/e.err" || fail "$what: message '$(cat "$T/e.err")' lacks '$pat'"
 }
 expect_error "missing file" "cannot open" "$T/none.ptx"
+expect_error "--block 0" "block wants" --block 0 "$SMALL"
+expect_error "--block 16x16" "block wants" --block 16x16 "$SMALL"
+expect_error "--block over 1024 threads" "block wants" --block 1024,2 "$SMALL"
 head -c 4096 /dev/urandom >"$T/junk.bin"
 printf 'XXXX' | dd of="$T/junk.bin" conv=notrunc 2>/dev/null
 expect_error "junk input" "not PTX, a fatbin" "$T/junk.bin"
