@@ -563,13 +563,19 @@ int zn_jit_kernel_code(zn_jit_module *jm, const zn_kernel_info *k, const uint32_
         }
     }
     pthread_mutex_lock(&jm->lock);
+    int cached = -1;
     if (block && !s->chosen) {
         /* code loaded before the first launch (CUDA_MODULE_LOADING=EAGER,
          * cuFuncLoad) is kept for every shape: no compile at launch then */
         s->chosen = true;
         s->on = !jm->whole && !k->fn && !zn_specialize_disabled();
         memcpy(s->block, block, sizeof s->block);
-        if (s->on && first_launch_cached(jm, ki, block) == 0) {
+        if (s->on) {
+            double t0 = zn_now_ms();
+            cached = first_launch_cached(jm, ki, block);
+            jm->st.compile_ms += zn_now_ms() - t0;
+        }
+        if (cached == 0) {
             s->on = false;
             zn_log(ZN_LOG_INFO, "jit: %s: the cache holds its generic code only: using it",
                    k->name);
@@ -586,7 +592,7 @@ int zn_jit_kernel_code(zn_jit_module *jm, const zn_kernel_info *k, const uint32_
         rc = generic_code(jm, ki, out, err, errlen);
     }
     pthread_mutex_unlock(&jm->lock);
-    return rc;
+    return rc == 0 && cached >= 0 ? 1 : rc;  /* loaded from the cache just now */
 }
 
 bool zn_jit_kernel_loaded(zn_jit_module *jm, const zn_kernel_info *k)

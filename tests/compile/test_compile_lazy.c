@@ -5,7 +5,10 @@
  * opens compile every kernel (in parallel); a module whose initialiser
  * takes a function's address is one unit, compiled at open; a warm second
  * open loads each unit from the kernel cache without compiling; ZINC_OPT=0
- * code computes the same. Results are checked against C references. */
+ * code computes the same; a kernel's first block shape gets code of its
+ * own and other shapes the generic code (zn_jit_kernel_code), except where
+ * the generic code came first (eager, cuFuncLoad, a warmed cache) or
+ * ZINC_NO_SPECIALIZE=1. Results are checked against C references. */
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
@@ -189,6 +192,55 @@ static void test_race(const ptx_module *pm)
     zn_jit_module_free(jm);
 }
 
+static const uint32_t shape_a[3] = {64, 1, 1}, shape_b[3] = {32, 2, 1};
+
+/* zn_jit_kernel_code for kernel `name` and shape; checks its status */
+static zn_kernel_code code_for(zn_jit_module *jm, const char *name, const uint32_t *shape,
+                               int want_rc, const char *what)
+{
+    zn_kernel_code c = {NULL, NULL};
+    char err[512];
+    int rc = zn_jit_kernel_code(jm, kern(jm, name), shape, &c, err, sizeof err);
+    CHECK(rc == want_rc && c.fn, "%s: %s: status %d (want %d), code %p: %s", what, name, rc,
+          want_rc, (void *)(uintptr_t)c.fn, rc < 0 ? err : "");
+    return c;
+}
+
+static void test_shapes(const ptx_module *pm)
+{
+    zn_jit_module *jm = open_mod(pm, 3, 0);
+    if (!jm)
+        return;
+    zn_kernel_code a = code_for(jm, "ka", shape_a, 1, "first shape");
+    CHECK(kern(jm, "ka")->fn == NULL, "the first shape compiled the generic code too");
+    stats_are(jm, 1, 1, 0, "first shape");
+    zn_kernel_code a2 = code_for(jm, "ka", shape_a, 0, "first shape again");
+    CHECK(a2.fn == a.fn, "the first shape's code changed");
+    zn_kernel_code b = code_for(jm, "ka", shape_b, 1, "another shape");
+    CHECK(b.fn == kern(jm, "ka")->fn && b.fn != a.fn, "another shape: not the generic code");
+    stats_are(jm, 2, 2, 0, "two shapes");
+    CHECK(code_for(jm, "ka", shape_a, 0, "first shape after").fn == a.fn,
+          "the first shape lost its code");
+    run_check(jm, 'a', "generic after a shape"); /* NULL shape: generic, ready */
+    /* cuFuncLoad's order: the generic code first is kept for every shape */
+    run_check(jm, 'b', "loaded before launch");
+    CHECK(code_for(jm, "kb", shape_a, 0, "loaded first").fn == kern(jm, "kb")->fn,
+          "code loaded before the first launch should serve it");
+    setenv("ZINC_NO_SPECIALIZE", "1", 1);
+    CHECK(code_for(jm, "kc", shape_a, 1, "ZINC_NO_SPECIALIZE").fn == kern(jm, "kc")->fn,
+          "ZINC_NO_SPECIALIZE=1 should give the generic code");
+    unsetenv("ZINC_NO_SPECIALIZE");
+    stats_are(jm, 4, 4, 0, "shapes");
+    zn_jit_module_free(jm);
+    jm = open_mod(pm, 3, 1);    /* eager: no compile at launch */
+    if (jm) {
+        CHECK(code_for(jm, "ka", shape_a, 0, "eager").fn == kern(jm, "ka")->fn,
+              "eager: a launch should run the code compiled at open");
+        stats_are(jm, 3, 3, 0, "eager shapes");
+        zn_jit_module_free(jm);
+    }
+}
+
 static void test_eager(const ptx_module *pm, int opt)
 {
     zn_jit_module *jm = open_mod(pm, opt, 1);
@@ -245,6 +297,33 @@ static void test_cache(const ptx_module *pm)
         run_check(jm, 'c', "eager warm");
         zn_jit_module_free(jm);
     }
+    /* a warmed cache (generic code only) serves a first launch as it is */
+    jm = open_mod(pm, 3, 0);
+    if (!jm)
+        return;
+    zn_kernel_code c = code_for(jm, "kc", shape_a, 1, "warmed");
+    CHECK(c.fn == kern(jm, "kc")->fn, "warmed cache: not its generic code");
+    stats_are(jm, 1, 0, 1, "warmed: loaded, nothing compiled");
+    zn_jit_module_free(jm);
+}
+
+/* In an empty cache: a first shape's code is stored under its own key and
+ * serves the next run. */
+static void test_shape_cache(const ptx_module *pm)
+{
+    zn_jit_module *jm = open_mod(pm, 3, 0);
+    if (!jm)
+        return;
+    code_for(jm, "kb", shape_b, 1, "kb's first shape");
+    stats_are(jm, 1, 1, 0, "kb's shape compiled");
+    zn_jit_module_free(jm);
+    jm = open_mod(pm, 3, 0);
+    if (jm) {
+        zn_kernel_code c = code_for(jm, "kb", shape_b, 1, "kb's shape cached");
+        CHECK(kern(jm, "kb")->fn == NULL && c.fn, "kb's shape: its own code from the cache");
+        stats_are(jm, 1, 0, 1, "kb's shape from the cache");
+        zn_jit_module_free(jm);
+    }
 }
 
 int main(void)
@@ -260,11 +339,16 @@ int main(void)
     if (pm) {
         test_lazy(pm);
         test_race(pm);
+        test_shapes(pm);
         test_eager(pm, 3);
         test_eager(pm, 0);
         test_whole();
-        setenv("CUDA_CACHE_PATH", dir, 1);
         unsetenv("CUDA_CACHE_DISABLE");
+        char sub[sizeof dir + 8];
+        snprintf(sub, sizeof sub, "%s/shape", dir);
+        setenv("CUDA_CACHE_PATH", sub, 1);
+        test_shape_cache(pm);
+        setenv("CUDA_CACHE_PATH", dir, 1);
         test_cache(pm);
         ptx_module_free(pm);
     }
