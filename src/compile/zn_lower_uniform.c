@@ -217,6 +217,9 @@ static bool sym_uniform(zn_lfn *l, const ptx_opnd *o)
 typedef struct uni_state {
     zn_lfn *l;
     bool *div;
+    const bool *tid_x;  /* registers that hold %tid.x and nothing else, where a
+                         * warp's tid.x are 32 consecutive values from a
+                         * multiple of 32 (zn_lower_shape.c); else NULL */
     bool ok;
     bool changed;
 } uni_state;
@@ -265,9 +268,100 @@ bool zn_uniform_access(zn_lfn *l, const ptx_ins *ins, const bool *div)
     return (a->var || a->sym) && sym_uniform(l, a);
 }
 
+/* operand o is %tid.x where s->tid_x applies */
+static bool is_tid_x(const uni_state *s, const ptx_opnd *o)
+{
+    if (o->kind == PTX_OPND_SREG)
+        return o->sreg == PTX_SREG_TID_X;
+    return o->kind == PTX_OPND_REG && o->reg >= 0 && (uint32_t)o->reg < s->l->f->nregs &&
+           s->tid_x[o->reg];
+}
+
+/* With a warp's tid.x = 32 w' + lane, what only depends on tid.x / 32 is
+ * the same in every lane: tid.x >> k (k >= 5), / (32 m), & ~31-style masks
+ * and comparisons with 32 m (< and >=) or 32 m - 1 (<= and >): reduce's
+ * `if (t < 32)`, a warp index `t >> 5`. */
+static bool warp_index_op(const uni_state *s, const ptx_ins *ins)
+{
+    if (!s->tid_x || ins->nopnds != 3 || ins->opnds[0].kind != PTX_OPND_REG ||
+        ins->opnds[0].reg2 >= 0 || !is_tid_x(s, &ins->opnds[1]) ||
+        ins->opnds[2].kind != PTX_OPND_IMM || ins->opnds[2].ival < 0)
+        return false;
+    uint64_t k = (uint64_t)ins->opnds[2].ival;
+    switch (ins->op) {
+    case PTX_OP_shr: return k >= 5;
+    case PTX_OP_div: return k && k % 32 == 0;
+    case PTX_OP_and: return (k & 31) == 0;
+    case PTX_OP_setp:
+        if (ins->subop != PTX_SUB_NONE)
+            return false;
+        switch (ins->cmp) {
+        case PTX_CMP_LT: case PTX_CMP_GE: case PTX_CMP_LO: case PTX_CMP_HS:
+            return k % 32 == 0;
+        case PTX_CMP_LE: case PTX_CMP_GT: case PTX_CMP_LS: case PTX_CMP_HI:
+            return k % 32 == 31;
+        default:
+            return false;
+        }
+    default:
+        return false;
+    }
+}
+
+typedef struct def_count {
+    uint32_t *defs;
+    uint32_t nregs;
+} def_count;
+
+static void count_def(int32_t r, void *ud)
+{
+    def_count *c = ud;
+    if (r >= 0 && (uint32_t)r < c->nregs)
+        c->defs[r]++;
+}
+
+/* per register: its only definition is `mov r, %tid.x` (NULL: none is
+ * needed, the block shape does not give the form) */
+static bool *tid_x_regs(zn_lfn *l)
+{
+    const uint32_t *n = zn_fixed_block(l->m);
+    if (!n || n[0] % ZN_LANES)
+        return NULL;
+    const ptx_func *f = l->f;
+    bool *is = calloc(f->nregs + 1, 1);
+    uint32_t *defs = calloc(f->nregs + 1, sizeof *defs);
+    if (!is || !defs) {
+        free(defs);
+        free(is);
+        return NULL;
+    }
+    for (uint32_t i = 0; i < f->nins; i++) {
+        const ptx_ins *ins = &f->ins[i];
+        if (!ins->nopnds)
+            continue;
+        const ptx_opnd *d = &ins->opnds[0];
+        def_count c = {defs, f->nregs};
+        zn_each_def(d, count_def, &c);
+        if (d->kind == PTX_OPND_REG && d->reg >= 0 && (uint32_t)d->reg < f->nregs)
+            is[d->reg] = ins->op == PTX_OP_mov && ins->guard_reg < 0 && ins->nopnds == 2 &&
+                         ins->opnds[1].kind == PTX_OPND_SREG &&
+                         ins->opnds[1].sreg == PTX_SREG_TID_X;
+    }
+    for (uint32_t r = 0; r < f->nregs; r++)
+        is[r] = is[r] && defs[r] == 1;
+    free(defs);
+    return is;
+}
+
 static bool uniform_def(uni_state *s, const ptx_ins *ins)
 {
     zn_lfn *l = s->l;
+    if (warp_index_op(s, ins)) {
+        s->ok = true;
+        if (ins->guard_reg >= 0)
+            need_uniform(ins->guard_reg, s);
+        return s->ok;
+    }
     if (!zn_op_is_pure(ins->op) && !zn_is_kernel_param_load(l, ins) &&
         !(ins->op != PTX_OP_st && zn_uniform_access(l, ins, s->div)))
         return false;
@@ -347,7 +441,8 @@ void zn_uniform_analysis(zn_lfn *l)
     bool *div = calloc(f->nregs + 1, 1);
     uint32_t *stack = malloc((n + 1) * sizeof *stack);
     bool ok = build_cfg(l, &g) && post_dominators(&g);
-    uni_state s = {.l = l, .div = div};
+    bool *tid_x = tid_x_regs(l);
+    uni_state s = {.l = l, .div = div, .tid_x = tid_x};
     bool *region_done = calloc(n + 1, 1);
     bool *gone = calloc(n + 1, 1);  /* a divergent branch sends lanes to their end */
     for (bool again = ok; again && ok;) {
@@ -400,6 +495,7 @@ void zn_uniform_analysis(zn_lfn *l)
     }
     free(partial);
     free(gone);
+    free(tid_x);
     free(seen);
     free(div);
     free(stack);

@@ -30,6 +30,7 @@ struct outs {
     unsigned *after;    // __activemask() after `if (t >= limit) return`
     unsigned *count;    // per block: threads past the return
     unsigned *tail;     // g < n stores only
+    unsigned *warpq;    // what depends on threadIdx.x / 32 (and what does not)
 };
 
 template <int S>
@@ -58,6 +59,13 @@ __global__ void shaped(outs o, unsigned limit, unsigned n)
         __syncthreads();
     }
     o.loop[g] = acc;
+    // the same in every lane of a warp when blockDim.x % 32 == 0, except
+    // the comparisons with 48 and 95 (zn_lower_uniform.c)
+    unsigned x = threadIdx.x;
+    o.warpq[g] = (x >> 5) * 1000 + (x < 64) * 100 + (x <= 95) * 10 + (x < 48) + (x / 64 << 20) +
+                 ((x & ~31u) << 12) + (x > 127) * 200000000u;
+    if (x < 32)
+        atomicAdd(&o.count[blockIdx.x], 1u << 16);
     if (t >= limit)
         return;
     o.after[g] = __activemask() ^ MASK_KEY;
@@ -94,12 +102,12 @@ static void run(int k, dim3 block, const char *what)
 {
     unsigned nt = block.x * block.y * block.z, total = GRID * nt;
     unsigned limit = nt * 2 / 3 + 1, n = total - 7;
-    size_t words = (size_t)total * 13 + GRID;
+    size_t words = (size_t)total * 14 + GRID;
     unsigned *dev, *host = (unsigned *)malloc(words * sizeof(unsigned));
     CK(cudaMalloc(&dev, words * sizeof(unsigned)));
     POISON(dev, words * sizeof(unsigned));
     outs o = {dev, dev + 8 * total, dev + 9 * total, dev + 10 * total, dev + 13 * total,
-              dev + 11 * total};
+              dev + 11 * total, dev + 13 * total + GRID};
     CK(cudaMemset(o.count, 0, GRID * sizeof(unsigned)));
     void *args[] = {&o, &limit, &n};
     CK(cudaLaunchKernel((const void *)kernels[k], dim3(GRID), block, args, 0, 0));
@@ -107,7 +115,7 @@ static void run(int k, dim3 block, const char *what)
     CK(cudaMemcpy(host, dev, words * sizeof(unsigned), cudaMemcpyDeviceToHost));
     const unsigned *ids = host, *rev = host + 8 * total, *loop = host + 9 * total,
                    *after = host + 10 * total, *tail = host + 11 * total,
-                   *count = host + 13 * total;
+                   *count = host + 13 * total, *warpq = host + 13 * total + GRID;
     unsigned bad = 0, g = 0;
     for (unsigned b = 0; b < GRID; b++) {
         unsigned t = 0;
@@ -129,13 +137,18 @@ static void run(int k, dim3 block, const char *what)
             if (after[g] != wa)
                 BAD("shaped<%d> %s: mask after the return, thread %u: %#x, want %#x", k, what,
                     g, after[g], wa);
+            unsigned wq = (x >> 5) * 1000 + (x < 64) * 100 + (x <= 95) * 10 + (x < 48) +
+                          (x / 64 << 20) + ((x & ~31u) << 12) + (x > 127) * 200000000u;
+            if (warpq[g] != wq)
+                BAD("shaped<%d> %s: warpq[%u] = %u, want %u", k, what, g, warpq[g], wq);
             unsigned wt = t < limit && g < n ? g ^ 0x5a5au : POISON_WORD;
             if (tail[g] != wt)
                 BAD("shaped<%d> %s: tail[%u] = %#x, want %#x", k, what, g, tail[g], wt);
         }
-        if (count[b] != limit)
-            BAD("shaped<%d> %s: block %u counted %u threads, want %u", k, what, b, count[b],
-                limit);
+        unsigned want_count = limit + ((block.x < 32 ? block.x : 32) * block.y * block.z << 16);
+        if (count[b] != want_count)
+            BAD("shaped<%d> %s: block %u counted %#x, want %#x", k, what, b, count[b],
+                want_count);
     }
     CK(cudaFree(dev));
     free(host);
