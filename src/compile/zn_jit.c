@@ -23,12 +23,12 @@
 /* A kernel's code for the block shape of its first launch
  * (zn_jit_kernel_code). */
 typedef struct zn_kernel_spec {
-    bool chosen;                    /* the first launch has been seen */
-    bool on;                        /* ... and asked for code for its shape */
+    int settled;                    /* the first launch has been seen and on,
+                                     * block written (atomic: launches read
+                                     * them without the lock) */
+    bool on;                        /* ... it asked for code for its shape */
     uint32_t block[3];
     zn_kernel_code code;            /* fn NULL until compiled or loaded */
-    int settled;                    /* chosen, on and block written (atomic:
-                                     * launches read them without the lock) */
 } zn_kernel_spec;
 
 struct zn_jit_module {
@@ -237,14 +237,9 @@ static int add_unit(zn_jit_module *jm, LLVMMemoryBufferRef obj, int64_t ki,
         if (jm->kernels[i].uses_barrier == 2 && lookup_batch(jm, name, &addr))
             code.batch = (zn_batch_fn)(uintptr_t)addr;
         /* fn last, released: zn_jit_kernel_code reads it without the lock */
-        zn_kernel_code *dst = block ? &jm->spec[i].code : NULL;
-        if (dst) {
-            dst->batch = code.batch;
-            __atomic_store_n(&dst->fn, code.fn, __ATOMIC_RELEASE);
-        } else {
-            jm->kernels[i].batch = code.batch;
-            __atomic_store_n(&jm->kernels[i].fn, code.fn, __ATOMIC_RELEASE);
-        }
+        zn_kernel_code *spec = block ? &jm->spec[i].code : NULL;
+        *(spec ? &spec->batch : &jm->kernels[i].batch) = code.batch;
+        __atomic_store_n(spec ? &spec->fn : &jm->kernels[i].fn, code.fn, __ATOMIC_RELEASE);
     }
     zn_perfmap_free(pmap);
     if (ki < 0)
@@ -564,10 +559,9 @@ int zn_jit_kernel_code(zn_jit_module *jm, const zn_kernel_info *k, const uint32_
     }
     pthread_mutex_lock(&jm->lock);
     int cached = -1;
-    if (block && !s->chosen) {
+    if (block && !__atomic_load_n(&s->settled, __ATOMIC_RELAXED)) {
         /* code loaded before the first launch (CUDA_MODULE_LOADING=EAGER,
          * cuFuncLoad) is kept for every shape: no compile at launch then */
-        s->chosen = true;
         s->on = !jm->whole && !k->fn && !zn_specialize_disabled();
         memcpy(s->block, block, sizeof s->block);
         if (s->on) {
@@ -597,10 +591,12 @@ int zn_jit_kernel_code(zn_jit_module *jm, const zn_kernel_info *k, const uint32_
 
 bool zn_jit_kernel_loaded(zn_jit_module *jm, const zn_kernel_info *k)
 {
-    if (k < jm->kernels || k >= jm->kernels + jm->nkernels)
+    char err[64];
+    int64_t ki = kernel_index(jm, k, err, sizeof err);
+    if (ki < 0)
         return false;
     pthread_mutex_lock(&jm->lock);
-    bool loaded = k->fn != NULL || jm->spec[k - jm->kernels].code.fn != NULL;
+    bool loaded = k->fn != NULL || jm->spec[ki].code.fn != NULL;
     pthread_mutex_unlock(&jm->lock);
     return loaded;
 }

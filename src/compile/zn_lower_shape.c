@@ -60,20 +60,19 @@ bool zn_fixed_tid_uniform(const zn_lmod *m, ptx_sreg s)
     }
 }
 
-/* <32 x i32> of f(lane) for the constant parts */
-static LLVMValueRef lane_consts(zn_lfn *l, const uint32_t n[3], unsigned d, uint32_t div)
-{
-    LLVMValueRef e[ZN_LANES];
-    for (uint32_t i = 0; i < ZN_LANES; i++) {
-        uint32_t v = d == 0 ? i % n[0] : d == 1 ? (i / n[0]) % n[1] : i / div;
-        e[i] = LLVMConstInt(l->m->t_i32, v, 0);
-    }
-    return LLVMConstVector(e, ZN_LANES);
-}
-
 static LLVMValueRef c32(zn_lfn *l, uint32_t v)
 {
     return LLVMConstInt(l->m->t_i32, v, 0);
+}
+
+/* <32 x i32> of what lane i adds: i % X (d = 0), (i / X) % Y (d = 1),
+ * i / div (d = 2) */
+static LLVMValueRef lane_consts(zn_lfn *l, const uint32_t n[3], unsigned d, uint32_t div)
+{
+    LLVMValueRef e[ZN_LANES];
+    for (uint32_t i = 0; i < ZN_LANES; i++)
+        e[i] = c32(l, d == 0 ? i % n[0] : d == 1 ? (i / n[0]) % n[1] : i / div);
+    return LLVMConstVector(e, ZN_LANES);
 }
 
 LLVMValueRef zn_fixed_tid(zn_lfn *l, unsigned d)
@@ -85,12 +84,8 @@ LLVMValueRef zn_fixed_tid(zn_lfn *l, unsigned d)
     if (form == FORM_NONE)
         return NULL;
     uint32_t xy = n[0] * n[1];
-    if (form == FORM_ONE_WARP) {  /* warp 0: t = lane */
-        LLVMValueRef e[ZN_LANES];
-        for (uint32_t i = 0; i < ZN_LANES; i++)
-            e[i] = c32(l, d == 0 ? i % n[0] : d == 1 ? (i / n[0]) % n[1] : i / xy);
-        return LLVMConstVector(e, ZN_LANES);
-    }
+    if (form == FORM_ONE_WARP)  /* warp 0: t = lane */
+        return lane_consts(l, n, d, xy);
     zn_lmod *m = l->m;
     LLVMBuilderRef b = l->b;
     LLVMValueRef w32 = LLVMBuildMul(b, ll_load_field(l, m->t_warp, l->w, ZN_WARP_FIELD_WARPID,
