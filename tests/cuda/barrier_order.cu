@@ -57,6 +57,39 @@ __global__ void init_then_scores(const int *in, int *out)
     out[blockIdx.x * KEYS + tid] = kq[tid];
 }
 
+/* parts_then_return, parts_then_branch: warps 1-3 store their parts and
+ * return (or jump to the barrier) right after their first shared store;
+ * warp 0 sums the parts after the barrier. Zinc skips the stagger's yield
+ * there (the warp ends or waits anyway): the parts must still arrive. */
+__global__ void parts_then_return(const int *in, int *out)
+{
+    __shared__ int part[4][32];
+    int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+    int v = in[blockIdx.x * KEYS + threadIdx.x] * (warp + 1);
+    if (warp > 0) {
+        part[warp][lane] = v;
+        return;
+    }
+    __syncthreads();
+    out[blockIdx.x * 32 + lane] = v + part[1][lane] + part[2][lane] + part[3][lane];
+}
+
+__global__ void parts_then_branch(const int *in, int *out)
+{
+    __shared__ int part[4][32];
+    int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+    int v = in[blockIdx.x * KEYS + threadIdx.x] * (warp + 1);
+    if (warp > 0) {
+        part[warp][lane] = v;
+    } else {
+        part[0][lane] = 3 * v;
+        out[blockIdx.x * 32 + lane] = -7;
+    }
+    __syncthreads();
+    if (warp == 0)
+        out[blockIdx.x * 32 + lane] = part[0][lane] + part[1][lane] + part[2][lane] + part[3][lane];
+}
+
 #define ROWS 4          /* per block, as llm.c's T_per_block */
 #define COLS 1024
 #define SUM_THREADS 256     /* 8 warps */
@@ -170,9 +203,37 @@ static void check_init_then_scores(void)
     CK(cudaFree(out));
 }
 
+static void check_parts(const char *name, void (*kernel)(const int *, int *), int first)
+{
+    static int hin[BLOCKS * KEYS], hout[BLOCKS * 32];
+    for (int i = 0; i < BLOCKS * KEYS; i++)
+        hin[i] = (int)(zt_rand() % 1000);
+    int *in, *out;
+    CK(cudaMalloc(&in, sizeof hin));
+    CK(cudaMalloc(&out, sizeof hout));
+    CK(cudaMemcpy(in, hin, sizeof hin, cudaMemcpyHostToDevice));
+    POISON(out, sizeof hout);
+    kernel<<<BLOCKS, KEYS>>>(in, out);
+    CK_LAUNCH();
+    CK(cudaMemcpy(hout, out, sizeof hout, cudaMemcpyDeviceToHost));
+    int bad = 0;
+    for (int b = 0; b < BLOCKS; b++)
+        for (int lane = 0; lane < 32; lane++) {
+            const int *x = hin + b * KEYS + lane;
+            int want = first * x[0] + 2 * x[32] + 3 * x[64] + 4 * x[96];
+            if (hout[b * 32 + lane] != want && bad++ < 5)
+                zt_fail("%s: block %d lane %d: %d, want %d", name, b, lane, hout[b * 32 + lane],
+                        want);
+        }
+    CK(cudaFree(in));
+    CK(cudaFree(out));
+}
+
 int main(void)
 {
     zt_begin("barrier_order");
+    check_parts("parts_then_return", parts_then_return, 1);
+    check_parts("parts_then_branch", parts_then_branch, 3);
     check_init_then_scores();
     check_block_sums("loop_block_sums", loop_block_sums);
     check_block_sums("unrolled_block_sums", unrolled_block_sums);
