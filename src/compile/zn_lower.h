@@ -567,6 +567,7 @@ bool zn_uniform_access(zn_lfn *l, const ptx_ins *ins, const bool *div);
  * r * X + c at base + c * s + r * sy. */
 typedef struct zn_aff_addr {
     int64_t s, sy;
+    LLVMValueRef syv;           /* i64: sy as a run-time value, or NULL */
     LLVMValueRef base, lin, rows;
     LLVMValueRef ntid_x;        /* i32; NULL when the address has no %tid */
 } zn_aff_addr;

@@ -583,7 +583,12 @@ static bool affine_plan(zn_lfn *l, unsigned n, unsigned size, aff_plan *pl)
         pl->cond[AFF_UNI] = f.lin;
     else if (f.lin && !getenv("ZINC_NO_STRIDED"))
         pl->cond[AFF_STRIDED] = f.lin;
-    if (f.rows && f.ntid_x) {
+    if (f.rows && f.ntid_x && f.syv) {
+        /* a run-time pitch: only the two halves, each a row */
+        pl->sy = f.syv;
+        if (f.s == e || f.s == 0)
+            pl->cond[AFF_HALVES] = rows_with(l, &f, ZN_PART, "aff.halves");
+    } else if (f.rows && f.ntid_x) {
         int64_t k = f.sy / e;
         if (f.s == e && f.sy > 0 && f.sy % e == 0 && k < 32 && !(k & (k - 1)))
             pl->cond[AFF_WARP] = or_cond(l, pl->cond[AFF_WARP],

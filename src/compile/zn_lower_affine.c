@@ -99,9 +99,15 @@ static LLVMValueRef first(aff_walk *w, LLVMValueRef v)
 
 /* An affine value: v0 + dx * s + dy * sy (mod 2^bits), dx/dy the lane's
  * tid.x/tid.y minus lane 0's; v0 is lane 0's value as a scalar computed
- * here (so the vector path needs none of the per-lane address arithmetic). */
+ * here (so the vector path needs none of the per-lane address arithmetic).
+ * syv, when not NULL, is the tid.y stride as a run-time scalar of the
+ * value's width (sy is then 0): a row pitch from a parameter, as in
+ * `A[(ty + row0) * n + tx]`, which keeps the rows layout (two half-warps
+ * one pitch apart) where a constant pitch was needed before. Not built in
+ * vector mode, where no stride is used. */
 typedef struct aff_val {
     int64_t s, sy;
+    LLVMValueRef syv;
     LLVMValueRef v0;
 } aff_val;
 
@@ -126,6 +132,27 @@ static LLVMValueRef resize(zn_lfn *l, LLVMValueRef v, unsigned bits, bool sign)
     if (have > bits)
         return LLVMBuildTrunc(l->b, v, t, "");
     return sign ? LLVMBuildSExt(l->b, v, t, "") : LLVMBuildZExt(l->b, v, t, "");
+}
+
+/* v's tid.y stride as a scalar of `bits` bits */
+static LLVMValueRef sy_val(aff_walk *w, const aff_val *v, unsigned bits)
+{
+    if (v->syv)
+        return resize(w->l, v->syv, bits, true);
+    return LLVMConstInt(LLVMIntTypeInContext(w->l->m->ctx, bits), (uint64_t)v->sy, 0);
+}
+
+/* out's tid.y stride from a's and b's, added or subtracted, when either
+ * is a run-time value (out->sy already holds the constant case) */
+static void sy_combine(aff_walk *w, const aff_val *a, const aff_val *b, bool add, unsigned bits,
+                       aff_val *out)
+{
+    out->syv = NULL;
+    if (w->vec || (!a->syv && !b->syv))
+        return;
+    LLVMValueRef x = sy_val(w, a, bits), y = sy_val(w, b, bits);
+    out->syv = add ? LLVMBuildAdd(w->l->b, x, y, "aff.sy") : LLVMBuildSub(w->l->b, x, y, "aff.sy");
+    out->sy = 0;
 }
 
 /* i1: the 32-bit x0 + d does not leave the range of the extension
@@ -174,6 +201,50 @@ static bool widen_ok(aff_walk *w, LLVMValueRef x0, int64_t s, int64_t sy, bool s
     return w->ok1 || w->ok2;
 }
 
+/* i1: the 32-bit x0 + d, d a run-time i32 read as signed, does not leave
+ * the range of the extension */
+static LLVMValueRef no_wrap_rt(zn_lfn *l, LLVMValueRef x0, LLVMValueRef d, bool sign)
+{
+    LLVMTypeRef t = l->m->t_i32;
+    LLVMBuilderRef b = l->b;
+    if (sign) {
+        LLVMValueRef r = ll_intrin(l, "llvm.sadd.with.overflow", &t, 1,
+                                   (LLVMValueRef[]){x0, d}, 2);
+        return LLVMBuildNot(b, LLVMBuildExtractValue(b, r, 1, ""), "aff.ok");
+    }
+    LLVMValueRef up = ll_intrin(l, "llvm.uadd.with.overflow", &t, 1, (LLVMValueRef[]){x0, d}, 2);
+    LLVMValueRef down = ll_intrin(l, "llvm.usub.with.overflow", &t, 1,
+                                  (LLVMValueRef[]){x0, LLVMBuildNeg(b, d, "")}, 2);
+    LLVMValueRef neg = LLVMBuildICmp(b, LLVMIntSLT, d, LLVMConstNull(t), "");
+    LLVMValueRef ovf = LLVMBuildSelect(b, neg, LLVMBuildExtractValue(b, down, 1, ""),
+                                       LLVMBuildExtractValue(b, up, 1, ""), "");
+    return LLVMBuildNot(b, ovf, "aff.ok");
+}
+
+/* widen_ok for a 32-bit value with the run-time tid.y stride sy: lin as
+ * there (tid.y the same in every lane); rows only as the two half-warps a
+ * run-time stride is used for (affine_plan), whose lane offsets lie
+ * between the corners 0, 15 * s, sy and sy + 15 * s. */
+static bool widen_pitch_ok(aff_walk *w, LLVMValueRef x0, int64_t s, LLVMValueRef sy, bool sign)
+{
+    zn_lfn *l = w->l;
+    if (w->vec)
+        return true;
+    if (s < -(int64_t)INT32_MAX / 31 || s > INT32_MAX / 31)
+        return false;
+    if (w->ok1 && !span_ok(l, &w->cond1, x0, min0(31 * s), max0(31 * s), sign))
+        w->ok1 = false;
+    if (w->ok2) {
+        LLVMValueRef x1 = LLVMBuildAdd(l->b, x0, sy, "");
+        add_cond(l, &w->cond2, no_wrap_rt(l, x0, sy, sign));
+        if (s) {
+            add_cond(l, &w->cond2, no_wrap(l, x0, 15 * s, sign));
+            add_cond(l, &w->cond2, no_wrap(l, x1, 15 * s, sign));
+        }
+    }
+    return w->ok1 || w->ok2;
+}
+
 static bool reg_aff(aff_walk *w, int32_t r, uint32_t at, bool tinv, int depth, aff_val *out);
 
 /* a source operand of the instruction at `at`, used at width `bits` (must
@@ -183,6 +254,7 @@ static bool opnd_aff(aff_walk *w, const ptx_opnd *o, unsigned bits, uint32_t at,
 {
     zn_lfn *l = w->l;
     out->sy = 0;
+    out->syv = NULL;
     switch (o->kind) {
     case PTX_OPND_IMM:
         out->s = 0;
@@ -267,12 +339,18 @@ static bool is_int_type(ptx_type t, unsigned *bits)
 }
 
 /* strides of a * b: one factor the same in every lane and an immediate
- * (or both the same in every lane). A run-time factor times tid.y keeps
- * only the lin layout, where tid.y is the same in every lane. */
+ * (or both the same in every lane). A run-time factor u the same in every
+ * lane times a value with only a tid.y stride (`(ctaid.y * ntid.y + tid.y)
+ * * width`) has the run-time stride sy * u: *rt says which factor is u (1:
+ * b, 2: a), for the caller to build once the factors have their final
+ * width. Other run-time products keep only the lin layout, where tid.y is
+ * the same in every lane. */
 static bool mul_stride(aff_walk *w, const ptx_opnd *o1, const aff_val *a, const ptx_opnd *o2,
-                       const aff_val *b, aff_val *out)
+                       const aff_val *b, aff_val *out, int *rt)
 {
-    bool ua = a->s == 0 && a->sy == 0, ub = b->s == 0 && b->sy == 0;
+    bool ua = a->s == 0 && a->sy == 0 && !a->syv, ub = b->s == 0 && b->sy == 0 && !b->syv;
+    *rt = 0;
+    out->syv = NULL;
     if (ua && ub) {
         out->s = out->sy = 0;
         return true;
@@ -280,16 +358,22 @@ static bool mul_stride(aff_walk *w, const ptx_opnd *o1, const aff_val *a, const 
     if (ub && o2->kind == PTX_OPND_IMM) {
         out->s = (int64_t)((uint64_t)a->s * (uint64_t)o2->ival);
         out->sy = (int64_t)((uint64_t)a->sy * (uint64_t)o2->ival);
+        *rt = a->syv ? 1 : 0;
         return true;
     }
     if (ua && o1->kind == PTX_OPND_IMM) {
         out->s = (int64_t)((uint64_t)b->s * (uint64_t)o1->ival);
         out->sy = (int64_t)((uint64_t)b->sy * (uint64_t)o1->ival);
+        *rt = b->syv ? 2 : 0;
         return true;
     }
-    if (a->s == 0 && b->s == 0) { /* e.g. (ctaid.y * ntid.y + tid.y) * width */
-        w->ok2 = false;
+    if (a->s == 0 && b->s == 0) {
         out->s = out->sy = 0;
+        if (!w->vec && (ua || ub) && w->ok2) {
+            *rt = ub ? 1 : 2;
+            return true;
+        }
+        w->ok2 = false;
         return w->ok1;
     }
     return false;
@@ -299,7 +383,12 @@ static bool mul_stride(aff_walk *w, const ptx_opnd *o1, const aff_val *a, const 
  * stay affine */
 static bool widen_src(aff_walk *w, aff_val *v, bool sign)
 {
-    if (!w->vec && !widen_ok(w, v->v0, v->s, v->sy, sign))
+    if (v->syv) {
+        if (!widen_pitch_ok(w, v->v0, v->s, v->syv, sign))
+            return false;
+        /* no lane wraps: the lanes differ by the pitch as a signed value */
+        v->syv = resize(w->l, v->syv, 64, true);
+    } else if (!w->vec && !widen_ok(w, v->v0, v->s, v->sy, sign))
         return false;
     v->v0 = resize(w->l, v->v0, 64, sign);
     return true;
@@ -326,6 +415,7 @@ static bool ins_aff(aff_walk *w, uint32_t at, bool tinv, unsigned dbits, int dep
         if (l->reg_def[o[0].reg] != (int32_t)at)
             return false;
         out->s = out->sy = 0;
+        out->syv = NULL;
         out->v0 = lane0(w, o[0].reg);
         return true;
     }
@@ -356,6 +446,8 @@ static bool ins_aff(aff_walk *w, uint32_t at, bool tinv, unsigned dbits, int dep
         *out = va;
         norm_val(out, dbits);
         out->v0 = resize(l, v, dbits, false);
+        if (va.syv)
+            out->syv = resize(l, va.syv, dbits, false);
         return true;
     }
     case PTX_OP_add: case PTX_OP_sub: {
@@ -366,6 +458,7 @@ static bool ins_aff(aff_walk *w, uint32_t at, bool tinv, unsigned dbits, int dep
         bool add = ins->op == PTX_OP_add;
         out->s = add ? va.s + vb.s : va.s - vb.s;
         out->sy = add ? va.sy + vb.sy : va.sy - vb.sy;
+        sy_combine(w, &va, &vb, add, tb, out);
         norm_val(out, dbits);
         out->v0 = add ? LLVMBuildAdd(b, va.v0, vb.v0, "") : LLVMBuildSub(b, va.v0, vb.v0, "");
         return true;
@@ -377,6 +470,8 @@ static bool ins_aff(aff_walk *w, uint32_t at, bool tinv, unsigned dbits, int dep
             return false;
         out->s = (int64_t)((uint64_t)va.s << o[2].ival);
         out->sy = (int64_t)((uint64_t)va.sy << o[2].ival);
+        out->syv = va.syv ? LLVMBuildShl(b, va.syv, cint(w, tb, (uint64_t)o[2].ival), "aff.sy")
+                          : NULL;
         norm_val(out, dbits);
         out->v0 = LLVMBuildShl(b, va.v0, cint(w, tb, (uint64_t)o[2].ival), "");
         return true;
@@ -385,21 +480,32 @@ static bool ins_aff(aff_walk *w, uint32_t at, bool tinv, unsigned dbits, int dep
         if (!is_int_type(ins->type[0], &tb) || (ins->flags & PTX_F(hi_half)) ||
             (wide ? (tb != 32 || dbits != 64) : tb != dbits))
             return false;
+        int rt;
         if (!opnd_aff(w, &o[1], tb, at, tinv, depth, &va) ||
             !opnd_aff(w, &o[2], tb, at, tinv, depth, &vb) ||
-            !mul_stride(w, &o[1], &va, &o[2], &vb, out))
+            !mul_stride(w, &o[1], &va, &o[2], &vb, out, &rt))
             return false;
+        /* the factor with the tid.y stride, before a widening drops it */
+        aff_val yf = rt == 1 ? va : vb;
         if (wide) {
             bool sign = ptx_type_is_signed(ins->type[0]);
             if (!widen_src(w, &va, sign) || !widen_src(w, &vb, sign))
                 return false;
         }
         out->v0 = LLVMBuildMul(b, va.v0, vb.v0, "");
+        if (rt && w->ok2) {
+            out->syv = LLVMBuildMul(b, sy_val(w, &yf, dbits), rt == 1 ? vb.v0 : va.v0,
+                                    "aff.sy");
+        } else if (rt && !w->ok1) {
+            return false;   /* a widening dropped rows, and lin failed before */
+        }
         if (ins->op == PTX_OP_mad) {
             if (!opnd_aff(w, &o[3], dbits, at, tinv, depth, &vc))
                 return false;
+            aff_val prod = *out;
             out->s += vc.s;
             out->sy += vc.sy;
+            sy_combine(w, &prod, &vc, true, dbits, out);
             out->v0 = LLVMBuildAdd(b, out->v0, vc.v0, "");
         }
         norm_val(out, dbits);
@@ -417,6 +523,8 @@ static bool ins_aff(aff_walk *w, uint32_t at, bool tinv, unsigned dbits, int dep
         *out = va;
         norm_val(out, dbits);
         out->v0 = resize(l, va.v0, dbits, sign);
+        if (va.syv)
+            out->syv = resize(l, va.syv, dbits, sign);
         return true;
     }
     default:
@@ -631,6 +739,7 @@ static bool induction(aff_walk *w, int32_t r, uint32_t at, int depth, aff_val *o
         return false;
     out->s = va.s;
     out->sy = va.sy;
+    out->syv = va.syv;
     if (w->vec) {
         out->v0 = lane0(w, r);
         return true;
@@ -648,14 +757,14 @@ static bool induction(aff_walk *w, int32_t r, uint32_t at, int depth, aff_val *o
     const ptx_sreg sr[2] = {PTX_SREG_TID_X, PTX_SREG_TID_Y};
     const int64_t st[2] = {va.s, va.sy};
     for (int k = 0; k < 2; k++) {
-        if (!st[k])
+        if (!st[k] && !(k == 1 && va.syv))
             continue;
         LLVMValueRef t = zn_sreg(l, sr[k]);
         LLVMValueRef dt = LLVMBuildSub(b, ll_extract_dyn(l, t, j),
                                        LLVMBuildExtractElement(b, t, LLVMConstInt(i32, 0, 0), ""),
                                        "");
-        LLVMValueRef off = LLVMBuildMul(b, resize(l, dt, bits, true),
-                                        LLVMConstInt(it, (uint64_t)st[k], 0), "");
+        LLVMValueRef stride = k == 1 ? sy_val(w, &va, bits) : LLVMConstInt(it, (uint64_t)st[k], 0);
+        LLVMValueRef off = LLVMBuildMul(b, resize(l, dt, bits, true), stride, "");
         v = LLVMBuildSub(b, v, off, "");
     }
     out->v0 = v;
@@ -673,6 +782,7 @@ static bool reg_aff(aff_walk *w, int32_t r, uint32_t at, bool tinv, int depth, a
     bool inv = l->reg_inv && l->reg_inv[r];
     if (l->reg_uni && l->reg_uni[r] && (inv || (!tinv && same_at_use(l, r, at, w->use)))) {
         out->s = out->sy = 0; /* scalar storage: a splat */
+        out->syv = NULL;
         out->v0 = lane0(w, r);
         return true;
     }
@@ -763,7 +873,7 @@ bool zn_affine_addr(zn_lfn *l, zn_aff_addr *out)
         a0 = LLVMBuildAdd(l->b, a0, LLVMBuildExtractElement(l->b, zn_shared_base(l),
                           LLVMConstInt(l->m->t_i32, 0, 0), ""), "");
     LLVMTypeRef i1 = l->m->t_i1;
-    *out = (zn_aff_addr){.s = v.s, .sy = v.sy, .base = a0};
+    *out = (zn_aff_addr){.s = v.s, .sy = v.sy, .syv = v.syv, .base = a0};
     if (!w.need_lin) { /* no %tid: the lanes are a0 + l * s whatever the block */
         out->lin = w.cond1 ? w.cond1 : LLVMConstInt(i1, 1, 0);
         return w.ok1;
