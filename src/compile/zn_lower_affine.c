@@ -400,6 +400,102 @@ static void norm_val(aff_val *v, unsigned bits)
     v->sy = norm(v->sy, bits);
 }
 
+static bool uniform_val(const aff_val *v)
+{
+    return v->s == 0 && v->sy == 0 && !v->syv;
+}
+
+/* Bit ops on lane values x = v0 + lane * s (lin only: rows need other
+ * facts): the run-time fact that the low k bits of v0 plus the largest
+ * lane offset 31 * s stay below 2^k, so that above bit k every lane has
+ * lane 0's bits and below it lane 0's plus its offset (`tid >> 5` and
+ * `tid & ~31` the same in the warp, `tid & 31` the lane: CUB's warp-
+ * striped loads). false: it cannot hold. */
+static bool low_bits_fit(aff_walk *w, const aff_val *x, unsigned k, unsigned bits)
+{
+    if (x->s < 0 || k >= bits || k > 62)
+        return false;
+    uint64_t span = 31 * (uint64_t)x->s, lim = ((uint64_t)1 << k) - 1;
+    if (span > lim)
+        return false;
+    w->ok2 = false;
+    if (!w->ok1)
+        return false;
+    if (!w->vec) {
+        zn_lfn *l = w->l;
+        LLVMTypeRef t = LLVMIntTypeInContext(l->m->ctx, bits);
+        LLVMValueRef low = LLVMBuildAnd(l->b, x->v0, LLVMConstInt(t, lim, 0), "");
+        add_cond(l, &w->cond1, LLVMBuildICmp(l->b, LLVMIntULE, low,
+                                             LLVMConstInt(t, lim - span, 0), "aff.bits"));
+    }
+    return true;
+}
+
+/* and/shr by an immediate: a uniform value stays uniform; a lane value
+ * masked to its low k bits keeps its stride, masked to its high bits or
+ * shifted right by k it is the same in every lane (low_bits_fit) */
+static bool bits_aff(aff_walk *w, const ptx_ins *ins, const aff_val *x, unsigned tb,
+                     aff_val *out)
+{
+    LLVMBuilderRef b = w->l->b;
+    const ptx_opnd *o = ins->opnds;
+    uint64_t all = tb == 64 ? ~(uint64_t)0 : ((uint64_t)1 << tb) - 1;
+    bool uni = uniform_val(x);
+    *out = (aff_val){0};
+    if (ins->op == PTX_OP_shr) {
+        if (o[2].ival < 0 || o[2].ival >= (int64_t)tb)
+            return false;
+        LLVMValueRef k = cint(w, tb, (uint64_t)o[2].ival);
+        out->v0 = ptx_type_is_signed(ins->type[0]) ? LLVMBuildAShr(b, x->v0, k, "")
+                                                   : LLVMBuildLShr(b, x->v0, k, "");
+        return uni || low_bits_fit(w, x, (unsigned)o[2].ival, tb);
+    }
+    uint64_t m = (uint64_t)o[2].ival & all, high = ~m & all;
+    out->v0 = LLVMBuildAnd(b, x->v0, cint(w, tb, m), "");
+    if (uni)
+        return true;
+    if (!(m & (m + 1))) {   /* 2^k - 1 */
+        out->s = x->s;
+        return low_bits_fit(w, x, (unsigned)__builtin_popcountll(m), tb);
+    }
+    if (!(high & (high + 1)))   /* ~(2^k - 1) */
+        return low_bits_fit(w, x, (unsigned)__builtin_popcountll(high), tb);
+    return false;
+}
+
+/* a | b with one side u the same in every lane and the other x = x0 +
+ * lane * s: an add when u has none of the bits x's lanes can have (the
+ * run-time facts u & (2^k - 1) == 0 and x0 + 31 * s < 2^k; lin only) */
+static bool or_aff(aff_walk *w, const aff_val *a, const aff_val *b, unsigned tb, aff_val *out)
+{
+    zn_lfn *l = w->l;
+    *out = (aff_val){.v0 = LLVMBuildOr(l->b, a->v0, b->v0, "")};
+    bool ua = uniform_val(a), ub = uniform_val(b);
+    if (ua && ub)
+        return true;
+    if (ua == ub)
+        return false;
+    const aff_val *u = ua ? a : b, *x = ua ? b : a;
+    uint64_t span = 31 * (uint64_t)x->s;
+    unsigned k = 64 - (unsigned)__builtin_clzll(span | 1);
+    if (x->s <= 0 || k >= tb || k > 62)
+        return false;
+    w->ok2 = false;
+    if (!w->ok1)
+        return false;
+    out->s = x->s;
+    if (!w->vec) {
+        LLVMTypeRef t = LLVMIntTypeInContext(l->m->ctx, tb);
+        uint64_t lim = ((uint64_t)1 << k) - 1;
+        LLVMValueRef clear = LLVMBuildICmp(l->b, LLVMIntEQ,
+            LLVMBuildAnd(l->b, u->v0, LLVMConstInt(t, lim, 0), ""), LLVMConstNull(t), "");
+        LLVMValueRef fits = LLVMBuildICmp(l->b, LLVMIntULE, x->v0,
+                                          LLVMConstInt(t, lim - span, 0), "");
+        add_cond(l, &w->cond1, LLVMBuildAnd(l->b, clear, fits, "aff.or"));
+    }
+    return true;
+}
+
 static bool ins_aff(aff_walk *w, uint32_t at, bool tinv, unsigned dbits, int depth,
                     aff_val *out)
 {
@@ -511,6 +607,19 @@ static bool ins_aff(aff_walk *w, uint32_t at, bool tinv, unsigned dbits, int dep
         norm_val(out, dbits);
         return true;
     }
+    case PTX_OP_and: case PTX_OP_shr:
+        if (!is_int_type(ins->type[0], &tb) || tb != dbits || o[2].kind != PTX_OPND_IMM ||
+            !opnd_aff(w, &o[1], tb, at, tinv, depth, &va) || !bits_aff(w, ins, &va, tb, out))
+            return false;
+        norm_val(out, dbits);
+        return true;
+    case PTX_OP_or:
+        if (!is_int_type(ins->type[0], &tb) || tb != dbits ||
+            !opnd_aff(w, &o[1], tb, at, tinv, depth, &va) ||
+            !opnd_aff(w, &o[2], tb, at, tinv, depth, &vb) || !or_aff(w, &va, &vb, tb, out))
+            return false;
+        norm_val(out, dbits);
+        return true;
     case PTX_OP_cvt: {
         unsigned sbits;
         if (ins->ntypes < 2 || !is_int_type(ins->type[0], &tb) || tb != dbits ||
@@ -648,6 +757,61 @@ static uint32_t label_ins(const ptx_func *f, const ptx_opnd *o)
 
 /* ---- induction registers ------------------------------------------------- */
 
+/* r has one definition, built by integer ops from launch constants only
+ * (immediates, kernel parameters, %ntid, %nctaid, %ctaid): the same value
+ * in every lane that wrote it and every time. A grid-stride loop's step
+ * `blockDim.x * gridDim.x` is computed after the `if (i < n)` that guards
+ * the loop, where the uniform analysis does not keep it as a scalar (lanes
+ * that skip the guard keep older values), yet every lane in the loop wrote
+ * it there. */
+static bool launch_const(zn_lfn *l, int32_t r, int depth)
+{
+    if (r < 0 || (uint32_t)r >= l->f->nregs)
+        return false;
+    if (l->reg_uni && l->reg_uni[r] && l->reg_inv && l->reg_inv[r])
+        return true;
+    int32_t d = l->reg_def ? l->reg_def[r] : -1;
+    if (d < 0 || depth > 8)
+        return false;
+    const ptx_ins *ins = &l->f->ins[d];
+    unsigned tb;
+    if (!plain_def(ins, r) || !is_int_type(ins->type[0], &tb) ||
+        (ins->flags & (PTX_F(cc) | PTX_F(sat))))
+        return false;
+    if (zn_is_kernel_param_load(l, ins))
+        return true;
+    switch (ins->op) {
+    case PTX_OP_mov: case PTX_OP_cvt: case PTX_OP_add: case PTX_OP_sub: case PTX_OP_mul:
+    case PTX_OP_mad: case PTX_OP_shl: case PTX_OP_shr: case PTX_OP_and: case PTX_OP_or:
+        break;
+    default:
+        return false;
+    }
+    for (unsigned i = 1; i < ins->nopnds; i++) {
+        const ptx_opnd *o = &ins->opnds[i];
+        switch (o->kind) {
+        case PTX_OPND_IMM:
+            continue;
+        case PTX_OPND_REG:
+            if (o->reg2 >= 0 || !launch_const(l, o->reg, depth + 1))
+                return false;
+            continue;
+        case PTX_OPND_SREG:
+            switch (o->sreg) {
+            case PTX_SREG_NTID_X: case PTX_SREG_NTID_Y: case PTX_SREG_NTID_Z:
+            case PTX_SREG_NCTAID_X: case PTX_SREG_NCTAID_Y: case PTX_SREG_NCTAID_Z:
+            case PTX_SREG_CTAID_X: case PTX_SREG_CTAID_Y: case PTX_SREG_CTAID_Z:
+                continue;
+            default:
+                return false;
+            }
+        default:
+            return false;
+        }
+    }
+    return true;
+}
+
 /* r's loop, if r is an induction register: written once before a loop
  * (A) and by `add r, r, u` inside it (B, u an immediate or a register the
  * same in every lane and in time), the loop being [head, latch] where the
@@ -691,7 +855,7 @@ static const int32_t *loop_facts(zn_lfn *l, int32_t r)
                         : reads_reg(&b->opnds[2], r) ? &b->opnds[1] : NULL;
     bool u_ok = u && (u->kind == PTX_OPND_IMM ||
                       (u->kind == PTX_OPND_REG && !u->neg && u->reg2 < 0 && u->reg != r &&
-                       l->reg_uni && l->reg_uni[u->reg] && l->reg_inv && l->reg_inv[u->reg]));
+                       launch_const(l, u->reg, 0)));
     if (!u_ok)
         return NULL;
     /* the latch: the first branch after B */
