@@ -395,8 +395,12 @@ static void give_up(zn_lfn *l)
  * lanes can end one by one (a ret or exit in a partial block or under a
  * divergent guard, a call: a .func's exit ends lanes); otherwise those
  * that no divergent branch to a block that only returns (gone[k]: the
- * lanes it sends there are finished, above) reaches. */
-static void full_blocks(zn_lfn *l, const zn_cfg *g, const bool *gone, uint32_t *stack)
+ * lanes it sends there are finished, above) reaches, by any path: also
+ * through blocks that are not convergent themselves (`if (i >= n)
+ * return;` and then an if/else on i, as nvcc expands a 64-bit division:
+ * the join after it ran with the constant mask, and the lanes past n
+ * stored there, in llama.cpp's copy and rope kernels). */
+static void full_blocks(zn_lfn *l, const zn_cfg *g, const bool *gone)
 {
     uint32_t n = l->nblocks;
     for (uint32_t k = 0; k < n; k++)
@@ -407,8 +411,14 @@ static void full_blocks(zn_lfn *l, const zn_cfg *g, const bool *gone, uint32_t *
                  (!l->blk_conv[k] || (ins->guard_reg >= 0 && !l->reg_uni[ins->guard_reg]))))
                 return;
         }
-    for (uint32_t k = 0; k < n; k++)
-        l->blk_full[k] = l->blk_conv[k];
+    /* each block is pushed at most twice: as gone and when reached */
+    bool *reached = calloc(n + 1, 1);
+    uint32_t *stack = malloc(2 * ((size_t)n + 1) * sizeof *stack);
+    if (!reached || !stack) {
+        free(reached);
+        free(stack);
+        return;     /* no block is full */
+    }
     uint32_t top = 0;
     for (uint32_t k = 0; k < n; k++)
         if (gone[k])
@@ -417,12 +427,16 @@ static void full_blocks(zn_lfn *l, const zn_cfg *g, const bool *gone, uint32_t *
         uint32_t k = stack[--top];
         for (uint32_t j = 0; j < g->nsucc[k]; j++) {
             uint32_t s = g->succ[k][j];
-            if (s < n && l->blk_full[s]) {
-                l->blk_full[s] = false;
+            if (s < n && !reached[s]) {
+                reached[s] = true;
                 stack[top++] = s;
             }
         }
     }
+    for (uint32_t k = 0; k < n; k++)
+        l->blk_full[k] = l->blk_conv[k] && !reached[k];
+    free(reached);
+    free(stack);
 }
 
 void zn_uniform_analysis(zn_lfn *l)
@@ -480,7 +494,7 @@ void zn_uniform_analysis(zn_lfn *l)
         for (uint32_t r = 0; r < f->nregs; r++)
             l->reg_uni[r] = !div[r];
         if (l->blk_full && gone)
-            full_blocks(l, &g, gone, stack);
+            full_blocks(l, &g, gone);
     } else {
         give_up(l);
     }
