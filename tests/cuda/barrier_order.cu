@@ -177,16 +177,23 @@ static void check_block_sums(const char *name, void (*kernel)(float *, const flo
     CK(cudaFree(out));
 }
 
+/* n random ints in h and in a new device buffer *in; *out a poisoned
+ * device buffer of out_bytes */
+static void random_in(int *h, int n, int **in, int **out, size_t out_bytes)
+{
+    for (int i = 0; i < n; i++)
+        h[i] = (int)(zt_rand() % 1000);
+    CK(cudaMalloc(in, n * sizeof *h));
+    CK(cudaMalloc(out, out_bytes));
+    CK(cudaMemcpy(*in, h, n * sizeof *h, cudaMemcpyHostToDevice));
+    POISON(*out, out_bytes);
+}
+
 static void check_init_then_scores(void)
 {
     static int hin[BLOCKS * KEYS * 32], hout[BLOCKS * KEYS];
-    for (int i = 0; i < BLOCKS * KEYS * 32; i++)
-        hin[i] = (int)(zt_rand() % 1000);
     int *in, *out;
-    CK(cudaMalloc(&in, sizeof hin));
-    CK(cudaMalloc(&out, sizeof hout));
-    CK(cudaMemcpy(in, hin, sizeof hin, cudaMemcpyHostToDevice));
-    POISON(out, sizeof hout);
+    random_in(hin, BLOCKS * KEYS * 32, &in, &out, sizeof hout);
     init_then_scores<<<BLOCKS, KEYS>>>(in, out);
     CK_LAUNCH();
     CK(cudaMemcpy(hout, out, sizeof hout, cudaMemcpyDeviceToHost));
@@ -206,13 +213,8 @@ static void check_init_then_scores(void)
 static void check_parts(const char *name, void (*kernel)(const int *, int *), int first)
 {
     static int hin[BLOCKS * KEYS], hout[BLOCKS * 32];
-    for (int i = 0; i < BLOCKS * KEYS; i++)
-        hin[i] = (int)(zt_rand() % 1000);
     int *in, *out;
-    CK(cudaMalloc(&in, sizeof hin));
-    CK(cudaMalloc(&out, sizeof hout));
-    CK(cudaMemcpy(in, hin, sizeof hin, cudaMemcpyHostToDevice));
-    POISON(out, sizeof hout);
+    random_in(hin, BLOCKS * KEYS, &in, &out, sizeof hout);
     kernel<<<BLOCKS, KEYS>>>(in, out);
     CK_LAUNCH();
     CK(cudaMemcpy(hout, out, sizeof hout, cudaMemcpyDeviceToHost));
