@@ -663,6 +663,8 @@ bool zn_ins_is_block_barrier(const ptx_ins *ins);
 /* f->ins[i] is a bra back to *top (<= i): a loop's latch in nvcc's layout,
  * the body between them (zn_lower_module.c) */
 bool zn_ins_backward_branch(const ptx_func *f, uint32_t i, uint32_t *top);
+/* the instruction index a `bra` to a label goes to; UINT32_MAX: not one */
+uint32_t zn_bra_target(const ptx_func *f, const ptx_ins *br);
 /* polls memory other blocks write: strong global loads, nanosleep */
 bool zn_func_polls(const ptx_module *pm, const ptx_func *f);
 uint32_t zn_func_local_bytes(const ptx_func *f);

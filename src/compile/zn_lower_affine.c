@@ -148,7 +148,7 @@ static void sy_combine(aff_walk *w, const aff_val *a, const aff_val *b, bool add
                        aff_val *out)
 {
     out->syv = NULL;
-    if (w->vec || (!a->syv && !b->syv))
+    if (!a->syv && !b->syv)
         return;
     LLVMValueRef x = sy_val(w, a, bits), y = sy_val(w, b, bits);
     out->syv = add ? LLVMBuildAdd(w->l->b, x, y, "aff.sy") : LLVMBuildSub(w->l->b, x, y, "aff.sy");
@@ -221,15 +221,13 @@ static LLVMValueRef no_wrap_rt(zn_lfn *l, LLVMValueRef x0, LLVMValueRef d, bool 
     return LLVMBuildNot(b, ovf, "aff.ok");
 }
 
-/* widen_ok for a 32-bit value with the run-time tid.y stride sy: lin as
- * there (tid.y the same in every lane); rows only as the two half-warps a
- * run-time stride is used for (affine_plan), whose lane offsets lie
- * between the corners 0, 15 * s, sy and sy + 15 * s. */
+/* widen_ok for a 32-bit value with the run-time tid.y stride sy (never
+ * in vector mode): lin as there (tid.y the same in every lane); rows only
+ * as the two half-warps a run-time stride is used for (affine_plan), whose
+ * lane offsets lie between the corners 0, 15 * s, sy and sy + 15 * s. */
 static bool widen_pitch_ok(aff_walk *w, LLVMValueRef x0, int64_t s, LLVMValueRef sy, bool sign)
 {
     zn_lfn *l = w->l;
-    if (w->vec)
-        return true;
     if (s < -(int64_t)INT32_MAX / 31 || s > INT32_MAX / 31)
         return false;
     if (w->ok1 && !span_ok(l, &w->cond1, x0, min0(31 * s), max0(31 * s), sign))

@@ -211,14 +211,21 @@ bool zn_ins_is_block_barrier(const ptx_ins *ins)
     return (ins->op == PTX_OP_bar || ins->op == PTX_OP_barrier) && !(ins->flags & PTX_F(warp));
 }
 
-bool zn_ins_backward_branch(const ptx_func *f, uint32_t i, uint32_t *top)
+uint32_t zn_bra_target(const ptx_func *f, const ptx_ins *br)
 {
-    const ptx_ins *br = &f->ins[i];
     const ptx_opnd *o = &br->opnds[0];
     if (br->op != PTX_OP_bra || br->nopnds < 1 || o->kind != PTX_OPND_LABEL || o->label < 0 ||
-        (uint32_t)o->label >= f->nlabels || f->labels[o->label].ins > i)
+        (uint32_t)o->label >= f->nlabels)
+        return UINT32_MAX;
+    return f->labels[o->label].ins;
+}
+
+bool zn_ins_backward_branch(const ptx_func *f, uint32_t i, uint32_t *top)
+{
+    uint32_t to = zn_bra_target(f, &f->ins[i]);
+    if (to == UINT32_MAX || to > i)
         return false;
-    *top = f->labels[o->label].ins;
+    *top = to;
     return true;
 }
 

@@ -358,27 +358,51 @@ void zn_stagger_prologue(zn_lfn *l)
     LLVMBuildStore(l->b, LLVMConstInt(l->m->t_i8, 0, 0), l->seg_store_slot);
 }
 
-/* The warp's straight-line path from the instruction after `at` reaches a
- * block barrier before any store, branch or call: the barrier lets the
- * other warps run anyway, so the yield would only cost a switch (a
- * reduction's `sdata[tid] = v; __syncthreads();`). *bar: the barrier. */
-static bool barrier_follows(const ptx_func *f, uint32_t at, uint32_t *bar)
+/* Whether the warp's path from the instruction after `at` ends its
+ * segment before any store, branch or call: at a block barrier (*bar), the
+ * other warps run anyway, so a yield would only cost a switch (a
+ * reduction's `sdata[tid] = v; __syncthreads();`). With `onward` (the
+ * store's block runs with all the warp's live lanes) unguarded forward
+ * branches are followed and an unguarded `exit` or the kernel's `ret` ends
+ * it too (`if (warp > 0) { part[warp] = v; return; } __syncthreads();`:
+ * the yield cost a suspend and a resume, 4-warp blocks 1.27 -> 0.84 ms
+ * per 32000); a guarded branch may split the lanes, and lanes left behind
+ * would store later. */
+static bool segment_ends(const ptx_func *f, uint32_t at, bool onward, uint32_t *bar)
 {
-    for (uint32_t i = at + 1; i < f->nins && i < at + 64; i++) {
+    uint32_t i = at + 1;
+    for (unsigned n = 0; i < f->nins && n < 64; n++, i++) {
         const ptx_ins *ins = &f->ins[i];
         *bar = i;
         if (zn_ins_is_block_barrier(ins))
             return !(ins->flags & PTX_F(arrive));
         switch (ins->op) {
-        case PTX_OP_st: case PTX_OP_atom: case PTX_OP_red: case PTX_OP_bra:
-        case PTX_OP_brx: case PTX_OP_call: case PTX_OP_ret: case PTX_OP_exit:
-        case PTX_OP_trap: case PTX_OP_mbarrier: case PTX_OP_cp: case PTX_OP_nanosleep:
+        case PTX_OP_exit:
+            return onward && ins->guard_reg < 0;
+        case PTX_OP_ret:
+            return onward && ins->guard_reg < 0 && f->is_entry;
+        case PTX_OP_bra: {
+            uint32_t to = zn_bra_target(f, ins);
+            if (!onward || ins->guard_reg >= 0 || to == UINT32_MAX || to <= i)
+                return false;
+            i = to - 1;   /* the loop's i++ lands on it */
+            continue;
+        }
+        case PTX_OP_st: case PTX_OP_atom: case PTX_OP_red: case PTX_OP_brx:
+        case PTX_OP_call: case PTX_OP_trap: case PTX_OP_mbarrier: case PTX_OP_cp:
+        case PTX_OP_nanosleep:
             return false;
         default:
             continue;
         }
     }
     return false;
+}
+
+/* the path from `at` reaches a block barrier straight on, *bar */
+static bool barrier_follows(const ptx_func *f, uint32_t at, uint32_t *bar)
+{
+    return segment_ends(f, at, false, bar);
 }
 
 static bool shared_access(const ptx_ins *ins, ptx_op op)
@@ -457,52 +481,11 @@ static void stagger_yield(zn_lfn *l)
     LLVMPositionBuilderAtEnd(l->b, cont);
 }
 
-/* After the store at `at`, in a block all the warp's live lanes run, the
- * path (unguarded forward branches followed) reaches an unguarded `exit`,
- * the kernel's `ret` or a block barrier before any store, guarded branch
- * or call: the warp ends or waits there and lets the others run anyway, so a yield would only
- * cost a suspend and a resume (`if (warp > 0) { part[warp] = v; return; }
- * __syncthreads();`: 4-warp blocks 1.27 -> 0.8 ms per 32000). A guarded
- * branch may split the lanes, and lanes left behind would store later. */
-static bool warp_ends_after(const zn_lfn *l, uint32_t at)
-{
-    const ptx_func *f = l->f;
-    if (!l->blk_conv || !l->blk_conv[l->cur_block])
-        return false;
-    uint32_t i = at + 1;
-    for (unsigned n = 0; i < f->nins && n < 64; n++, i++) {
-        const ptx_ins *ins = &f->ins[i];
-        const ptx_opnd *o = &ins->opnds[0];
-        switch (ins->op) {
-        case PTX_OP_exit:
-            return ins->guard_reg < 0;
-        case PTX_OP_ret:
-            return ins->guard_reg < 0 && f->is_entry;
-        case PTX_OP_bra:
-            if (ins->guard_reg >= 0 || ins->nopnds < 1 || o->kind != PTX_OPND_LABEL ||
-                o->label < 0 || (uint32_t)o->label >= f->nlabels ||
-                f->labels[o->label].ins <= i)
-                return false;
-            i = f->labels[o->label].ins - 1;   /* the loop's i++ lands on it */
-            continue;
-        case PTX_OP_st: case PTX_OP_atom: case PTX_OP_red: case PTX_OP_brx:
-        case PTX_OP_call: case PTX_OP_trap: case PTX_OP_mbarrier: case PTX_OP_cp:
-        case PTX_OP_nanosleep:
-            return false;
-        case PTX_OP_bar: case PTX_OP_barrier:   /* reached through a branch */
-            return ins->guard_reg < 0 && zn_ins_is_block_barrier(ins) &&
-                   !(ins->flags & PTX_F(arrive));
-        default:
-            continue;
-        }
-    }
-    return false;
-}
-
 void zn_shared_store_stagger(zn_lfn *l)
 {
     uint32_t at = (uint32_t)(l->ins - l->f->ins), bar;
-    if (l->seg_store_slot && !barrier_follows(l->f, at, &bar) && !warp_ends_after(l, at))
+    bool onward = l->blk_conv && l->blk_conv[l->cur_block];
+    if (l->seg_store_slot && !segment_ends(l->f, at, onward, &bar))
         stagger_yield(l);
 }
 
