@@ -158,6 +158,8 @@ typedef struct zn_lfn {
     uint8_t *gs_latch;          /* per ins: a grid-stride loop's backward branch,
                                  * where a coroutine warp yields (zn_lower_coro.c) */
     uint32_t *pair_act;         /* paired 16-bit loads (zn_lower_pairld.c), or NULL */
+    uint8_t *lazy_at;           /* per ins: ZN_LAZY_OWE/PAY (zn_lower_lazybar.c), or NULL */
+    LLVMValueRef owed_slot;     /* i32: block barriers the warp owes */
     struct zn_lanetab *lanetab; /* predicted lane offsets (zn_lower_lanetab.c), or NULL */
     zn_win_seen win_seen[ZN_WIN_SEEN]; /* recent window tests (zn_lower_window.c) */
     unsigned win_next;          /* the entry the next test replaces */
@@ -364,6 +366,15 @@ void zn_shared_store_stagger(zn_lfn *l);
 void zn_shared_store_stagger_before(zn_lfn *l);
 /* Sets up what zn_shared_store_stagger needs, in the entry block. */
 void zn_stagger_prologue(zn_lfn *l);
+/* Barriers a warp owes until it next touches memory (zn_lower_lazybar.c):
+ * the plan (fills l->lazy_at; after the park and thread plans), the owed
+ * count in the entry block, a barrier counted as owed (false: lower it as
+ * a real one), and the payment before an instruction that needs it. */
+enum { ZN_LAZY_NONE, ZN_LAZY_OWE, ZN_LAZY_PAY };
+void zn_lazy_barrier_plan(zn_lfn *l);
+void zn_lazy_barrier_prologue(zn_lfn *l);
+bool zn_lazy_barrier_owe(zn_lfn *l, const ptx_ins *ins);
+void zn_lazy_barrier_pay(zn_lfn *l, const ptx_ins *ins);
 void zn_lower_call(zn_lfn *l, const ptx_ins *ins);    /* zn_lower_call.c */
 /* A call to the device runtime (__cudaCDP2*): slots[i] holds argument i's
  * 32 lane copies (np == f->nparams <= ZN_CDP_MAXARGS), ret_slot (or NULL)

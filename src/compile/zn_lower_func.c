@@ -460,6 +460,7 @@ static void prologue(zn_lfn *l)
     LLVMBuildStore(l->b, LLVMConstNull(v32), l->cc_slot);
     LLVMBuildStore(l->b, LLVMConstInt(m->t_i32, 0, 0), l->exited_slot);
     zn_stagger_prologue(l);
+    zn_lazy_barrier_prologue(l);
 
     zn_sreg_prologue(l);
 
@@ -596,6 +597,7 @@ void zn_lower_func(zn_lmod *m, const ptx_func *f, LLVMValueRef fn)
     zn_pair_loads(l);
     zn_park_plan(l);
     zn_thread_plan(l);
+    zn_lazy_barrier_plan(l);
     LLVMBasicBlockRef entry = LLVMAppendBasicBlockInContext(m->ctx, fn, "entry");
     l->bbs = calloc(l->nblocks + 1, sizeof *l->bbs);
     for (uint32_t k = 0; k < l->nblocks; k++) {
@@ -641,6 +643,7 @@ void zn_lower_func(zn_lmod *m, const ptx_func *f, LLVMValueRef fn)
                 continue;   /* lowered above a barrier already */
             l->ins = &f->ins[i];
             l->emask = zn_guard_mask(l, l->ins);
+            zn_lazy_barrier_pay(l, l->ins);
             zn_lower_ins(l, l->ins);
             zn_window_forget(l, l->ins);
         }
@@ -688,4 +691,5 @@ void zn_lower_func(zn_lmod *m, const ptx_func *f, LLVMValueRef fn)
     free(l->blk_full);
     free(l->reg_blocal);
     free(l->pair_act);
+    free(l->lazy_at);
 }

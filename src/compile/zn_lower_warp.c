@@ -607,7 +607,8 @@ void zn_lower_bar(zn_lfn *l, const ptx_ins *ins)
     LLVMBasicBlockRef cont = LLVMAppendBasicBlockInContext(m->ctx, l->fn, "bar.done");
     LLVMBuildCondBr(l->b, ll_any(l, l->emask), go, cont);
     LLVMPositionBuilderAtEnd(l->b, go);
-    call_barrier(l, id, count, (ins->flags & PTX_F(arrive)) ? 1 : 0);
+    if (!zn_lazy_barrier_owe(l, ins))   /* zn_lower_lazybar.c */
+        call_barrier(l, id, count, (ins->flags & PTX_F(arrive)) ? 1 : 0);
     stagger_reset(l);
     LLVMBuildBr(l->b, cont);
     LLVMPositionBuilderAtEnd(l->b, cont);

@@ -77,6 +77,9 @@ void zn_kernel_facts_shared(const ptx_module *pm, const ptx_func *f, zn_shared_s
 bool zn_jit_splittable(const ptx_module *pm);
 /* ZINC_NO_CORO: kernels with barriers stay on fibers (zn_lower_coro.c) */
 bool zn_coro_disabled(void);
+/* ZINC_NO_LAZY_BARRIER: warps wait at every block barrier
+ * (zn_lower_lazybar.c; in the cache key) */
+bool zn_lazy_barrier_disabled(void);
 /* ZINC_NO_GRID_INTERLEAVE: grid-stride loops do not yield per iteration
  * (zn_lower_coro.c) */
 bool zn_grid_interleave_disabled(void);
