@@ -22,6 +22,7 @@ void zn_abi_types(zn_lmod *m)
         [ZN_BLOCK_FIELD_CLUSTER_DIM] = a3,
         [ZN_BLOCK_FIELD_CLUSTER_FLAGS] = i32,
         [ZN_BLOCK_FIELD_CLUSTER] = p,
+        [ZN_BLOCK_FIELD_WARPS_LEFT] = i32,
     };
     m->t_block = LLVMStructCreateNamed(m->ctx, "zn_block_ctx");
     LLVMStructSetBody(m->t_block, block, sizeof block / sizeof block[0], 0);

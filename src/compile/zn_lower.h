@@ -375,6 +375,8 @@ void zn_lazy_barrier_plan(zn_lfn *l);
 void zn_lazy_barrier_prologue(zn_lfn *l);
 bool zn_lazy_barrier_owe(zn_lfn *l, const ptx_ins *ins);
 void zn_lazy_barrier_pay(zn_lfn *l, const ptx_ins *ins);
+/* at a kernel's exit: one warp fewer left in the block */
+void zn_lazy_barrier_exit(zn_lfn *l);
 void zn_lower_call(zn_lfn *l, const ptx_ins *ins);    /* zn_lower_call.c */
 /* A call to the device runtime (__cudaCDP2*): slots[i] holds argument i's
  * 32 lane copies (np == f->nparams <= ZN_CDP_MAXARGS), ret_slot (or NULL)

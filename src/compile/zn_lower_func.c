@@ -211,6 +211,7 @@ void zn_return_status(zn_lfn *l, LLVMValueRef status)
 {
     zn_lmod *m = l->m;
     if (l->is_entry) {
+        zn_lazy_barrier_exit(l);    /* zn_lower_lazybar.c */
         if (l->coro) {
             /* the executor reads a coroutine's end from co_status */
             LLVMBuildStore(l->b, status, LLVMBuildStructGEP2(l->b, m->t_warp, l->w,

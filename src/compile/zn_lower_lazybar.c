@@ -298,7 +298,23 @@ void zn_lazy_barrier_pay(zn_lfn *l, const ptx_ins *ins)
                                    ll_any(l, l->emask), "");
     LLVMBasicBlockRef loop = LLVMAppendBasicBlockInContext(m->ctx, l->fn, "bar.pay");
     LLVMBasicBlockRef done = LLVMAppendBasicBlockInContext(m->ctx, l->fn, "bar.paid");
-    LLVMBuildCondBr(b, go, loop, done);
+    if (!l->m->opts->check) {
+        /* the block's last warp completes every barrier it arrives at
+         * (racecheck counts their epochs: it waits) */
+        LLVMBasicBlockRef alone = LLVMAppendBasicBlockInContext(m->ctx, l->fn, "bar.alone");
+        LLVMBasicBlockRef wait = LLVMAppendBasicBlockInContext(m->ctx, l->fn, "bar.wait");
+        LLVMBuildCondBr(b, go, alone, done);
+        LLVMPositionBuilderAtEnd(b, alone);
+        LLVMValueRef left = ll_load_field(l, m->t_block, l->block, ZN_BLOCK_FIELD_WARPS_LEFT,
+                                          m->t_i32);
+        LLVMValueRef last = LLVMBuildICmp(b, LLVMIntULE, left, LLVMConstInt(m->t_i32, 1, 0), "");
+        LLVMBuildCondBr(b, last, wait, loop);
+        LLVMPositionBuilderAtEnd(b, wait);
+        LLVMBuildStore(b, zero, l->owed_slot);
+        LLVMBuildBr(b, done);
+    } else {
+        LLVMBuildCondBr(b, go, loop, done);
+    }
     LLVMPositionBuilderAtEnd(b, loop);
     zn_call_barrier_rt(l, zero, zero, 0);   /* may suspend: a block of its own */
     n = LLVMBuildLoad2(b, m->t_i32, l->owed_slot, "owed");
@@ -306,4 +322,15 @@ void zn_lazy_barrier_pay(zn_lfn *l, const ptx_ins *ins)
     LLVMBuildStore(b, n, l->owed_slot);
     LLVMBuildCondBr(b, LLVMBuildICmp(b, LLVMIntNE, n, zero, ""), loop, done);
     LLVMPositionBuilderAtEnd(b, done);
+}
+
+void zn_lazy_barrier_exit(zn_lfn *l)
+{
+    if (!l->lazy_at)
+        return;
+    zn_lmod *m = l->m;
+    LLVMBuilderRef b = l->b;
+    LLVMValueRef p = LLVMBuildStructGEP2(b, m->t_block, l->block, ZN_BLOCK_FIELD_WARPS_LEFT, "");
+    LLVMValueRef n = LLVMBuildLoad2(b, m->t_i32, p, "left");
+    LLVMBuildStore(b, LLVMBuildSub(b, n, LLVMConstInt(m->t_i32, 1, 0), ""), p);
 }

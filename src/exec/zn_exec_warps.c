@@ -170,6 +170,7 @@ void zn_warps_block_start(zn_block_run *run)
 {
     run->all_mask = run->nwarps >= 32 ? 0xffffffffu : (1u << run->nwarps) - 1;
     run->runnable = run->all_mask;
+    run->blk.warps_left = run->nwarps;
     run->done_mask = 0;
     run->started = 0;
     run->stopped = 0;

@@ -77,6 +77,10 @@ typedef struct zn_block_ctx {
     uint32_t cluster_dim[3];
     uint32_t cluster_flags;
     const struct zn_cluster_ctx *cluster;
+    /* Warps of the block that have not ended, set at the block's start by
+     * the barrier executors; code that owes barriers decrements it at its
+     * exit and pays nothing when it is the last (zn_lower_lazybar.c). */
+    uint32_t warps_left;
 } zn_block_ctx;
 
 /* A block's shared window starts with the GPU's reserved shared memory
@@ -112,6 +116,7 @@ typedef struct zn_cluster_ctx {
 #define ZN_BLOCK_FIELD_CLUSTER_DIM 10
 #define ZN_BLOCK_FIELD_CLUSTER_FLAGS 11
 #define ZN_BLOCK_FIELD_CLUSTER 12
+#define ZN_BLOCK_FIELD_WARPS_LEFT 13
 
 /* Services the executor provides to compiled code, called through pointers
  * so that compiled objects carry no relocations against the driver. */

@@ -43,6 +43,7 @@ int main(void)
     B(shared, SHARED); B(shared_size, SHARED_SIZE); B(dyn_shared_size, DYN_SHARED_SIZE);
     B(params, PARAMS); B(grid_ws, GRID_WS); B(cluster_dim, CLUSTER_DIM);
     B(cluster_flags, CLUSTER_FLAGS); B(cluster, CLUSTER);
+    B(warps_left, WARPS_LEFT);
 #define W(f, F) check_off(td, m.t_warp, ZN_WARP_FIELD_##F, offsetof(zn_warp_ctx, f), "warp." #f)
     W(block, BLOCK); W(warpid, WARPID); W(live_mask, LIVE_MASK); W(rt, RT);
     W(smid, SMID); W(nsmid, NSMID); W(co_status, CO_STATUS);

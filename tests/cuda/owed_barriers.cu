@@ -6,7 +6,8 @@
 // few barriers or too late: a shared-memory tree whose idle warps read the
 // total at the end; rounds in which one warp writes and another reads,
 // the others idle for many barriers in a row; a predicated store (inline
-// PTX) whose lanes are all off; a named barrier with a thread count, a
+// PTX) whose lanes are all off; warps that leave, so that one or two are
+// left (the last one pays nothing, two must still wait); a named barrier with a thread count, a
 // __syncthreads_count and shared atomics after owed barriers; block sizes
 // with a partial last warp and 2D blocks. Results are compared with values
 // computed here; outputs are poisoned.
@@ -99,6 +100,25 @@ __global__ void other_barriers(const int *in, int *out)
         out[blockIdx.x * 80 + t] = c;
 }
 
+// warps from `keep` on return; the kept ones swap slots for 6 rounds, so
+// two kept warps still need every barrier after the others have left
+__global__ void kept_warps(const int *in, int *out, int keep)
+{
+    __shared__ int sh[256];
+    unsigned t = threadIdx.x, lane = t % 32, w = t / 32;
+    sh[t] = in[blockIdx.x * 256 + t];
+    __syncthreads();
+    if (w >= (unsigned)keep)
+        return;
+    for (int r = 0; r < 6; r++) {
+        int v = sh[((w + 1) % keep) * 32 + lane];
+        __syncthreads();
+        sh[t] = v + r;
+        __syncthreads();
+    }
+    out[blockIdx.x * 256 + t] = sh[t];
+}
+
 static void check_tree(unsigned threads)
 {
     size_t n = (size_t)BLOCKS * threads;
@@ -171,6 +191,43 @@ static void check_guarded(unsigned threads, int nrounds)
     free(hout);
 }
 
+static void check_kept(int keep)
+{
+    size_t n = (size_t)BLOCKS * 256;
+    int *hin = (int *)malloc(n * 4), *hout = (int *)malloc(n * 4), *din, *dout;
+    for (size_t i = 0; i < n; i++)
+        hin[i] = (int)(zt_rand() % 1000);
+    CK(cudaMalloc(&din, n * 4));
+    CK(cudaMalloc(&dout, n * 4));
+    CK(cudaMemcpy(din, hin, n * 4, cudaMemcpyHostToDevice));
+    POISON(dout, n * 4);
+    kept_warps<<<BLOCKS, 256>>>(din, dout, keep);
+    CK_LAUNCH();
+    CK(cudaMemcpy(hout, dout, n * 4, cudaMemcpyDeviceToHost));
+    for (int b = 0; b < BLOCKS && !zt_failures; b++) {
+        int sh[256], v[256];
+        memcpy(sh, hin + b * 256, sizeof sh);
+        for (int r = 0; r < 6; r++) {
+            for (int t = 0; t < keep * 32; t++)
+                v[t] = sh[((t / 32 + 1) % keep) * 32 + t % 32];
+            for (int t = 0; t < keep * 32; t++)
+                sh[t] = v[t] + r;
+        }
+        for (int t = 0; t < 256; t++) {
+            int want = t < keep * 32 ? sh[t] : -1;
+            if (hout[b * 256 + t] != want) {
+                zt_fail("kept_warps keep %d, block %d thread %d: %d, want %d", keep, b, t,
+                        hout[b * 256 + t], want);
+                break;
+            }
+        }
+    }
+    CK(cudaFree(din));
+    CK(cudaFree(dout));
+    free(hin);
+    free(hout);
+}
+
 static void check_other_barriers(void)
 {
     int *hin = (int *)malloc(BLOCKS * 64 * 4), *hout = (int *)malloc(BLOCKS * 80 * 4), *din, *dout;
@@ -218,6 +275,9 @@ int main(void)
     check_rounds(dim3(32, 1), 5);   // one warp: it reads its own store
     check_guarded(256, 17);
     check_guarded(64, 5);
+    check_kept(1);
+    check_kept(2);
+    check_kept(3);
     check_other_barriers();
     return zt_finish();
 }
