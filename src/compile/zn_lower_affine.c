@@ -244,6 +244,8 @@ static bool widen_pitch_ok(aff_walk *w, LLVMValueRef x0, int64_t s, LLVMValueRef
 }
 
 static bool reg_aff(aff_walk *w, int32_t r, uint32_t at, bool tinv, int depth, aff_val *out);
+static bool shr_and_aff(aff_walk *w, const ptx_ins *ins, unsigned tb, bool tinv, int depth,
+                        aff_val *out);
 
 /* a source operand of the instruction at `at`, used at width `bits` (must
  * match the register's width: no implicit conversion) */
@@ -606,8 +608,13 @@ static bool ins_aff(aff_walk *w, uint32_t at, bool tinv, unsigned dbits, int dep
         return true;
     }
     case PTX_OP_and: case PTX_OP_shr:
-        if (!is_int_type(ins->type[0], &tb) || tb != dbits || o[2].kind != PTX_OPND_IMM ||
-            !opnd_aff(w, &o[1], tb, at, tinv, depth, &va) || !bits_aff(w, ins, &va, tb, out))
+        if (!is_int_type(ins->type[0], &tb) || tb != dbits || o[2].kind != PTX_OPND_IMM)
+            return false;
+        if (ins->op == PTX_OP_and && shr_and_aff(w, ins, tb, tinv, depth, out)) {
+            norm_val(out, dbits);
+            return true;
+        }
+        if (!opnd_aff(w, &o[1], tb, at, tinv, depth, &va) || !bits_aff(w, ins, &va, tb, out))
             return false;
         norm_val(out, dbits);
         return true;
@@ -936,13 +943,81 @@ static bool induction(aff_walk *w, int32_t r, uint32_t at, int depth, aff_val *o
 /* The value register r has when the instruction at `at` reads it. tinv: the
  * value must also be the same every time (it is then reused at a later
  * read), so only time-invariant inputs qualify. */
+/* r read at `at` is the scalar the uniform analysis keeps */
+static bool scalar_reg(aff_walk *w, int32_t r, uint32_t at, bool tinv)
+{
+    zn_lfn *l = w->l;
+    bool inv = l->reg_inv && l->reg_inv[r];
+    return l->reg_uni && l->reg_uni[r] && (inv || (!tinv && same_at_use(l, r, at, w->use)));
+}
+
+/* The definition of r that the walk follows from `at`: r's one pure
+ * definition when it is invariant, the write straight before, else r's
+ * only write, reached from elsewhere (then *tinv: the value may be an
+ * earlier iteration's); -1 when r has several and none is straight
+ * before (an induction variable, perhaps). */
+static int32_t reaching_def(zn_lfn *l, int32_t r, uint32_t at, bool *tinv)
+{
+    int32_t d;
+    if (l->reg_inv && l->reg_inv[r] && l->reg_def[r] >= 0)
+        return l->reg_def[r];
+    if ((d = straight_def(l, r, at)) >= 0)
+        return d;
+    d = l->reg_def[r];
+    if (d >= 0)
+        *tinv = true;
+    return d;
+}
+
+/* `and` of `shr x, k` with a mask m whose zero low bits reach bit k's
+ * neighbours: (x >> k) & m keeps only bits of x at k + j and up, where
+ * ~(2^j - 1) is m with the top k bits (zero after the shift) set. nvcc
+ * writes `warp_sums[tid >> 5]` of floats as (tid >> 3) & 0x1ffffffc, which
+ * is then the same in every lane under low_bits_fit at k + j (lin only).
+ * false: not that pattern, or it cannot hold. */
+static bool shr_and_aff(aff_walk *w, const ptx_ins *ins, unsigned tb, bool tinv, int depth,
+                        aff_val *out)
+{
+    zn_lfn *l = w->l;
+    const ptx_opnd *o = ins->opnds;
+    uint64_t all = tb == 64 ? ~(uint64_t)0 : ((uint64_t)1 << tb) - 1;
+    int32_t r = o[1].reg;
+    uint32_t at = (uint32_t)(ins - l->f->ins);
+    if (o[1].kind != PTX_OPND_REG || o[1].neg || o[1].reg2 >= 0 || r < 0 ||
+        (uint32_t)r >= l->f->nregs || reg_bits(l, r) != tb || scalar_reg(w, r, at, tinv) ||
+        depth >= ZN_AFF_DEPTH || !l->reg_def)
+        return false;
+    int32_t d = reaching_def(l, r, at, &tinv);
+    if (d < 0)
+        return false;
+    const ptx_ins *sh = &l->f->ins[d];
+    unsigned sb;
+    if (sh->op != PTX_OP_shr || !plain_def(sh, r) || (sh->flags & PTX_F(cc)) ||
+        !is_int_type(sh->type[0], &sb) || sb != tb || ptx_type_is_signed(sh->type[0]) ||
+        sh->opnds[2].kind != PTX_OPND_IMM || sh->opnds[2].ival <= 0 ||
+        sh->opnds[2].ival >= (int64_t)tb)
+        return false;
+    unsigned k = (unsigned)sh->opnds[2].ival;
+    uint64_t m = (uint64_t)o[2].ival & all, top = all & ~(all >> k);
+    uint64_t low = ~(m | top) & all;     /* must be 2^j - 1, j >= 1 */
+    if (!low || (low & (low + 1)))
+        return false;
+    unsigned j = (unsigned)__builtin_popcountll(low);
+    aff_val x;
+    if (!opnd_aff(w, &sh->opnds[1], tb, (uint32_t)d, tinv, depth + 1, &x) || x.sy || x.syv)
+        return false;
+    LLVMBuilderRef b = l->b;
+    *out = (aff_val){0};
+    out->v0 = LLVMBuildAnd(b, LLVMBuildLShr(b, x.v0, cint(w, tb, k), ""), cint(w, tb, m), "");
+    return uniform_val(&x) || low_bits_fit(w, &x, k + j, tb);
+}
+
 static bool reg_aff(aff_walk *w, int32_t r, uint32_t at, bool tinv, int depth, aff_val *out)
 {
     zn_lfn *l = w->l;
     if (r < 0 || (uint32_t)r >= l->f->nregs)
         return false;
-    bool inv = l->reg_inv && l->reg_inv[r];
-    if (l->reg_uni && l->reg_uni[r] && (inv || (!tinv && same_at_use(l, r, at, w->use)))) {
+    if (scalar_reg(w, r, at, tinv)) {
         out->s = out->sy = 0; /* scalar storage: a splat */
         out->syv = NULL;
         out->v0 = lane0(w, r);
@@ -950,15 +1025,9 @@ static bool reg_aff(aff_walk *w, int32_t r, uint32_t at, bool tinv, int depth, a
     }
     if (depth >= ZN_AFF_DEPTH || !l->reg_def)
         return false;
-    int32_t d;
-    if (inv && l->reg_def[r] >= 0) {
-        d = l->reg_def[r];
-    } else if ((d = straight_def(l, r, at)) < 0) {
-        d = l->reg_def[r]; /* the only write, reached from elsewhere */
-        if (d < 0)
-            return !tinv && induction(w, r, at, depth, out);
-        tinv = true;
-    }
+    int32_t d = reaching_def(l, r, at, &tinv);
+    if (d < 0)
+        return !tinv && induction(w, r, at, depth, out);
     const ptx_ins *ins = &l->f->ins[d];
     if (!plain_def(ins, r))
         return false;

@@ -1,6 +1,6 @@
 // lane_bits: addresses built with bit operations on the thread index, as
 // CUB's warp-striped loads do (`(tid & ~31) * ITEMS + (tid & 31)`, `tid >>
-// 5`, `lane | warp_base`). Zinc proves such addresses contiguous or the
+// 5`, `lane | warp_base`, a shared slot per warp `slot[tid >> 5]`). Zinc proves such addresses contiguous or the
 // same in the warp when lane 0's low bits leave room for the lanes'
 // offsets (a run-time fact, src/compile/zn_lower_affine.c) and falls back
 // to per-lane addresses when they do not: an offset `off` added before the
@@ -12,6 +12,7 @@
 
 #define ITEMS 3
 #define N 4096
+#define SLOTS 12    /* (255 + 63) / 32 + 1 */
 
 __global__ void striped(const int *in, int *out, int off)
 {
@@ -34,6 +35,22 @@ __global__ void or_base(const int *in, int *out, int off, unsigned k)
     unsigned t = threadIdx.x, w = t >> 5;
     unsigned idx = ((w * k) | ((t + off) & 31u)) + blockIdx.x * 8u;
     out[blockIdx.x * blockDim.x + t] = in[idx];
+}
+
+/* one shared slot per warp, slot[t >> 5]: nvcc computes the byte offset
+ * as (t >> 3) & 0x1ffffffc, the same in the warp when t's lanes do not
+ * cross a multiple of 32 */
+__global__ void warp_slots(const int *in, int *out, int off)
+{
+    __shared__ int slot[SLOTS];
+    unsigned t = threadIdx.x + off, g = blockIdx.x * blockDim.x + threadIdx.x;
+    if (threadIdx.x < SLOTS)
+        slot[threadIdx.x] = -1 - (int)threadIdx.x;
+    __syncthreads();
+    if ((t & 31) == 0)
+        slot[t >> 5] = in[g];
+    __syncthreads();
+    out[g] = slot[t >> 5];
 }
 
 static int hin[N], hout[N * ITEMS];
@@ -90,6 +107,25 @@ static void run(int blocks, int threads, int off, unsigned k)
                 zt_fail("or_base %dx%d off %d: thread %d: %d, want %d", blocks, threads, off, t,
                         hout[b * threads + t], hin[idx]);
         }
+
+    POISON(out, sizeof hout);
+    warp_slots<<<blocks, threads>>>(in, out, off);
+    CK_LAUNCH();
+    CK(cudaMemcpy(hout, out, sizeof hout, cudaMemcpyDeviceToHost));
+    for (int b = 0; b < blocks; b++) {
+        int slot[SLOTS];
+        for (int s = 0; s < SLOTS; s++)
+            slot[s] = -1 - s;
+        for (int t = 0; t < threads; t++)
+            if (((unsigned)(t + off) & 31) == 0)
+                slot[(unsigned)(t + off) >> 5] = hin[b * threads + t];
+        for (int t = 0; t < threads; t++) {
+            int want = slot[(unsigned)(t + off) >> 5];
+            if (hout[b * threads + t] != want && bad++ < 5)
+                zt_fail("warp_slots %dx%d off %d: thread %d: %d, want %d", blocks, threads, off,
+                        t, hout[b * threads + t], want);
+        }
+    }
     CK(cudaFree(in));
     CK(cudaFree(out));
 }
