@@ -357,6 +357,9 @@ void zn_strong_store(zn_lfn *l, const ptx_ins *ins, LLVMValueRef a, LLVMValueRef
 void zn_lower_atom(zn_lfn *l, const ptx_ins *ins);    /* zn_lower_atom.c */
 void zn_lower_warp(zn_lfn *l, const ptx_ins *ins);    /* zn_lower_warp.c */
 void zn_lower_bar(zn_lfn *l, const ptx_ins *ins);     /* zn_lower_warp.c */
+/* Whether warps whose lanes all leave right after this barrier return at
+ * it (zn_lower_warp.c; for an owable bar.sync, which has no red operands). */
+bool zn_bar_leaves(const zn_lfn *l, const ptx_ins *bar);
 /* After a shared-memory store: the warp's first since a barrier lets the
  * block's other warps run to theirs (zn_lower_warp.c). */
 void zn_shared_store_stagger(zn_lfn *l);

@@ -184,6 +184,12 @@ static void classify(lazy_plan *p)
         const ptx_ins *ins = &f->ins[i];
         p->kind[i] = owable(ins) ? K_OWE : !pays(ins) ? K_NONE
                      : ins->guard_reg >= 0 ? K_PAY_GUARDED : K_PAY;
+        /* warps that leave right after it return at it already
+         * (zn_bar_leaves), and the ones that stay wait for them either
+         * way: owing there only adds the checks (bench/mmvq_thin 1-2%,
+         * ggml's mul_mat_vec_q has the same shape) */
+        if (p->kind[i] == K_OWE && zn_bar_leaves(p->l, ins))
+            p->kind[i] = K_PAY;
     }
     /* a barrier whose owing would reach a calm loop is waited at (it
      * pays what the warp owes before it, like any other); that shortens
@@ -258,6 +264,10 @@ void zn_lazy_barrier_plan(zn_lfn *l)
         }
         zn_log(ZN_LOG_DEBUG, "lazybar: %s: %u barriers owed, %u payments", l->f->name, owed,
                paid);
+        if (!owed) {    /* nothing to count: no owed slot, no exit count */
+            free(l->lazy_at);
+            l->lazy_at = NULL;
+        }
     } else {
         free(l->lazy_at);
         l->lazy_at = NULL;

@@ -519,13 +519,14 @@ static void stagger_reset(zn_lfn *l)
  * (nobody waits elsewhere), for an unguarded bar.sync/barrier.sync without
  * a thread count. Returns the instruction whose guard says which lanes
  * exit (an unguarded one: all), or NULL. */
-static const ptx_ins *exit_after_barrier(zn_lfn *l, const ptx_ins *bar, unsigned nargs)
+static const ptx_ins *exit_after_barrier(const zn_lfn *l, const ptx_ins *bar, unsigned nargs)
 {
-    if (!l->is_entry || !l->blk_conv || !l->blk_conv[l->cur_block] || bar->guard_reg >= 0 ||
+    const ptx_func *f = l->f;
+    uint32_t at = (uint32_t)(bar - f->ins), k = l->block_of_ins[at];
+    if (!l->is_entry || !l->blk_conv || !l->blk_conv[k] || bar->guard_reg >= 0 ||
         nargs > 1 || (bar->flags & (PTX_F(arrive) | PTX_F(red_f))))
         return NULL;
-    const ptx_func *f = l->f;
-    uint32_t at = (uint32_t)(bar - f->ins), end = l->block_start[l->cur_block + 1];
+    uint32_t end = l->block_start[k + 1];
     for (uint32_t j = at + 1; j < end; j++) {
         const ptx_ins *ins = &f->ins[j];
         if (zn_op_is_pure(ins->op) && !(ins->flags & PTX_F(cc)))
@@ -543,6 +544,12 @@ static const ptx_ins *exit_after_barrier(zn_lfn *l, const ptx_ins *bar, unsigned
         return leaves ? ins : NULL;
     }
     return NULL;
+}
+
+bool zn_bar_leaves(const zn_lfn *l, const ptx_ins *bar)
+{
+    /* bar.sync/barrier.sync's operands: the id, then a thread count */
+    return exit_after_barrier(l, bar, bar->nopnds) != NULL;
 }
 
 /* Lowers the pure instructions between the barrier and `leave` now, then
