@@ -940,9 +940,6 @@ static bool induction(aff_walk *w, int32_t r, uint32_t at, int depth, aff_val *o
     return true;
 }
 
-/* The value register r has when the instruction at `at` reads it. tinv: the
- * value must also be the same every time (it is then reused at a later
- * read), so only time-invariant inputs qualify. */
 /* r read at `at` is the scalar the uniform analysis keeps */
 static bool scalar_reg(aff_walk *w, int32_t r, uint32_t at, bool tinv)
 {
@@ -1012,6 +1009,9 @@ static bool shr_and_aff(aff_walk *w, const ptx_ins *ins, unsigned tb, bool tinv,
     return uniform_val(&x) || low_bits_fit(w, &x, k + j, tb);
 }
 
+/* The value register r has when the instruction at `at` reads it. tinv: the
+ * value must also be the same every time (it is then reused at a later
+ * read), so only time-invariant inputs qualify. */
 static bool reg_aff(aff_walk *w, int32_t r, uint32_t at, bool tinv, int depth, aff_val *out)
 {
     zn_lfn *l = w->l;

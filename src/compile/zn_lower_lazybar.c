@@ -23,11 +23,17 @@
  *
  * Where to pay is a forward walk over the PTX blocks: a barrier makes
  * "may owe" true, an unguarded instruction that pays makes it false, and a
- * block may owe when any block before it may at its end. A barrier whose
- * owing would reach a loop without a barrier is waited at as before
- * (mark_calm_loops says why). It is per lane sound: a lane reaches memory only along PTX edges from the barriers it
+ * block may owe when any block before it may at its end. It is per lane
+ * sound: a lane reaches memory only along PTX edges from the barriers it
  * passed; the count is the warp's, and paying for lanes that did not pass
- * only waits longer.
+ * only waits longer. Two kinds of barrier are still waited at where they
+ * are: one whose owing would reach a loop without a barrier
+ * (mark_calm_loops says why) and one that warps leave at (classify).
+ *
+ * The block's last warp pays nothing: each barrier completes when it
+ * arrives (zn_block_ctx.warps_left, which the exits of such a kernel
+ * count down). Checked builds (ZINC_CHECK) still wait: racecheck's
+ * epochs count barrier completions.
  *
  * Only in kernels (a .func's return goes back to its caller), without
  * parked barriers (zn_lower_park.c: lanes of one warp arriving apart),
@@ -310,7 +316,7 @@ void zn_lazy_barrier_pay(zn_lfn *l, const ptx_ins *ins)
     LLVMBasicBlockRef done = LLVMAppendBasicBlockInContext(m->ctx, l->fn, "bar.paid");
     if (!l->m->opts->check) {
         /* the block's last warp completes every barrier it arrives at
-         * (racecheck counts their epochs: it waits) */
+         * (checked builds wait: racecheck counts the barriers' epochs) */
         LLVMBasicBlockRef alone = LLVMAppendBasicBlockInContext(m->ctx, l->fn, "bar.alone");
         LLVMBasicBlockRef wait = LLVMAppendBasicBlockInContext(m->ctx, l->fn, "bar.wait");
         LLVMBuildCondBr(b, go, alone, done);
