@@ -23,7 +23,7 @@ void zn_compile_key(const ptx_module *pm, const zn_compile_opts *o,
                     const zn_target *t, zn_cache_key *key)
 {
     zn_blake2b s;
-    char num[64];
+    char num[128];
     zn_blake2b_init(&s, 32);
     add_str(&s, "format", "zinc-kernel-cache-key-1");
     add_str(&s, "compiler", ZINC_COMPILER_VERSION);
@@ -31,12 +31,13 @@ void zn_compile_key(const ptx_module *pm, const zn_compile_opts *o,
     add_str(&s, "triple", t->triple);
     add_str(&s, "cpu", t->cpu);
     add_str(&s, "features", t->features);
-    snprintf(num, sizeof num, "O%d pic%s%s%s%s%s%s", t->opt, o->check ? " memcheck" : "",
+    snprintf(num, sizeof num, "O%d pic%s%s%s%s%s%s%s", t->opt, o->check ? " memcheck" : "",
              zn_coro_disabled() ? " fibers" : "",
              zn_grid_interleave_disabled() ? " gs-whole" : "",
              zn_thread_jumps_disabled() ? " no-thread" : "",
              zn_coro_batch_disabled() ? " no-batch" : "",
-             zn_lazy_barrier_disabled() ? " no-lazybar" : "");
+             zn_lazy_barrier_disabled() ? " no-lazybar" : "",
+             zn_dead_regs_disabled() ? " no-deadregs" : "");
     add_str(&s, "options", num);
     if (o->check) {
         /* memcheck reports name PTX and .loc lines, which the printed PTX

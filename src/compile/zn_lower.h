@@ -75,6 +75,7 @@ typedef struct zn_win_seen {
 /* operands a lane loop's body may read through ll_lane_elt */
 #define ZN_LANE_LOOP_INS 6
 
+typedef struct zn_dead_reads zn_dead_reads;
 typedef struct zn_lfn {
     zn_lmod *m;
     LLVMBuilderRef b;
@@ -94,6 +95,9 @@ typedef struct zn_lfn {
     bool *reg_ftz_flushdef;     /*   or flushed where written: only .ftz reads */
     bool *blk_conv;             /* block always runs with all live lanes */
     bool *reg_blocal;           /* dead at every block start (zn_lower_blocklocal.c) */
+    bool regs_demoted;          /* cross-block registers kept in memory (zn_lower_demote.c) */
+    struct zn_dead_reads *dead_reads; /* the lowering's register reads
+                                 * (zn_lower_deadregs.c), or NULL */
     LLVMValueRef *local_slot;   /* per f->locals[i]: alloca of 32*size, or NULL */
     LLVMValueRef *param_arg;    /* .func: per f->params[i], LLVM pointer arg */
     LLVMValueRef *ret_arg;      /* .func: per f->rets[i], LLVM pointer arg */
@@ -545,6 +549,19 @@ void zn_lanes_exited(zn_lfn *l, LLVMValueRef exited);
 void zn_invariant_regs(zn_lfn *l);
 /* Fills l->reg_blocal: registers never live across a block boundary. */
 void zn_block_local_regs(zn_lfn *l);
+/* The registers an instruction reads (its guard, every operand it does
+ * not fully write, a guarded write's destination) and those it fully
+ * writes (an unguarded pure op's or load's first operand), in that order
+ * (zn_lower_blocklocal.c). */
+void zn_ins_regs(const ptx_ins *ins, void (*read)(int32_t, void *),
+                 void (*write)(int32_t, void *), void *ud);
+/* Registers dead for every lane from some block on (zn_lower_deadregs.c):
+ * begin before the blocks are lowered (the lowering's own reads are
+ * noted from then on), finish after, before the resume chain is built. */
+void zn_dead_regs_begin(zn_lfn *l);
+void zn_dead_regs_note_read(zn_lfn *l, int32_t reg);
+void zn_dead_regs_finish(zn_lfn *l);
+void zn_dead_regs_free(zn_lfn *l);
 /* The blocks a lane in block k can go to next (l->nblocks: it returns),
  * up to two in out[]; -1 where any block may follow (brx.idx, a bad
  * label). zn_lower_uniform.c */

@@ -81,6 +81,17 @@ static bool full_write(const ptx_ins *ins)
     return zn_op_is_pure(ins->op) || ins->op == PTX_OP_ld || ins->op == PTX_OP_ldu;
 }
 
+void zn_ins_regs(const ptx_ins *ins, void (*read)(int32_t, void *),
+                 void (*write)(int32_t, void *), void *ud)
+{
+    bool full = full_write(ins);
+    read(ins->guard_reg, ud);
+    for (uint32_t o = full ? 1 : 0; o < ins->nopnds; o++)
+        each_named_reg(&ins->opnds[o], read, ud);
+    if (full)
+        each_written_reg(&ins->opnds[0], write, ud);
+}
+
 void zn_block_local_regs(zn_lfn *l)
 {
     const ptx_func *f = l->f;
@@ -89,15 +100,8 @@ void zn_block_local_regs(zn_lfn *l)
     for (uint32_t k = 0; k < l->nblocks; k++) {
         for (uint32_t r = 0; r < f->nregs; r++)
             s.state[r] = 0;
-        for (uint32_t i = l->block_start[k]; i < l->block_start[k + 1]; i++) {
-            const ptx_ins *ins = &f->ins[i];
-            bool full = full_write(ins);
-            on_read(ins->guard_reg, &s);
-            for (uint32_t o = full ? 1 : 0; o < ins->nopnds; o++)
-                each_named_reg(&ins->opnds[o], on_read, &s);
-            if (full)
-                each_written_reg(&ins->opnds[0], on_write, &s);
-        }
+        for (uint32_t i = l->block_start[k]; i < l->block_start[k + 1]; i++)
+            zn_ins_regs(&f->ins[i], on_read, on_write, &s);
     }
     uint32_t first_free = 0;    /* .func .reg parameters and results come first */
     if (!f->is_entry) {

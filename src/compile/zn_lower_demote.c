@@ -119,6 +119,7 @@ void zn_demote_regs(zn_lfn *l)
            demote ? ": registers kept in memory" : "");
     if (!demote)
         return;
+    l->regs_demoted = true;
     zn_lmod *m = l->m;
     LLVMValueRef sink = LLVMBuildAlloca(l->b, m->t_ptr, "demote.sink");
     for (uint32_t r = 0; r < l->f->nregs; r++) {

@@ -612,6 +612,7 @@ void zn_lower_func(zn_lmod *m, const ptx_func *f, LLVMValueRef fn)
     l->dispatch_bb = LLVMAppendBasicBlockInContext(m->ctx, fn, "dispatch");
     l->ret_bb = LLVMAppendBasicBlockInContext(m->ctx, fn, "done");
     LLVMPositionBuilderAtEnd(l->b, entry);
+    zn_dead_regs_begin(l);
     prologue(l);
     f = l->f;   /* from here on, the function as laid out */
     uint32_t *stamp = calloc(f->nregs + 1, sizeof *stamp);
@@ -658,6 +659,7 @@ void zn_lower_func(zn_lmod *m, const ptx_func *f, LLVMValueRef fn)
     l->ins = NULL;
     free(stamp);
     if (!m->failed) {
+        zn_dead_regs_finish(l);     /* knows the goto targets now */
         resume_skips(l);
         build_resume_chain(l);
         zn_drop_dead_writes(l);
@@ -691,6 +693,7 @@ void zn_lower_func(zn_lmod *m, const ptx_func *f, LLVMValueRef fn)
     free(l->blk_conv);
     free(l->blk_full);
     free(l->reg_blocal);
+    zn_dead_regs_free(l);
     free(l->pair_act);
     free(l->lazy_at);
 }

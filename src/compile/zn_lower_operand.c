@@ -27,16 +27,26 @@ LLVMTypeRef zn_vec_type(zn_lmod *m, ptx_type t)
     return ll_vec(zn_scalar_type(m, t));
 }
 
+/* the value a masked write keeps for the other lanes: not a read of the
+ * register by the running lanes (zn_lower_deadregs.c) */
+static LLVMValueRef load_old(zn_lfn *l, int32_t reg, bool scalar)
+{
+    return LLVMBuildLoad2(l->b, scalar ? ll_elem(l->reg_ty[reg]) : l->reg_ty[reg],
+                          l->regs[reg], "");
+}
+
 LLVMValueRef zn_load_reg_scalar(zn_lfn *l, int32_t reg)
 {
-    return LLVMBuildLoad2(l->b, ll_elem(l->reg_ty[reg]), l->regs[reg], "");
+    zn_dead_regs_note_read(l, reg);
+    return load_old(l, reg, true);
 }
 
 LLVMValueRef zn_load_reg(zn_lfn *l, int32_t reg)
 {
     if (l->reg_uni && l->reg_uni[reg])
         return ll_splat(l, zn_load_reg_scalar(l, reg));
-    return LLVMBuildLoad2(l->b, l->reg_ty[reg], l->regs[reg], "");
+    zn_dead_regs_note_read(l, reg);
+    return load_old(l, reg, false);
 }
 
 /* In a block that all live lanes run, an unguarded write may cover all 32
@@ -514,8 +524,7 @@ void zn_dst_reg(zn_lfn *l, int32_t reg, ptx_type t, LLVMValueRef v)
         /* every lane computed the same value from uniform inputs */
         LLVMValueRef s = LLVMBuildExtractElement(l->b, v, LLVMConstInt(l->m->t_i32, 0, 0), "");
         if (l->ins && l->ins->guard_reg >= 0)
-            s = LLVMBuildSelect(l->b, ll_any(l, l->emask), s,
-                                zn_load_reg_scalar(l, reg), "");
+            s = LLVMBuildSelect(l->b, ll_any(l, l->emask), s, load_old(l, reg, true), "");
         LLVMBuildStore(l->b, s, l->regs[reg]);
         return;
     }
@@ -523,7 +532,7 @@ void zn_dst_reg(zn_lfn *l, int32_t reg, ptx_type t, LLVMValueRef v)
         LLVMBuildStore(l->b, v, l->regs[reg]);
         return;
     }
-    LLVMValueRef old = zn_load_reg(l, reg);
+    LLVMValueRef old = load_old(l, reg, false);
     LLVMBuildStore(l->b, LLVMBuildSelect(l->b, l->emask, v, old, ""), l->regs[reg]);
 }
 

@@ -80,6 +80,9 @@ bool zn_coro_disabled(void);
 /* ZINC_NO_LAZY_BARRIER: warps wait at every block barrier
  * (zn_lower_lazybar.c; in the cache key) */
 bool zn_lazy_barrier_disabled(void);
+/* ZINC_NO_DEAD_REGS: registers not ended after their last live block
+ * (zn_lower_deadregs.c; in the cache key) */
+bool zn_dead_regs_disabled(void);
 /* ZINC_NO_GRID_INTERLEAVE: grid-stride loops do not yield per iteration
  * (zn_lower_coro.c) */
 bool zn_grid_interleave_disabled(void);
