@@ -168,7 +168,8 @@ static uint64_t *live_in_sets(zn_lfn *l)
     uint8_t *nsucc = calloc(n, 1);
     bool ok = use && def && in && succ && nsucc;
     zn_dead_reads *d = l->dead_reads;
-    qsort(d->v, d->n, sizeof *d->v, by_ins);
+    if (d->n)
+        qsort(d->v, d->n, sizeof *d->v, by_ins);
     size_t next = 0;
     for (uint32_t k = 0; ok && k < n; k++) {
         block_scan s = {use + (size_t)k * w, def + (size_t)k * w};
