@@ -554,6 +554,15 @@ static int64_t blocks_ahead(zn_lfn *l, const ptx_opnd *a)
  * none). Constant lanes cost a register extract where the first active
  * lane would cost a spill of the whole address vector; an inactive lane's
  * address is merely a useless hint. */
+static void prefetch_line(zn_lfn *l, LLVMValueRef p, bool write)
+{
+    zn_lmod *m = l->m;
+    LLVMValueRef args[4] = {p, LLVMConstInt(m->t_i32, write, 0), LLVMConstInt(m->t_i32, 3, 0),
+                            LLVMConstInt(m->t_i32, 1, 0)};
+    LLVMTypeRef over = m->t_ptr;
+    ll_intrin(l, "llvm.prefetch", &over, 1, args, 4);
+}
+
 static void prefetch_lanes(zn_lfn *l, LLVMValueRef ptrs, LLVMValueRef ahead, bool write)
 {
     zn_lmod *m = l->m;
@@ -562,10 +571,32 @@ static void prefetch_lanes(zn_lfn *l, LLVMValueRef ptrs, LLVMValueRef ahead, boo
         LLVMValueRef p = LLVMBuildExtractElement(b, ptrs, LLVMConstInt(m->t_i32, k ? 31 : 0, 0), "");
         if (ahead)
             p = LLVMBuildGEP2(b, m->t_i8, p, &ahead, 1, "pf");
-        LLVMValueRef args[4] = {p, LLVMConstInt(m->t_i32, write, 0), LLVMConstInt(m->t_i32, 3, 0),
-                                LLVMConstInt(m->t_i32, 1, 0)};
-        LLVMTypeRef over = m->t_ptr;
-        ll_intrin(l, "llvm.prefetch", &over, 1, args, 4);
+        prefetch_line(l, p, write);
+    }
+}
+
+/* prefetch_lanes for the access being lowered (l->ins, address a): when
+ * the affine walk proves lanes base + lane * s (zn_lower_affine.c), lanes
+ * 0 and 31 come from its scalar lane-0 address, which the access computes
+ * anyway, instead of two extracts from the <32 x i64> address vector (about
+ * ten vector instructions per stream per warp: saxpy streams three). Its
+ * run-time facts are not tested: a prefetch is a hint. */
+static void prefetch_access(zn_lfn *l, const ptx_opnd *a, ptx_space space, LLVMValueRef ahead,
+                            bool write)
+{
+    zn_aff_addr aa;
+    if (!zn_affine_addr(l, &aa) || !aa.lin) {
+        prefetch_lanes(l, zn_mem_ptrs(l, a, space), ahead, write);
+        return;
+    }
+    zn_lmod *m = l->m;
+    LLVMBuilderRef b = l->b;
+    for (unsigned k = 0; k < 2; k++) {
+        LLVMValueRef off = LLVMConstInt(m->t_i64, (uint64_t)(k ? 31 * aa.s : 0), 0);
+        if (ahead)
+            off = LLVMBuildAdd(b, off, ahead, "");
+        prefetch_line(l, LLVMBuildIntToPtr(b, LLVMBuildAdd(b, aa.base, off, ""), m->t_ptr, "pf"),
+                      write);
     }
 }
 
@@ -618,7 +649,7 @@ static void stream_ahead(zn_lfn *l, const ptx_opnd *a, ptx_space space, bool wri
     if (zn_func_uses_2d(l) || !block_step(l, a, &c) ||
         (c.reg < 0 && c.scale < ZN_PF_MIN_STREAM && c.scale > -ZN_PF_MIN_STREAM))
         return;
-    prefetch_lanes(l, zn_mem_ptrs(l, a, space), step_bytes(l, c, ZN_PF_BLOCKS_AHEAD), write);
+    prefetch_access(l, a, space, step_bytes(l, c, ZN_PF_BLOCKS_AHEAD), write);
 }
 
 /* the prefetch ahead of the load or store (write) ins at address a */
@@ -643,7 +674,6 @@ static void access_ahead(zn_lfn *l, const ptx_ins *ins, const ptx_opnd *a, bool 
     int64_t span = loop_span(l, a, loop);
     zn_lmod *m = l->m;
     LLVMBuilderRef b = l->b;
-    LLVMValueRef ptrs = zn_mem_ptrs(l, a, ins->space);
     /* the loop's step, lane 0's (the same in all lanes of these loops,
      * though the divergence analysis may not know it); only a gap the
      * hardware does not follow gets the prefetch (the test is
@@ -657,8 +687,9 @@ static void access_ahead(zn_lfn *l, const ptx_ins *ins, const ptx_opnd *a, bool 
     LLVMBasicBlockRef done = LLVMAppendBasicBlockInContext(m->ctx, l->fn, "pf.done");
     LLVMBuildCondBr(b, far, yes, done);
     LLVMPositionBuilderAtEnd(b, yes);
-    prefetch_lanes(l, ptrs, grid ? LLVMBuildMul(b, step, LLVMConstInt(m->t_i64, ZN_PF_AHEAD, 0), "")
-                                 : LLVMConstInt(m->t_i64, (uint64_t)blocks, 0), write);
+    prefetch_access(l, a, ins->space,
+                    grid ? LLVMBuildMul(b, step, LLVMConstInt(m->t_i64, ZN_PF_AHEAD, 0), "")
+                         : LLVMConstInt(m->t_i64, (uint64_t)blocks, 0), write);
     LLVMBuildBr(b, done);
     LLVMPositionBuilderAtEnd(b, done);
 }

@@ -12,8 +12,8 @@
  *   block does not. Results right where the prefetches run past the input.
  * - A load and a store outside loops whose address moves by blockDim.x
  *   words from one block to the next prefetch (the store for writing) 4
- *   blocks on; the same kernel reading %tid.y (2D blocks) and a constant
- *   128 bytes per block do not. Results right where the last blocks'
+ *   blocks on, from the affine lane-0 address; the same kernel reading
+ *   %tid.y (2D blocks) and a constant 128 bytes per block do not. Results right where the last blocks'
  *   prefetches run past the input.
  * - PTX's prefetch / prefetchu in their forms lower to prefetches of lines
  *   that are not mapped either, and the kernel still runs. */
@@ -135,6 +135,12 @@ int main(void)
                                        "rows 8 KiB apart per block");
     zn_jit_module *stream = load_checking(stream_ptx, "i32 1, i32 3, i32 1)", true,
                                           "a block-by-block stream");
+    /* its lanes 0 and 31 from the affine lane-0 address, not extracted
+     * from the address vector */
+    zn_jit_module *stream_aff = load_checking(stream_ptx, "%pf = inttoptr i64", true,
+                                              "a stream's affine prefetch");
+    if (stream_aff)
+        zn_jit_module_free(stream_aff);
     zn_jit_module *s2d = load_checking(stream_2d_ptx, "@llvm.prefetch", false, "a 2D block's row");
     zn_jit_module *small = load_checking(stream_small_ptx, "@llvm.prefetch", false,
                                          "128 bytes per block");
