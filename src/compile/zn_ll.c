@@ -278,8 +278,47 @@ static bool buffer_vector(LLVMValueRef v)
  * through the buffer bench/sgemm and transpose ran 3-4% slower. */
 #define ZN_EXTRACT_BUF_MIN_INS 400u
 
+/* Lane k of a <32 x i32|float> with AVX-512: its halves permuted by a
+ * splat of k in one two-table permute (vpermi2d), lane 0 of the result.
+ * LLVM lowers a variable extractelement as a store of both halves to the
+ * stack and a reload of one element (a lane-0 store such as reduce_warp's
+ * `warp_sums[warp] = v` takes the last active lane's value that way);
+ * NULL for other shapes and targets. */
+static LLVMValueRef extract_permute(zn_lfn *l, LLVMValueRef v, LLVMValueRef k)
+{
+    zn_lmod *m = l->m;
+    LLVMTypeRef t = LLVMTypeOf(v), et = LLVMGetElementType(t);
+    if (LLVMGetVectorSize(t) != ZN_LANES || (et != m->t_i32 && et != m->t_f32) ||
+        !zn_target_has(m, "avx512f"))
+        return NULL;
+    LLVMBuilderRef b = l->b;
+    LLVMTypeRef v16 = LLVMVectorType(m->t_i32, 16);
+    LLVMValueRef x = et == m->t_i32 ? v : LLVMBuildBitCast(b, v, ll_vec(m->t_i32), "");
+    LLVMValueRef half[2];
+    for (unsigned h = 0; h < 2; h++) {
+        LLVMValueRef idx[16];
+        for (unsigned i = 0; i < 16; i++)
+            idx[i] = LLVMConstInt(m->t_i32, h * 16 + i, 0);
+        half[h] = LLVMBuildShuffleVector(b, x, LLVMGetPoison(LLVMTypeOf(x)),
+                                         LLVMConstVector(idx, 16), "");
+    }
+    LLVMValueRef k32 = LLVMBuildZExtOrBitCast(b, k, m->t_i32, "");
+    LLVMValueRef sel = LLVMBuildShuffleVector(
+        b, LLVMBuildInsertElement(b, LLVMGetPoison(v16), k32, LLVMConstInt(m->t_i32, 0, 0), ""),
+        LLVMGetPoison(v16), LLVMConstNull(v16), "");
+    LLVMValueRef args[3] = {half[0], sel, half[1]};
+    LLVMValueRef r = ll_intrin(l, "llvm.x86.avx512.vpermi2var.d.512", NULL, 0, args, 3);
+    LLVMValueRef e = LLVMBuildExtractElement(b, r, LLVMConstInt(m->t_i32, 0, 0), "");
+    return et == m->t_i32 ? e : LLVMBuildBitCast(b, e, et, "");
+}
+
 LLVMValueRef ll_extract_dyn(zn_lfn *l, LLVMValueRef v, LLVMValueRef k)
 {
+    if (LLVMIsConstant(k) || same_lanes(v))
+        return LLVMBuildExtractElement(l->b, v, k, "");
+    LLVMValueRef p = extract_permute(l, v, k);
+    if (p)
+        return p;
     if (l->f->nins <= ZN_EXTRACT_BUF_MIN_INS || !buffer_vector(v))
         return LLVMBuildExtractElement(l->b, v, k, "");
     LLVMValueRef buf = fn_buffer(l, &l->buf_extract, "extract.buf");
