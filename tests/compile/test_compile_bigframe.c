@@ -79,14 +79,6 @@ static char *make_ptx(const variant *v)
     return s;
 }
 
-static size_t count(const char *hay, const char *needle)
-{
-    size_t c = 0;
-    for (const char *p = strstr(hay, needle); p; p = strstr(p + 1, needle))
-        c++;
-    return c;
-}
-
 /* idx[t] for each access shape */
 static uint32_t index_of(int shape, uint32_t t)
 {
@@ -135,7 +127,7 @@ static void run_shapes(const char *what, const ptx_module **pm, const char *ptx,
     CHECK(ir0 && ir1, "%s: no IR kept", what);
     if (ir0 && ir1) {
         /* register slots (`alloca <32 x`) left after optimisation */
-        size_t before = count(ir0, "alloca <32 x"), after = count(ir1, "alloca <32 x");
+        size_t before = zt_count(ir0, "alloca <32 x"), after = zt_count(ir1, "alloca <32 x");
         printf("test_compile_bigframe: %s: register slots %zu -> %zu\n", what, before, after);
         CHECK(after * 2 < before, "%s: registers not promoted (%zu -> %zu slots)", what,
               before, after);

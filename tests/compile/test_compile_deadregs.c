@@ -49,14 +49,6 @@ static char *make_ptx(void)
     return s;
 }
 
-static size_t count(const char *hay, const char *needle)
-{
-    size_t c = 0;
-    for (const char *p = strstr(hay, needle); p; p = strstr(p + 1, needle))
-        c++;
-    return c;
-}
-
 /* compiles and runs the kernel; returns the phis after optimisation */
 static size_t check_kernel(const char *how, const uint32_t *in)
 {
@@ -69,7 +61,7 @@ static size_t check_kernel(const char *how, const uint32_t *in)
         char *opt = zn_jit_ir_text(jm, 1);
         CHECK(opt != NULL, "no IR kept");
         if (opt)
-            phis = count(opt, " = phi ");
+            phis = zt_count(opt, " = phi ");
         free(opt);
         uint32_t *out = malloc(NTHREADS * sizeof *out);
         memset(out, 0xA5, NTHREADS * sizeof *out);   /* poison */

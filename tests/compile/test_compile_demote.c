@@ -60,14 +60,6 @@ static void reference(int nb, uint32_t t, uint32_t *a)
     }
 }
 
-static size_t count(const char *hay, const char *needle)
-{
-    size_t c = 0;
-    for (const char *p = strstr(hay, needle); p; p = strstr(p + 1, needle))
-        c++;
-    return c;
-}
-
 /* compiles and runs one kernel; *sinks: escaping stores in the lowered
  * IR, *phis: phis after optimisation */
 static void check_kernel(const char *name, int nb, size_t *sinks, size_t *phis)
@@ -81,9 +73,9 @@ static void check_kernel(const char *name, int nb, size_t *sinks, size_t *phis)
         char *ir = zn_jit_ir_text(jm, 0), *opt = zn_jit_ir_text(jm, 1);
         CHECK(ir && opt, "no IR kept");
         if (ir)
-            *sinks = count(ir, "store volatile ptr");
+            *sinks = zt_count(ir, "store volatile ptr");
         if (opt)
-            *phis = count(opt, " = phi ");
+            *phis = zt_count(opt, " = phi ");
         free(ir);
         free(opt);
         uint32_t *out = malloc(NTHREADS * NR * sizeof *out);

@@ -37,14 +37,6 @@ static char *make_ptx(void)
     return s;
 }
 
-static size_t count(const char *hay, const char *needle)
-{
-    size_t c = 0;
-    for (const char *p = strstr(hay, needle); p; p = strstr(p + 1, needle))
-        c++;
-    return c;
-}
-
 int main(void)
 {
     zn_compile_keep_ir(1);  /* keeps the IR text (and bypasses the cache) */
@@ -56,7 +48,7 @@ int main(void)
         char *ir = zn_jit_ir_text(jm, 0);
         CHECK(ir != NULL, "no IR kept");
         if (ir) {
-            size_t undef = count(ir, "undef, ptr");
+            size_t undef = zt_count(ir, "undef, ptr");
             printf("test_compile_irsize: %d blocks, %zu undef register stores, %zu bytes of IR\n",
                    NB, undef, strlen(ir));
             /* each of the 3 * NB registers in its own block (a few more

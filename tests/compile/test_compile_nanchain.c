@@ -73,14 +73,6 @@ static char *make_ptx(int which)
     return s;
 }
 
-static size_t count(const char *hay, const char *needle)
-{
-    size_t c = 0;
-    for (const char *p = strstr(hay, needle); p; p = strstr(p + 1, needle))
-        c++;
-    return c;
-}
-
 static float fbits(uint32_t u)
 {
     float f;
@@ -162,7 +154,7 @@ static void test_ir(void)
         char *ir = zn_jit_ir_text(jm, 0);
         CHECK(ir != NULL, "no IR kept");
         if (ir) {
-            size_t uno = count(ir, "fcmp uno");
+            size_t uno = zt_count(ir, "fcmp uno");
             printf("test_compile_nanchain: %d-step chain, %zu NaN tests in the IR\n", N, uno);
             /* the last step's value is stored: its canonicalisation stays */
             CHECK(uno == 1, "%zu NaN canonicalisations in a %d-step chain (want 1)", uno, N);
@@ -251,7 +243,7 @@ static void test_shfl(void)
     char *ir = zn_jit_ir_text(jm, 0);
     if (ir) {
         /* the store's value, and the second add's (read by the tap) */
-        size_t uno = count(ir, "fcmp uno");
+        size_t uno = zt_count(ir, "fcmp uno");
         CHECK(uno == 2, "%zu NaN canonicalisations in a 5-step shuffle reduction (want 2)", uno);
         free(ir);
     }

@@ -69,14 +69,6 @@ static const char *ptx_kept =
     "  st.global.u32 [%rd2+1600], %r7;\n"
     "  ret;\n}\n";
 
-static size_t count(const char *hay, const char *needle)
-{
-    size_t c = 0;
-    for (const char *p = strstr(hay, needle); p; p = strstr(p + 1, needle))
-        c++;
-    return c;
-}
-
 static uint32_t le32(const uint8_t *p)
 {
     return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
@@ -89,8 +81,8 @@ static size_t half_loads(zn_jit_module *jm)
     CHECK(ir != NULL, "no IR kept");
     if (!ir)
         return 0;
-    size_t n = count(ir, "load i16") + count(ir, "gather.v32i16") + count(ir, "gather.v16i16") +
-               count(ir, "load.v32i16") + count(ir, "load.v16i16") + count(ir, "load.v1i16");
+    size_t n = zt_count(ir, "load i16") + zt_count(ir, "gather.v32i16") + zt_count(ir, "gather.v16i16") +
+               zt_count(ir, "load.v32i16") + zt_count(ir, "load.v16i16") + zt_count(ir, "load.v1i16");
     free(ir);
     return n;
 }

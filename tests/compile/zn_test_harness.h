@@ -6,6 +6,7 @@
 
 #include <stdint.h>
 #include <stdio.h>
+#include <string.h>
 #include "compile/zn_compile.h"
 
 extern int zt_failures;
@@ -47,5 +48,14 @@ int zt_run(const zn_jit_module *jm, const char *kernel, zt_dim grid, zt_dim bloc
 /* The same through zn_exec_launch (fibers, barriers). */
 int zt_run_exec(const zn_jit_module *jm, const char *kernel, zt_dim grid,
                 zt_dim block, uint32_t dyn_shared, void **args);
+
+/* occurrences of needle in hay (IR text checks) */
+static inline size_t zt_count(const char *hay, const char *needle)
+{
+    size_t c = 0;
+    for (const char *p = strstr(hay, needle); p; p = strstr(p + 1, needle))
+        c++;
+    return c;
+}
 
 #endif
