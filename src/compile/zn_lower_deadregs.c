@@ -87,6 +87,8 @@ struct zn_dead_reads {
 void zn_dead_regs_begin(zn_lfn *l)
 {
     l->dead_reads = NULL;
+    /* a store needs a block after the register's last live one and a
+     * path around it: two blocks or fewer gain nothing */
     if (!l->is_entry || l->nblocks < 3 || zn_dead_regs_disabled())
         return;
     for (uint32_t i = 0; i < l->f->nins; i++)
@@ -218,6 +220,14 @@ static bool candidate(const zn_lfn *l, uint32_t r)
            !(l->reg_inv && l->reg_inv[r]);
 }
 
+/* whether a register whose last live block is `last` gets its undef store
+ * at block m (> last): the block after `last`, and every later one entered
+ * other than from the block before it */
+static bool ends_at(int32_t last, const bool *entry, uint32_t m)
+{
+    return m == (uint32_t)last + 1 || entry[m];
+}
+
 void zn_dead_regs_finish(zn_lfn *l)
 {
     if (!l->dead_reads)
@@ -231,7 +241,9 @@ void zn_dead_regs_finish(zn_lfn *l)
     size_t w = words(l);
     /* blocks entered other than from the block before them */
     bool *entry = calloc(n + 1, sizeof *entry);
-    int32_t *last = malloc((f->nregs + 1) * sizeof *last);   /* last block live into */
+    /* per register: the last block it is live into, -1 when it is left
+     * alone (never live into a block, or not a candidate) */
+    int32_t *last = malloc((f->nregs + 1) * sizeof *last);
     if (!entry || !last) {
         free(entry);
         free(last);
@@ -246,28 +258,21 @@ void zn_dead_regs_finish(zn_lfn *l)
     uint64_t kills = 0;
     for (uint32_t r = 0; r < f->nregs; r++) {
         last[r] = -1;
-        for (uint32_t k = n; k-- > 0;)
+        for (uint32_t k = n; candidate(l, r) && k-- > 0;)
             if (bit(in + (size_t)k * w, r)) {
                 last[r] = (int32_t)k;
                 break;
             }
-        if (last[r] < 0 || !candidate(l, r))
-            continue;
-        for (uint32_t m = (uint32_t)last[r] + 1; m < n; m++)
-            kills += m == (uint32_t)last[r] + 1 || entry[m];
+        for (uint32_t m = (uint32_t)(last[r] + 1); last[r] >= 0 && m < n; m++)
+            kills += ends_at(last[r], entry, m);
     }
     zn_log(ZN_LOG_DEBUG, "deadregs: %s: %llu undef stores", f->name, (unsigned long long)kills);
-    if (kills <= ZN_DEAD_KILLS_MAX) {
-        for (uint32_t r = 0; r < f->nregs; r++) {
-            if (last[r] < 0 || !candidate(l, r))
+    for (uint32_t r = 0; kills <= ZN_DEAD_KILLS_MAX && r < f->nregs; r++) {
+        for (uint32_t m = (uint32_t)(last[r] + 1); last[r] >= 0 && m < n; m++) {
+            if (!ends_at(last[r], entry, m))
                 continue;
-            LLVMValueRef undef = LLVMGetUndef(l->reg_ty[r]);
-            for (uint32_t m = (uint32_t)last[r] + 1; m < n; m++) {
-                if (m != (uint32_t)last[r] + 1 && !entry[m])
-                    continue;
-                LLVMPositionBuilderBefore(l->b, LLVMGetFirstInstruction(l->bbs[m]));
-                LLVMBuildStore(l->b, undef, l->regs[r]);
-            }
+            LLVMPositionBuilderBefore(l->b, LLVMGetFirstInstruction(l->bbs[m]));
+            LLVMBuildStore(l->b, LLVMGetUndef(l->reg_ty[r]), l->regs[r]);
         }
     }
     free(entry);
