@@ -28,6 +28,9 @@ void zn_llvm_options(void);
 /* From o->triple/cpu/features (NULL: this host); 0 or -1 with err. */
 int zn_target_init(zn_target *t, const zn_compile_opts *o, char *err, size_t errlen);
 void zn_target_fini(zn_target *t);
+/* ZINC_LARGE_CODE_MODEL: JIT code in LLVM's large code model instead of the
+ * small one (zn_target.c; in the cache key) */
+bool zn_large_code_model(void);
 
 /* Lowers and verifies the PTX module into a new LLVM module in ctx, for
  * target t; NULL with err. *static_shared gets the shared layout's size. */

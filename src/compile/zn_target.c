@@ -33,6 +33,12 @@ double zn_now_ms(void)
     return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
 }
 
+bool zn_large_code_model(void)
+{
+    const char *s = getenv("ZINC_LARGE_CODE_MODEL");
+    return s && *s && strcmp(s, "0");
+}
+
 void zn_target_fini(zn_target *t)
 {
     if (t->tm)
@@ -93,7 +99,17 @@ int zn_target_init(zn_target *t, const zn_compile_opts *o, char *err, size_t err
      * time anywhere in the address space (reached through the GOT), so an
      * object does not depend on where this run put them. */
     LLVMRelocMode reloc = t->amdgpu ? LLVMRelocDefault : LLVMRelocPIC;
-    LLVMCodeModel cm = t->host ? LLVMCodeModelJITDefault : LLVMCodeModelDefault;
+    /* The small code model, as LLJIT itself asks for when it links with
+     * JITLink (LLVM 19 does on x86-64 ELF): JITLink puts a whole object in
+     * one allocation, so its constant pool is in reach of rip-relative
+     * addressing, and references to other objects' symbols go through the
+     * GOT and stubs it builds (a target out of reach is a link error, never
+     * a wrong address). The large model (LLVM's JIT default) loaded every
+     * constant as movabs + GOT base + index, which the register allocator
+     * cannot rematerialise: a loop's constants were copied to the stack at
+     * each warp's entry (25 zmm in mmvq_thin's kernel) and reloaded. */
+    LLVMCodeModel cm = !t->host ? LLVMCodeModelDefault
+                     : zn_large_code_model() ? LLVMCodeModelJITDefault : LLVMCodeModelSmall;
     t->tm = LLVMCreateTargetMachine(target, t->triple, t->cpu, t->features, lvl,
                                     reloc, cm);
     if (!t->tm) {

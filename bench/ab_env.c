@@ -1,0 +1,204 @@
+/* ab_env.c: one compiler setting against another, in one process.
+ *
+ *   bench_ab_env KERNELS.ptx VAR=A VAR=B [rounds]
+ *
+ * The shared hosts this project is measured on run whole processes at one
+ * of two speeds (docs/bench.md: up to 1.7x apart), so comparing two builds
+ * or two settings across processes needs many runs to see a few percent.
+ * Here the module (ab_kernels.cu) is loaded twice with the kernel cache
+ * off: VAR=A is set while the first copy's kernels compile (at their first
+ * launch), VAR=B for the second ("VAR=" unsets it). Launches of the two
+ * copies then alternate, best of `rounds`, and the table gives ns per
+ * block and B/A. Every result is checked against C, so the run also shows
+ * that the setting keeps the kernels' semantics. */
+#include <cuda.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#define CK(call) do { CUresult r_ = (call); if (r_ != CUDA_SUCCESS) { const char *s_ = "?"; \
+    cuGetErrorString(r_, &s_); fprintf(stderr, "FAIL %s:%d: %s -> %s\n", __FILE__, __LINE__, #call, s_); \
+    exit(1); } } while (0)
+
+enum { BX = 34, BY = 36, QK = 32, COLS = 64 };     /* ab_bx, ab_by, 2 blocks per row */
+
+typedef struct ab_job {
+    const char *name;
+    unsigned grid, bx, by;
+    void **args;
+    CUdeviceptr out;        /* one float per block */
+    const float *want;
+    CUfunction f[2];
+    double best[2];
+} ab_job;
+
+static double now_ms(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return t.tv_sec * 1e3 + t.tv_nsec / 1e6;
+}
+
+static char *slurp(const char *path)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f) {
+        fprintf(stderr, "FAIL cannot open %s\n", path);
+        exit(1);
+    }
+    fseek(f, 0, SEEK_END);
+    long n = ftell(f);
+    rewind(f);
+    char *b = malloc((size_t)n + 1);
+    if (!b || fread(b, 1, (size_t)n, f) != (size_t)n)
+        exit(1);
+    b[n] = 0;
+    fclose(f);
+    return b;
+}
+
+/* "VAR=value" sets VAR, "VAR=" unsets it */
+static void set_var(const char *kv)
+{
+    const char *eq = strchr(kv, '=');
+    if (!eq) {
+        fprintf(stderr, "FAIL '%s' is not VAR=value\n", kv);
+        exit(2);
+    }
+    char name[128];
+    snprintf(name, sizeof name, "%.*s", (int)(eq - kv), kv);
+    if (eq[1])
+        setenv(name, eq + 1, 1);
+    else
+        unsetenv(name);
+}
+
+static CUdeviceptr alloc(size_t bytes)
+{
+    CUdeviceptr p;
+    CK(cuMemAllocManaged(&p, bytes, CU_MEM_ATTACH_GLOBAL));
+    return p;
+}
+
+static void launch(const ab_job *j, int v)
+{
+    CK(cuLaunchKernel(j->f[v], j->grid, 1, 1, j->bx, j->by, 1, 0, 0, j->args, NULL));
+}
+
+/* every block's result against C; poisoned first so unwritten output shows */
+static int check(const ab_job *j, int v)
+{
+    float *out = (float *)(uintptr_t)j->out;
+    memset(out, 0xff, j->grid * sizeof(float));
+    launch(j, v);
+    CK(cuCtxSynchronize());
+    for (unsigned b = 0; b < j->grid; b++)
+        if (out[b] != j->want[b]) {
+            fprintf(stderr, "FAIL %s (%s): block %u gave %g, want %g\n", j->name, v ? "B" : "A",
+                    b, out[b], j->want[b]);
+            return 1;
+        }
+    return 0;
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 4) {
+        fprintf(stderr, "usage: %s KERNELS.ptx VAR=A VAR=B [rounds]\n", argv[0]);
+        return 2;
+    }
+    int rounds = argc > 4 ? atoi(argv[4]) : 20;
+    int tiny = getenv("ZINC_BENCH_TINY") != NULL;
+    int n = tiny ? 1 << 14 : 1 << 22, rows = tiny ? 256 : 32000, cols = COLS;
+    setenv("CUDA_CACHE_DISABLE", "1", 1);   /* both copies compile here */
+    CK(cuInit(0));
+    CUdevice dev;
+    CUcontext ctx;
+    CK(cuDeviceGet(&dev, 0));
+    CK(cuDevicePrimaryCtxRetain(&ctx, dev));
+    CK(cuCtxSetCurrent(ctx));
+
+    /* sums of small integers: exact in float in any order */
+    CUdeviceptr x = alloc((size_t)n * 4), sums = alloc((size_t)n / 256 * 4);
+    float *hx = (float *)(uintptr_t)x, *want_sum = malloc((size_t)n / 256 * 4);
+    for (int i = 0; i < n; i++)
+        hx[i] = (float)(i % 7) - 3.0f;
+    for (int b = 0; b < n / 256; b++) {
+        want_sum[b] = 0;
+        for (int i = 0; i < 256; i++)
+            want_sum[b] += hx[b * 256 + i];
+    }
+    /* thin: scales 1.0 (half 0x3c00), so each row is an integer dot product */
+    CUdeviceptr bx = alloc((size_t)rows * 2 * BX), by = alloc(2 * BY), dots = alloc((size_t)rows * 4);
+    uint8_t *hb = (uint8_t *)(uintptr_t)bx, *hy = (uint8_t *)(uintptr_t)by;
+    for (size_t i = 0; i < (size_t)rows * 2 * BX; i++)
+        hb[i] = (uint8_t)((i * 2654435761u) >> 13);
+    for (int i = 0; i < 2 * BY; i++)
+        hy[i] = (uint8_t)(i * 37 + 11);
+    float *want_dot = malloc((size_t)rows * 4);
+    for (int r = 0; r < rows; r++) {
+        long dot = 0;
+        for (int k = 0; k < 2; k++) {
+            uint8_t *bk = hb + ((size_t)r * 2 + k) * BX, *yk = hy + k * BY;
+            bk[0] = 0x00, bk[1] = 0x3c;
+            yk[0] = 0x00, yk[1] = 0x3c;
+            for (int i = 0; i < QK; i++)
+                dot += (long)(int8_t)bk[2 + i] * (int8_t)yk[4 + i];
+        }
+        want_dot[r] = (float)dot;
+    }
+    void *a_sum[] = {&x, &sums, &n}, *a_dot[] = {&bx, &by, &dots, &cols};
+    ab_job jobs[] = {
+        {"tree", n / 256, 256, 1, a_sum, sums, want_sum, {0}, {1e30, 1e30}},
+        {"shfl", n / 256, 256, 1, a_sum, sums, want_sum, {0}, {1e30, 1e30}},
+        {"thin", rows, 32, 4, a_dot, dots, want_dot, {0}, {1e30, 1e30}},
+    };
+    const int njobs = sizeof jobs / sizeof *jobs;
+
+    char *ptx = slurp(argv[1]);
+    CUmodule mod[2];
+    int bad = 0;
+    for (int v = 0; v < 2; v++) {
+        set_var(argv[2 + v]);
+        CK(cuModuleLoadData(&mod[v], ptx));
+        for (int k = 0; k < njobs; k++) {
+            CK(cuModuleGetFunction(&jobs[k].f[v], mod[v], jobs[k].name));
+            bad |= check(&jobs[k], v);     /* the first launch compiles */
+        }
+    }
+    for (int r = 0; r < rounds; r++)
+        for (int k = 0; k < njobs; k++)
+            for (int v = 0; v < 2; v++) {
+                double t0 = now_ms();
+                for (int i = 0; i < 5; i++)
+                    launch(&jobs[k], v);
+                CK(cuCtxSynchronize());
+                double ms = (now_ms() - t0) / 5;
+                if (ms < jobs[k].best[v])
+                    jobs[k].best[v] = ms;
+            }
+    for (int k = 0; k < njobs; k++)
+        bad |= check(&jobs[k], 0) | check(&jobs[k], 1);
+    printf("A: %s  B: %s  (best of %d x 5 launches, alternated)\n", argv[2], argv[3], rounds);
+    printf("kernel     A ns/block  B ns/block    B/A\n");
+    for (int k = 0; k < njobs; k++)
+        printf("%-8s %12.1f %11.1f %6.3f\n", jobs[k].name, jobs[k].best[0] * 1e6 / jobs[k].grid,
+               jobs[k].best[1] * 1e6 / jobs[k].grid, jobs[k].best[1] / jobs[k].best[0]);
+    for (int v = 0; v < 2; v++)
+        CK(cuModuleUnload(mod[v]));
+    CK(cuMemFree(x));
+    CK(cuMemFree(sums));
+    CK(cuMemFree(bx));
+    CK(cuMemFree(by));
+    CK(cuMemFree(dots));
+    free(ptx);
+    free(want_sum);
+    free(want_dot);
+    CK(cuDevicePrimaryCtxRelease(dev));
+    if (bad)
+        return 1;
+    printf("PASS ab_env\n");
+    return 0;
+}
