@@ -129,6 +129,7 @@ typedef struct zn_lfn {
                                  * lanes park: blocks lanes can come back
                                  * from (zn_lower_park.c); NULL: none */
     bool has_park;
+    bool has_brx;               /* brx.idx: lanes can wait at earlier blocks */
 
     /* state while lowering one block */
     uint32_t cur_block;

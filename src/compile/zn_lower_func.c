@@ -159,6 +159,27 @@ static void resume_lowest(zn_lfn *l, LLVMValueRef to_T, uint32_t T)
     }
 }
 
+bool zn_direct_branches_disabled(void)
+{
+    const char *s = getenv("ZINC_NO_DIRECT_BRANCHES");
+    return s && *s && *s != '0';
+}
+
+/* Lanes only wait at blocks after the running one (outside brx.idx
+ * functions), so when every running lane goes to the next block, that is
+ * the block that runs next, with the lanes already waiting there: no pc
+ * store, no resume test. A live lane that is not running has its true pc;
+ * a running lane's pc may be stale (some block at or before this one), so
+ * only non-running lanes count as waiting there. */
+static void run_next(zn_lfn *l, LLVMValueRef run, LLVMValueRef pc, uint32_t next)
+{
+    zn_lmod *m = l->m;
+    LLVMValueRef there = LLVMBuildICmp(l->b, LLVMIntEQ, pc, ll_const_vec(m->t_i32, next), "");
+    there = LLVMBuildAnd(l->b, there, LLVMBuildNot(l->b, l->mask, ""), "");
+    LLVMBuildStore(l->b, LLVMBuildOr(l->b, run, there, ""), l->mask_slot);
+    LLVMBuildBr(l->b, l->bbs[next]);
+}
+
 void zn_goto(zn_lfn *l, LLVMValueRef taken, uint32_t T, uint32_t F)
 {
     zn_lmod *m = l->m;
@@ -170,6 +191,20 @@ void zn_goto(zn_lfn *l, LLVMValueRef taken, uint32_t T, uint32_t F)
     if (F != ZN_PC_DONE)
         l->goto_target[F] = true;
     LLVMValueRef pc = LLVMBuildLoad2(l->b, v32, l->pc_slot, "pc");
+    uint32_t next = l->cur_block + 1;
+    bool direct = !l->has_brx && next < l->nblocks && !zn_direct_branches_disabled();
+    bool back = T <= l->cur_block;
+    if (!taken && direct && (back || T == next)) {
+        /* a loop's back edge: the lanes waiting elsewhere are after this
+         * block, so its header runs next with exactly the running lanes
+         * (their pcs may go stale, see run_next) */
+        if (back)
+            LLVMBuildBr(l->b, l->bbs[T]);
+        else
+            run_next(l, l->mask, pc, next);     /* falls through */
+        l->terminated = true;
+        return;
+    }
     LLVMValueRef vT = ll_const_vec(m->t_i32, T), vF = ll_const_vec(m->t_i32, F);
     LLVMValueRef npc = taken
         ? LLVMBuildSelect(l->b, taken, vT, LLVMBuildSelect(l->b, l->mask, vF, pc, ""), "")
@@ -201,6 +236,35 @@ void zn_goto(zn_lfn *l, LLVMValueRef taken, uint32_t T, uint32_t F)
         LLVMPositionBuilderAtEnd(l->b, x);
         LLVMBuildCondBr(l->b, LLVMBuildAnd(l->b, none, alone, ""), target_bb(l, F), y);
         LLVMPositionBuilderAtEnd(l->b, y);
+        if (direct && back) {
+            /* the lanes going round run the header now, the others wait
+             * at F; when none goes round, F's lanes go on as below */
+            LLVMValueRef fl = LLVMBuildAnd(l->b, l->mask, LLVMBuildNot(l->b, taken, ""), "");
+            LLVMBasicBlockRef z = LLVMAppendBasicBlockInContext(m->ctx, l->fn, "br.back");
+            LLVMBasicBlockRef w = LLVMAppendBasicBlockInContext(m->ctx, l->fn, "br.out");
+            LLVMBuildCondBr(l->b, ll_any(l, taken), z, w);
+            LLVMPositionBuilderAtEnd(l->b, z);
+            LLVMBuildStore(l->b, LLVMBuildSelect(l->b, fl, vF, pc, ""), l->pc_slot);
+            LLVMBuildStore(l->b, taken, l->mask_slot);
+            LLVMBuildBr(l->b, l->bbs[T]);
+            LLVMPositionBuilderAtEnd(l->b, w);
+            if (F == next) {
+                run_next(l, l->mask, pc, next);
+                l->terminated = true;
+                return;
+            }
+        } else if (direct && F == next && T > next) {
+            /* a forward split: the lanes not taking the branch run the
+             * next block now; only the taken lanes' pcs are needed */
+            LLVMValueRef fl = LLVMBuildAnd(l->b, l->mask, LLVMBuildNot(l->b, taken, ""), "");
+            LLVMBasicBlockRef z = LLVMAppendBasicBlockInContext(m->ctx, l->fn, "br.next");
+            LLVMBasicBlockRef w = LLVMAppendBasicBlockInContext(m->ctx, l->fn, "br.chain");
+            LLVMBuildCondBr(l->b, ll_any(l, fl), z, w);
+            LLVMPositionBuilderAtEnd(l->b, z);
+            LLVMBuildStore(l->b, LLVMBuildSelect(l->b, taken, vT, pc, ""), l->pc_slot);
+            run_next(l, fl, pc, next);
+            LLVMPositionBuilderAtEnd(l->b, w);
+        }
         LLVMBuildStore(l->b, npc, l->pc_slot);
         resume_lowest(l, LLVMBuildICmp(l->b, LLVMIntNE, ti, zero, ""), T);
     }
@@ -590,6 +654,8 @@ void zn_lower_func(zn_lmod *m, const ptx_func *f, LLVMValueRef fn)
         zn_uniform_analysis(l);
     }
     l->goto_target = calloc(l->nblocks + 1, sizeof *l->goto_target);
+    for (uint32_t i = 0; i < l->f->nins; i++)
+        l->has_brx |= l->f->ins[i].op == PTX_OP_brx;
     zn_invariant_regs(l);
     zn_block_local_regs(l);
     zn_nan_free_regs(l); /* zn_lower_fpfix.c */

@@ -89,6 +89,9 @@ bool zn_dead_regs_disabled(void);
 /* ZINC_NO_GRID_INTERLEAVE: grid-stride loops do not yield per iteration
  * (zn_lower_coro.c) */
 bool zn_grid_interleave_disabled(void);
+/* ZINC_NO_DIRECT_BRANCHES: lanes go on to the next block through the resume
+ * chain (zn_lower_func.c; in the cache key) */
+bool zn_direct_branches_disabled(void);
 /* ZINC_NO_THREAD_JUMPS: branches to trampolines not threaded (zn_lower_thread.c) */
 bool zn_thread_jumps_disabled(void);
 /* want[i] (pm->nfuncs entries) = the function with a body at pm->funcs[i]
