@@ -1,6 +1,7 @@
 /* ab_env.c: one compiler setting against another, in one process.
  *
  *   bench_ab_env KERNELS.ptx VAR=A VAR=B [rounds]
+ *   (each side may set several: VAR1=x,VAR2=y)
  *
  * The shared hosts this project is measured on run whole processes at one
  * of two speeds (docs/bench.md: up to 1.7x apart), so comparing two builds
@@ -59,20 +60,23 @@ static char *slurp(const char *path)
     return b;
 }
 
-/* "VAR=value" sets VAR, "VAR=" unsets it */
-static void set_var(const char *kv)
+/* "VAR=value" sets VAR, "VAR=" unsets it; several joined by commas */
+static void set_vars(const char *list)
 {
-    const char *eq = strchr(kv, '=');
-    if (!eq) {
-        fprintf(stderr, "FAIL '%s' is not VAR=value\n", kv);
-        exit(2);
+    char *all = strdup(list), *save = NULL;
+    for (char *kv = strtok_r(all, ",", &save); kv; kv = strtok_r(NULL, ",", &save)) {
+        char *eq = strchr(kv, '=');
+        if (!eq) {
+            fprintf(stderr, "FAIL '%s' is not VAR=value\n", kv);
+            exit(2);
+        }
+        *eq = 0;
+        if (eq[1])
+            setenv(kv, eq + 1, 1);
+        else
+            unsetenv(kv);
     }
-    char name[128];
-    snprintf(name, sizeof name, "%.*s", (int)(eq - kv), kv);
-    if (eq[1])
-        setenv(name, eq + 1, 1);
-    else
-        unsetenv(name);
+    free(all);
 }
 
 static CUdeviceptr alloc(size_t bytes)
@@ -161,7 +165,7 @@ int main(int argc, char **argv)
     CUmodule mod[2];
     int bad = 0;
     for (int v = 0; v < 2; v++) {
-        set_var(argv[2 + v]);
+        set_vars(argv[2 + v]);
         CK(cuModuleLoadData(&mod[v], ptx));
         for (int k = 0; k < njobs; k++) {
             CK(cuModuleGetFunction(&jobs[k].f[v], mod[v], jobs[k].name));
