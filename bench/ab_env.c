@@ -1,17 +1,21 @@
 /* ab_env.c: one compiler setting against another, in one process.
  *
- *   bench_ab_env KERNELS.ptx VAR=A VAR=B [rounds]
+ *   bench_ab_env PTXDIR VAR=A VAR=B [rounds]
  *   (each side may set several: VAR1=x,VAR2=y)
  *
  * The shared hosts this project is measured on run whole processes at one
  * of two speeds (docs/bench.md: up to 1.7x apart), so comparing two builds
  * or two settings across processes needs many runs to see a few percent.
- * Here the module (ab_kernels.cu) is loaded twice with the kernel cache
- * off: VAR=A is set while the first copy's kernels compile (at their first
- * launch), VAR=B for the second ("VAR=" unsets it). Launches of the two
- * copies then alternate, best of `rounds`, and the table gives ns per
- * block and B/A. Every result is checked against C, so the run also shows
- * that the setting keeps the kernels' semantics. */
+ * Here the suite's per-block-bound kernels (PTXDIR/reduce.ptx,
+ * reduce_warp.ptx and mmvq.ptx: nvcc -ptx of the suite's programs) are
+ * loaded twice with the kernel cache off: VAR=A is set while the first
+ * copies compile (at their first launch), VAR=B for the second ("VAR="
+ * unsets it). Launches of the two copies then alternate, best of
+ * `rounds`, and the table gives ns per block and B/A. Every result is
+ * checked against C, so the run also shows that the setting keeps the
+ * kernels' semantics. mmvq runs on mmvq_thin's shape (2 blocks per row,
+ * 8 of 128 threads busy) with unit scales, so each row is an exact
+ * integer dot product. */
 #include <cuda.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -25,8 +29,12 @@
 
 enum { BX = 34, BY = 36, QK = 32, COLS = 64 };     /* ab_bx, ab_by, 2 blocks per row */
 
+enum { MOD_REDUCE, MOD_REDUCE_WARP, MOD_MMVQ, NMODS };
+static const char *const mod_file[NMODS] = {"reduce.ptx", "reduce_warp.ptx", "mmvq.ptx"};
+
 typedef struct ab_job {
-    const char *name;
+    const char *name, *symbol;
+    int mod;
     unsigned grid, bx, by;
     void **args;
     CUdeviceptr out;        /* one float per block */
@@ -110,7 +118,7 @@ static int check(const ab_job *j, int v)
 int main(int argc, char **argv)
 {
     if (argc < 4) {
-        fprintf(stderr, "usage: %s KERNELS.ptx VAR=A VAR=B [rounds]\n", argv[0]);
+        fprintf(stderr, "usage: %s PTXDIR VAR=A VAR=B [rounds]\n", argv[0]);
         return 2;
     }
     int rounds = argc > 4 ? atoi(argv[4]) : 20;
@@ -155,20 +163,29 @@ int main(int argc, char **argv)
     }
     void *a_sum[] = {&x, &sums, &n}, *a_dot[] = {&bx, &by, &dots, &cols};
     ab_job jobs[] = {
-        {"tree", n / 256, 256, 1, a_sum, sums, want_sum, {0}, {1e30, 1e30}},
-        {"shfl", n / 256, 256, 1, a_sum, sums, want_sum, {0}, {1e30, 1e30}},
-        {"thin", rows, 32, 4, a_dot, dots, want_dot, {0}, {1e30, 1e30}},
+        {"tree", "_Z9block_sumPKfPfi", MOD_REDUCE, n / 256, 256, 1, a_sum, sums, want_sum,
+         {0}, {1e30, 1e30}},
+        {"shfl", "_Z14block_sum_shflPKfPfi", MOD_REDUCE_WARP, n / 256, 256, 1, a_sum, sums,
+         want_sum, {0}, {1e30, 1e30}},
+        {"thin", "_Z7mmvq_q8PK5blk_xPK5blk_yPfi", MOD_MMVQ, rows, 32, 4, a_dot, dots, want_dot,
+         {0}, {1e30, 1e30}},
     };
     const int njobs = sizeof jobs / sizeof *jobs;
 
-    char *ptx = slurp(argv[1]);
-    CUmodule mod[2];
+    char *ptx[NMODS];
+    for (int i = 0; i < NMODS; i++) {
+        char path[4096];
+        snprintf(path, sizeof path, "%s/%s", argv[1], mod_file[i]);
+        ptx[i] = slurp(path);
+    }
+    CUmodule mod[2][NMODS];
     int bad = 0;
     for (int v = 0; v < 2; v++) {
         set_vars(argv[2 + v]);
-        CK(cuModuleLoadData(&mod[v], ptx));
+        for (int i = 0; i < NMODS; i++)
+            CK(cuModuleLoadData(&mod[v][i], ptx[i]));
         for (int k = 0; k < njobs; k++) {
-            CK(cuModuleGetFunction(&jobs[k].f[v], mod[v], jobs[k].name));
+            CK(cuModuleGetFunction(&jobs[k].f[v], mod[v][jobs[k].mod], jobs[k].symbol));
             bad |= check(&jobs[k], v);     /* the first launch compiles */
         }
     }
@@ -191,13 +208,15 @@ int main(int argc, char **argv)
         printf("%-8s %12.1f %11.1f %6.3f\n", jobs[k].name, jobs[k].best[0] * 1e6 / jobs[k].grid,
                jobs[k].best[1] * 1e6 / jobs[k].grid, jobs[k].best[1] / jobs[k].best[0]);
     for (int v = 0; v < 2; v++)
-        CK(cuModuleUnload(mod[v]));
+        for (int i = 0; i < NMODS; i++)
+            CK(cuModuleUnload(mod[v][i]));
     CK(cuMemFree(x));
     CK(cuMemFree(sums));
     CK(cuMemFree(bx));
     CK(cuMemFree(by));
     CK(cuMemFree(dots));
-    free(ptx);
+    for (int i = 0; i < NMODS; i++)
+        free(ptx[i]);
     free(want_sum);
     free(want_dot);
     CK(cuDevicePrimaryCtxRelease(dev));

@@ -180,6 +180,28 @@ static void run_next(zn_lfn *l, LLVMValueRef run, LLVMValueRef pc, uint32_t next
     LLVMBuildBr(l->b, l->bbs[next]);
 }
 
+/* A split's direct path, taken when some lane is in `go`: the lanes in
+ * `wait` get pc `at`, and `go` runs block `to` at once (with the lanes
+ * already waiting there when `join`, see run_next). The builder is left
+ * in the block for the case where no lane is in `go`. */
+static void split_direct(zn_lfn *l, LLVMValueRef go, LLVMValueRef wait, uint32_t at,
+                         LLVMValueRef pc, uint32_t to, bool join)
+{
+    LLVMBasicBlockRef now = LLVMAppendBasicBlockInContext(l->m->ctx, l->fn, "br.direct");
+    LLVMBasicBlockRef rest = LLVMAppendBasicBlockInContext(l->m->ctx, l->fn, "br.rest");
+    LLVMBuildCondBr(l->b, ll_any(l, go), now, rest);
+    LLVMPositionBuilderAtEnd(l->b, now);
+    LLVMBuildStore(l->b, LLVMBuildSelect(l->b, wait, ll_const_vec(l->m->t_i32, at), pc, ""),
+                   l->pc_slot);
+    if (join) {
+        run_next(l, go, pc, to);
+    } else {
+        LLVMBuildStore(l->b, go, l->mask_slot);
+        LLVMBuildBr(l->b, l->bbs[to]);
+    }
+    LLVMPositionBuilderAtEnd(l->b, rest);
+}
+
 void zn_goto(zn_lfn *l, LLVMValueRef taken, uint32_t T, uint32_t F)
 {
     zn_lmod *m = l->m;
@@ -236,18 +258,11 @@ void zn_goto(zn_lfn *l, LLVMValueRef taken, uint32_t T, uint32_t F)
         LLVMPositionBuilderAtEnd(l->b, x);
         LLVMBuildCondBr(l->b, LLVMBuildAnd(l->b, none, alone, ""), target_bb(l, F), y);
         LLVMPositionBuilderAtEnd(l->b, y);
+        LLVMValueRef fl = LLVMBuildAnd(l->b, l->mask, LLVMBuildNot(l->b, taken, ""), "");
         if (direct && back) {
             /* the lanes going round run the header now, the others wait
              * at F; when none goes round, F's lanes go on as below */
-            LLVMValueRef fl = LLVMBuildAnd(l->b, l->mask, LLVMBuildNot(l->b, taken, ""), "");
-            LLVMBasicBlockRef z = LLVMAppendBasicBlockInContext(m->ctx, l->fn, "br.back");
-            LLVMBasicBlockRef w = LLVMAppendBasicBlockInContext(m->ctx, l->fn, "br.out");
-            LLVMBuildCondBr(l->b, ll_any(l, taken), z, w);
-            LLVMPositionBuilderAtEnd(l->b, z);
-            LLVMBuildStore(l->b, LLVMBuildSelect(l->b, fl, vF, pc, ""), l->pc_slot);
-            LLVMBuildStore(l->b, taken, l->mask_slot);
-            LLVMBuildBr(l->b, l->bbs[T]);
-            LLVMPositionBuilderAtEnd(l->b, w);
+            split_direct(l, taken, fl, F, pc, T, false);
             if (F == next) {
                 run_next(l, l->mask, pc, next);
                 l->terminated = true;
@@ -256,14 +271,7 @@ void zn_goto(zn_lfn *l, LLVMValueRef taken, uint32_t T, uint32_t F)
         } else if (direct && F == next && T > next) {
             /* a forward split: the lanes not taking the branch run the
              * next block now; only the taken lanes' pcs are needed */
-            LLVMValueRef fl = LLVMBuildAnd(l->b, l->mask, LLVMBuildNot(l->b, taken, ""), "");
-            LLVMBasicBlockRef z = LLVMAppendBasicBlockInContext(m->ctx, l->fn, "br.next");
-            LLVMBasicBlockRef w = LLVMAppendBasicBlockInContext(m->ctx, l->fn, "br.chain");
-            LLVMBuildCondBr(l->b, ll_any(l, fl), z, w);
-            LLVMPositionBuilderAtEnd(l->b, z);
-            LLVMBuildStore(l->b, LLVMBuildSelect(l->b, taken, vT, pc, ""), l->pc_slot);
-            run_next(l, fl, pc, next);
-            LLVMPositionBuilderAtEnd(l->b, w);
+            split_direct(l, fl, taken, T, pc, next, true);
         }
         LLVMBuildStore(l->b, npc, l->pc_slot);
         resume_lowest(l, LLVMBuildICmp(l->b, LLVMIntNE, ti, zero, ""), T);

@@ -150,6 +150,92 @@ zn_jit_module *zt_load_text_cpu(const char *text, const char *cpu)
     return compile_text(text, strlen(text), "inline.ptx", NULL, cpu);
 }
 
+void zt_run_u32(const zn_jit_module *jm, const char *kernel, uint32_t blocks, uint32_t block,
+                unsigned shift, zt_want_u32 want, const char *mode)
+{
+    uint32_t n = blocks * block;
+    uint32_t *in = malloc(n * sizeof *in), *out = malloc(n * sizeof *out);
+    CHECK(in && out, "malloc");
+    if (in && out) {
+        for (uint32_t i = 0; i < n; i++) {
+            in[i] = (i * 2654435761u) >> shift;
+            out[i] = 0xdeadbeef;
+        }
+        void *pin = in, *pout = out;
+        void *args[] = {&pin, &pout};
+        CHECK(zt_run(jm, kernel, ZT_DIM1(blocks), ZT_DIM1(block), 0, args) == 0,
+              "%s %s: status", kernel, mode);
+        int bad = 0;
+        for (uint32_t i = 0; i < n && bad < 4; i++) {
+            uint32_t b0 = i / block * block, w = want(in + b0, i - b0, block);
+            if (out[i] != w) {
+                CHECK(0, "%s %s (blocks of %u): thread %u: 0x%08x, want 0x%08x", kernel, mode,
+                      block, i, out[i], w);
+                bad++;
+            }
+        }
+    }
+    free(in);
+    free(out);
+}
+
+#define ZT_U32_HEAD                                                              \
+    ".version 7.0\n.target sm_70\n.address_size 64\n"                            \
+    ".visible .entry %s(.param .u64 pin, .param .u64 pout)\n{\n"                \
+    "  .reg .pred %%p<8>;\n  .reg .b32 %%r<32>;\n  .reg .b64 %%rd<12>;\n"       \
+    "  ld.param.u64 %%rd1, [pin];\n  ld.param.u64 %%rd2, [pout];\n"             \
+    "  mov.u32 %%r1, %%tid.x;\n  mov.u32 %%r2, %%ctaid.x;\n  mov.u32 %%r3, %%ntid.x;\n" \
+    "  mad.lo.s32 %%r4, %%r2, %%r3, %%r1;\n  mul.wide.s32 %%rd3, %%r4, 4;\n"     \
+    "  add.s64 %%rd4, %%rd1, %%rd3;\n  add.s64 %%rd5, %%rd2, %%rd3;\n"          \
+    "  ld.global.u32 %%r5, [%%rd4];\n"
+
+const char *zt_u32_kernel(const char *name, const char *body)
+{
+    static char buf[2][4096];
+    static int which;
+    char *b = buf[which++ & 1];
+    int n = snprintf(b, sizeof buf[0], ZT_U32_HEAD, name);
+    snprintf(b + n, sizeof buf[0] - (size_t)n, "%s", body);
+    return b;
+}
+
+void zt_run_switched(const zt_u32_case *cases, int n, const char *var,
+                     const char *const mode[2], unsigned shift)
+{
+    for (int i = 0; i < n; i++) {
+        zn_jit_module *m[2];
+        zt_load_switched(zt_u32_kernel(cases[i].name, cases[i].body), var, m);
+        for (int j = 0; j < 2; j++) {
+            if (!m[j])
+                continue;
+            zt_run_u32(m[j], cases[i].name, 4, 128, shift, cases[i].want, mode[j]);
+            zt_run_u32(m[j], cases[i].name, 3, 48, shift, cases[i].want, mode[j]);
+            zn_jit_module_free(m[j]);
+        }
+    }
+}
+
+void zt_load_switched(const char *text, const char *var, zn_jit_module *mods[2])
+{
+    char *ir[2] = {NULL, NULL};
+    zn_compile_keep_ir(1);
+    for (int i = 0; i < 2; i++) {
+        if (i)
+            setenv(var, "1", 1);
+        else
+            unsetenv(var);
+        mods[i] = zt_load_text(text, NULL);
+        CHECK(mods[i] != NULL, "did not compile with %s %s", var, i ? "set" : "unset");
+        ir[i] = mods[i] ? zn_jit_ir_text(mods[i], 0) : NULL;
+    }
+    unsetenv(var);
+    zn_compile_keep_ir(0);
+    CHECK(ir[0] && ir[1] && strcmp(ir[0], ir[1]) != 0, "the IR is the same with and without %s",
+          var);
+    free(ir[0]);
+    free(ir[1]);
+}
+
 static uint8_t *pack(const zn_kernel_info *k, void **args)
 {
     uint8_t *buf = calloc(1, k->param_bytes + 16);
