@@ -18,16 +18,14 @@
  * integer dot product. */
 #include <cuda.h>
 #include <stdint.h>
-#include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
-#include <time.h>
+#include "bench_suite.h"
 
 #define CK(call) do { CUresult r_ = (call); if (r_ != CUDA_SUCCESS) { const char *s_ = "?"; \
     cuGetErrorString(r_, &s_); fprintf(stderr, "FAIL %s:%d: %s -> %s\n", __FILE__, __LINE__, #call, s_); \
     exit(1); } } while (0)
 
-enum { BX = 34, BY = 36, QK = 32, COLS = 64 };     /* ab_bx, ab_by, 2 blocks per row */
+enum { COLS = 2 * MMVQ_QK };    /* mmvq_thin's rows: two blocks */
 
 enum { MOD_REDUCE, MOD_REDUCE_WARP, MOD_MMVQ, NMODS };
 static const char *const mod_file[NMODS] = {"reduce.ptx", "reduce_warp.ptx", "mmvq.ptx"};
@@ -42,31 +40,6 @@ typedef struct ab_job {
     CUfunction f[2];
     double best[2];
 } ab_job;
-
-static double now_ms(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return t.tv_sec * 1e3 + t.tv_nsec / 1e6;
-}
-
-static char *slurp(const char *path)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f) {
-        fprintf(stderr, "FAIL cannot open %s\n", path);
-        exit(1);
-    }
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    rewind(f);
-    char *b = malloc((size_t)n + 1);
-    if (!b || fread(b, 1, (size_t)n, f) != (size_t)n)
-        exit(1);
-    b[n] = 0;
-    fclose(f);
-    return b;
-}
 
 /* "VAR=value" sets VAR, "VAR=" unsets it; several joined by commas */
 static void set_vars(const char *list)
@@ -122,8 +95,8 @@ int main(int argc, char **argv)
         return 2;
     }
     int rounds = argc > 4 ? atoi(argv[4]) : 20;
-    int tiny = getenv("ZINC_BENCH_TINY") != NULL;
-    int n = tiny ? 1 << 14 : 1 << 22, rows = tiny ? 256 : 32000, cols = COLS;
+    /* n: whole blocks of BENCH_THREADS */
+    int n = (int)bench_size(1 << 22, 1 << 14), rows = SZ_MMVQ_THIN_ROWS, cols = COLS;
     setenv("CUDA_CACHE_DISABLE", "1", 1);   /* both copies compile here */
     CK(cuInit(0));
     CUdevice dev;
@@ -133,51 +106,50 @@ int main(int argc, char **argv)
     CK(cuCtxSetCurrent(ctx));
 
     /* sums of small integers: exact in float in any order */
-    CUdeviceptr x = alloc((size_t)n * 4), sums = alloc((size_t)n / 256 * 4);
-    float *hx = (float *)(uintptr_t)x, *want_sum = malloc((size_t)n / 256 * 4);
+    const unsigned blocks = (unsigned)n / BENCH_THREADS;
+    CUdeviceptr x = alloc((size_t)n * 4), sums = alloc((size_t)blocks * 4);
+    float *hx = (float *)(uintptr_t)x, *want_sum = malloc((size_t)blocks * 4);
     for (int i = 0; i < n; i++)
         hx[i] = (float)(i % 7) - 3.0f;
-    for (int b = 0; b < n / 256; b++) {
+    for (unsigned b = 0; b < blocks; b++) {
         want_sum[b] = 0;
-        for (int i = 0; i < 256; i++)
-            want_sum[b] += hx[b * 256 + i];
+        for (int i = 0; i < BENCH_THREADS; i++)
+            want_sum[b] += hx[b * BENCH_THREADS + i];
     }
     /* thin: scales 1.0 (half 0x3c00), so each row is an integer dot product */
-    CUdeviceptr bx = alloc((size_t)rows * 2 * BX), by = alloc(2 * BY), dots = alloc((size_t)rows * 4);
+    CUdeviceptr bx = alloc((size_t)rows * 2 * MMVQ_X_BYTES), by = alloc(2 * MMVQ_Y_BYTES);
+    CUdeviceptr dots = alloc((size_t)rows * 4);
     uint8_t *hb = (uint8_t *)(uintptr_t)bx, *hy = (uint8_t *)(uintptr_t)by;
-    for (size_t i = 0; i < (size_t)rows * 2 * BX; i++)
+    for (size_t i = 0; i < (size_t)rows * 2 * MMVQ_X_BYTES; i++)
         hb[i] = (uint8_t)((i * 2654435761u) >> 13);
-    for (int i = 0; i < 2 * BY; i++)
+    for (int i = 0; i < 2 * MMVQ_Y_BYTES; i++)
         hy[i] = (uint8_t)(i * 37 + 11);
     float *want_dot = malloc((size_t)rows * 4);
     for (int r = 0; r < rows; r++) {
         long dot = 0;
         for (int k = 0; k < 2; k++) {
-            uint8_t *bk = hb + ((size_t)r * 2 + k) * BX, *yk = hy + k * BY;
+            uint8_t *bk = hb + ((size_t)r * 2 + k) * MMVQ_X_BYTES, *yk = hy + k * MMVQ_Y_BYTES;
             bk[0] = 0x00, bk[1] = 0x3c;
             yk[0] = 0x00, yk[1] = 0x3c;
-            for (int i = 0; i < QK; i++)
+            for (int i = 0; i < MMVQ_QK; i++)
                 dot += (long)(int8_t)bk[2 + i] * (int8_t)yk[4 + i];
         }
         want_dot[r] = (float)dot;
     }
     void *a_sum[] = {&x, &sums, &n}, *a_dot[] = {&bx, &by, &dots, &cols};
     ab_job jobs[] = {
-        {"tree", "_Z9block_sumPKfPfi", MOD_REDUCE, n / 256, 256, 1, a_sum, sums, want_sum,
-         {0}, {1e30, 1e30}},
-        {"shfl", "_Z14block_sum_shflPKfPfi", MOD_REDUCE_WARP, n / 256, 256, 1, a_sum, sums,
+        {"tree", "_Z9block_sumPKfPfi", MOD_REDUCE, blocks, BENCH_THREADS, 1, a_sum, sums,
          want_sum, {0}, {1e30, 1e30}},
+        {"shfl", "_Z14block_sum_shflPKfPfi", MOD_REDUCE_WARP, blocks, BENCH_THREADS, 1, a_sum,
+         sums, want_sum, {0}, {1e30, 1e30}},
         {"thin", "_Z7mmvq_q8PK5blk_xPK5blk_yPfi", MOD_MMVQ, rows, 32, 4, a_dot, dots, want_dot,
          {0}, {1e30, 1e30}},
     };
     const int njobs = sizeof jobs / sizeof *jobs;
 
     char *ptx[NMODS];
-    for (int i = 0; i < NMODS; i++) {
-        char path[4096];
-        snprintf(path, sizeof path, "%s/%s", argv[1], mod_file[i]);
-        ptx[i] = slurp(path);
-    }
+    for (int i = 0; i < NMODS; i++)
+        ptx[i] = bench_read_text(argv[1], mod_file[i]);
     CUmodule mod[2][NMODS];
     int bad = 0;
     for (int v = 0; v < 2; v++) {
@@ -192,11 +164,11 @@ int main(int argc, char **argv)
     for (int r = 0; r < rounds; r++)
         for (int k = 0; k < njobs; k++)
             for (int v = 0; v < 2; v++) {
-                double t0 = now_ms();
+                double t0 = bench_now_ms();
                 for (int i = 0; i < 5; i++)
                     launch(&jobs[k], v);
                 CK(cuCtxSynchronize());
-                double ms = (now_ms() - t0) / 5;
+                double ms = (bench_now_ms() - t0) / 5;
                 if (ms < jobs[k].best[v])
                     jobs[k].best[v] = ms;
             }

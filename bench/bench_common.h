@@ -25,6 +25,31 @@ static inline double bench_now_ms(void)
     return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
 }
 
+/* The whole of dir/file as a string (malloc'd); a missing file ends the
+ * program with a FAIL line. */
+static inline char *bench_read_text(const char *dir, const char *file)
+{
+    char path[4096];
+    snprintf(path, sizeof path, "%s/%s", dir, file);
+    FILE *f = fopen(path, "rb");
+    if (!f) {
+        fprintf(stderr, "FAIL cannot open %s\n", path);
+        exit(1);
+    }
+    fseek(f, 0, SEEK_END);
+    long len = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    char *text = (char *)malloc((size_t)len + 1);
+    if (!text) {
+        fprintf(stderr, "FAIL out of memory reading %s\n", path);
+        exit(1);
+    }
+    size_t got = fread(text, 1, (size_t)len, f);
+    fclose(f);
+    text[got] = 0;
+    return text;
+}
+
 static inline void bench_report(const char *name, long n, double ms, double bytes)
 {
     printf("BENCH %s n=%ld ms=%.4f bytes=%.0f\n", name, n, ms, bytes);

@@ -35,20 +35,7 @@ static void *xmalloc(size_t n)
 
 static cl_program build(const char *file)
 {
-    char path[4096];
-    snprintf(path, sizeof path, "%s/%s", cl_dir, file);
-    FILE *f = fopen(path, "rb");
-    if (!f) {
-        fprintf(stderr, "FAIL ocl_bench: cannot open %s\n", path);
-        exit(1);
-    }
-    fseek(f, 0, SEEK_END);
-    long len = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    char *src = xmalloc((size_t)len + 1);
-    size_t got = fread(src, 1, (size_t)len, f);
-    fclose(f);
-    src[got] = 0;
+    char *src = bench_read_text(cl_dir, file);
     cl_int err;
     const char *srcs[] = { src };
     cl_program p = clCreateProgramWithSource(ctx, 1, srcs, NULL, &err);
@@ -57,7 +44,7 @@ static cl_program build(const char *file)
     if (clBuildProgram(p, 1, &dev, "-cl-std=CL2.0", NULL, NULL) != CL_SUCCESS) {
         char log[8192] = "";
         clGetProgramBuildInfo(p, dev, CL_PROGRAM_BUILD_LOG, sizeof log - 1, log, NULL);
-        fprintf(stderr, "FAIL ocl_bench: %s does not build:\n%s\n", path, log);
+        fprintf(stderr, "FAIL ocl_bench: %s/%s does not build:\n%s\n", cl_dir, file, log);
         exit(1);
     }
     return p;

@@ -89,11 +89,8 @@ void zn_dead_regs_begin(zn_lfn *l)
     l->dead_reads = NULL;
     /* a store needs a block after the register's last live one and a
      * path around it: two blocks or fewer gain nothing */
-    if (!l->is_entry || l->nblocks < 3 || zn_dead_regs_disabled())
+    if (!l->is_entry || l->nblocks < 3 || l->has_brx || zn_dead_regs_disabled())
         return;
-    for (uint32_t i = 0; i < l->f->nins; i++)
-        if (l->f->ins[i].op == PTX_OP_brx)
-            return;
     l->dead_reads = calloc(1, sizeof *l->dead_reads);
 }
 

@@ -258,7 +258,9 @@ void zn_goto(zn_lfn *l, LLVMValueRef taken, uint32_t T, uint32_t F)
         LLVMPositionBuilderAtEnd(l->b, x);
         LLVMBuildCondBr(l->b, LLVMBuildAnd(l->b, none, alone, ""), target_bb(l, F), y);
         LLVMPositionBuilderAtEnd(l->b, y);
-        LLVMValueRef fl = LLVMBuildAnd(l->b, l->mask, LLVMBuildNot(l->b, taken, ""), "");
+        /* the lanes not taking the branch */
+        LLVMValueRef fl = direct ? LLVMBuildAnd(l->b, l->mask, LLVMBuildNot(l->b, taken, ""), "")
+                                 : NULL;
         if (direct && back) {
             /* the lanes going round run the header now, the others wait
              * at F; when none goes round, F's lanes go on as below */
@@ -424,11 +426,13 @@ static void resume_skips(zn_lfn *l)
     }
     for (uint32_t k = 0; k <= n; k++)
         l->resume_skip[k] = k + 1;
+    if (l->has_brx) {
+        free(last);
+        return;
+    }
     const ptx_func *f = l->f;
     for (uint32_t i = 0; i < f->nins; i++) {
         const ptx_ins *ins = &f->ins[i];
-        if (ins->op == PTX_OP_brx)
-            goto out;
         if (ins->op != PTX_OP_bra || !ins->nopnds)
             continue;
         uint32_t t = label_block(l, &ins->opnds[0]), b = l->block_of_ins[i];
@@ -451,7 +455,6 @@ static void resume_skips(zn_lfn *l)
         if (closed && !zn_park_in(l, h, end))
             l->resume_skip[h] = end;
     }
-out:
     free(last);
 }
 
@@ -635,6 +638,8 @@ void zn_lower_func(zn_lmod *m, const ptx_func *f, LLVMValueRef fn)
     l->coro = zn_func_coro(m->pm, f); /* zn_lower_coro.c */
     l->uses_cluster = zn_module_uses_cluster(m); /* zn_lower_cluster.c */
     l->w = LLVMGetParam(fn, 0);
+    for (uint32_t i = 0; i < f->nins; i++)     /* the same in any block order */
+        l->has_brx |= f->ins[i].op == PTX_OP_brx;
     split_blocks(l, false);
     zn_uniform_analysis(l);
     /* unchecked (no analysis): laid out again whenever the order differs */
@@ -662,8 +667,6 @@ void zn_lower_func(zn_lmod *m, const ptx_func *f, LLVMValueRef fn)
         zn_uniform_analysis(l);
     }
     l->goto_target = calloc(l->nblocks + 1, sizeof *l->goto_target);
-    for (uint32_t i = 0; i < l->f->nins; i++)
-        l->has_brx |= l->f->ins[i].op == PTX_OP_brx;
     zn_invariant_regs(l);
     zn_block_local_regs(l);
     zn_nan_free_regs(l); /* zn_lower_fpfix.c */

@@ -41,12 +41,7 @@ bool zn_bar_parkable(const ptx_ins *ins)
 /* brx.idx restarts the chain anywhere: no parking in its function */
 static bool may_park(const zn_lfn *l)
 {
-    if (l->nblocks > ZN_PARK_MAX_BLOCKS)
-        return false;
-    for (uint32_t i = 0; i < l->f->nins; i++)
-        if (l->f->ins[i].op == PTX_OP_brx)
-            return false;
-    return true;
+    return l->nblocks <= ZN_PARK_MAX_BLOCKS && !l->has_brx;
 }
 
 bool zn_park_wants_split(const zn_lfn *l)

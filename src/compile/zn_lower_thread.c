@@ -42,7 +42,7 @@ void zn_thread_plan(zn_lfn *l)
 {
     const ptx_func *f = l->f;
     uint32_t n = l->nblocks;
-    if (zn_thread_jumps_disabled())
+    if (zn_thread_jumps_disabled() || l->has_brx)
         return;
     bool *stop = calloc(n + 1, sizeof *stop);
     uint32_t *prefix = malloc((n + 2) * sizeof *prefix);
@@ -54,11 +54,6 @@ void zn_thread_plan(zn_lfn *l)
     for (uint32_t i = 0; i < f->nins; i++) {
         const ptx_ins *ins = &f->ins[i];
         uint32_t b = l->block_of_ins[i];
-        if (ins->op == PTX_OP_brx) {
-            free(stop);
-            free(prefix);
-            return;
-        }
         if (zn_ins_is_block_barrier(ins))
             stop[b] = true;
         if (ins->op == PTX_OP_bra) {

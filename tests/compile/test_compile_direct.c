@@ -30,14 +30,13 @@ static const char *loop_body =
     "  activemask.b32 %r8;\n  mul.lo.u32 %r10, %r10, 1000;\n  add.u32 %r10, %r10, %r8;\n"
     "  st.global.u32 [%rd5], %r10;\n  ret;\n}\n";
 
-/* lane l of the warp holding thread i: bit l set when `keep` holds for it */
+/* the lanes of thread i's warp (i within its block) for which `keep` holds */
 static uint32_t warp_mask(const uint32_t *in, uint32_t i, uint32_t block,
                           int (*keep)(uint32_t v, uint32_t k), uint32_t k)
 {
-    uint32_t first = i / 32 * 32, lanes = block - first % block < 32 ? block - first % block : 32;
-    uint32_t m = 0;
-    for (uint32_t l = 0; l < lanes; l++)
-        if (keep(in[first + l], k))
+    uint32_t first = i / 32 * 32, present = zt_warp_lanes(i, block), m = 0;
+    for (uint32_t l = 0; l < 32; l++)
+        if ((present >> l & 1) && keep(in[first + l], k))
             m |= 1u << l;
     return m;
 }
