@@ -48,6 +48,7 @@ typedef struct zn_kernel_info {
     zn_kernel_fn fn;            /* runs one warp */
     zn_batch_fn batch;          /* coroutine kernels with a barrier in a loop:
                                  * resumes warps (zn_coro_batch.c); else NULL */
+    zn_batch_fn start;          /* coroutine kernels: starts warps (zn_coro_batch.c) */
     uint32_t nparams;
     const uint32_t *param_offset; /* byte offset of each param in the buffer */
     const uint32_t *param_size;
@@ -101,6 +102,7 @@ int zn_jit_kernel_ready(zn_jit_module *jm, const zn_kernel_info *k, char *err,
 typedef struct zn_kernel_code {
     zn_kernel_fn fn;
     zn_batch_fn batch;
+    zn_batch_fn start;
 } zn_kernel_code;
 int zn_jit_kernel_code(zn_jit_module *jm, const zn_kernel_info *k, const uint32_t block[3],
                        zn_kernel_code *out, char *err, size_t errlen);

@@ -35,6 +35,20 @@
  * executor's own loop where the warps end after their only barrier
  * (mmvq_thin, reduce_warp +1-3%: the batch's own call and prologue per
  * block). Those keep the resume pointer and the executor's loop.
+ *
+ * Every coroutine kernel also gets
+ *
+ *   int32_t zk_K.start(zn_warp_ctx *warps, uint32_t todo, uint32_t nthreads,
+ *                      uint32_t *ended)
+ *
+ * the same loop over warps that have not started, calling the ramp zk_K:
+ * the executor's first round of a block is one call instead of a call,
+ * status tests and mask updates per warp (bench_ab_env: shuffle reduction
+ * -12 %, mmvq_thin -4..-6 %, measured both orders). A small ramp is
+ * inlined into the loop (START_INLINE_MAX: the tree reduction's 206
+ * instructions, -4..-8 % more there); a large one is called, since a
+ * second copy doubles its code generation (libcu_barrier's 22000-
+ * instruction ramps: codegen 7 -> 12.6 s when inlined).
  */
 #include "zn_pipeline.h"
 #include "exec/zn_kernel_abi.h"
@@ -48,6 +62,8 @@
 #include <string.h>
 
 #define SUFFIX ".resume"
+/* LLVM instructions up to which a ramp is inlined into zk_K.start */
+#define START_INLINE_MAX 500
 
 /* the ramp's string attributes (target CPU and features): the inliner
  * wants the caller's to include the callee's */
@@ -105,9 +121,14 @@ static LLVMValueRef i32c(batch_fn *bf, int64_t v)
     return LLVMConstInt(bf->i32, (uint64_t)v, 1);
 }
 
-/* the loop's next warp: cttz of what is left, its context, the call */
-static LLVMValueRef resume_lowest(batch_fn *bf, LLVMModuleRef mod, LLVMValueRef resume,
-                                  LLVMValueRef left, LLVMValueRef *w)
+/* what a loop does to each warp: resume it (zk_K.batch), or start it,
+ * calling the ramp or with the ramp inlined (zk_K.start) */
+typedef enum { LOOP_RESUME, LOOP_START, LOOP_START_INLINED } loop_kind;
+
+/* the loop's next warp: cttz of what is left, its context, the call:
+ * resume(frame) or ramp(w) */
+static LLVMValueRef resume_lowest(batch_fn *bf, LLVMModuleRef mod, LLVMValueRef callee,
+                                  loop_kind kind, LLVMValueRef left, LLVMValueRef *w)
 {
     LLVMBuilderRef b = bf->b;
     LLVMContextRef c = bf->c;
@@ -122,17 +143,20 @@ static LLVMValueRef resume_lowest(batch_fn *bf, LLVMModuleRef mod, LLVMValueRef 
     *w = LLVMBuildGEP2(b, LLVMInt8TypeInContext(c), LLVMGetParam(bf->fn, 0), &off, 1, "w");
     LLVMBuildStore(b, i32c(bf, ZN_KSTATUS_RUNNING),
                    field(b, c, *w, offsetof(zn_warp_ctx, co_status)));
-    LLVMValueRef frame = LLVMBuildLoad2(b, ptr, field(b, c, *w, offsetof(zn_warp_ctx, co_frame)),
-                                        "frame");
-    LLVMValueRef call = LLVMBuildCall2(b, LLVMGlobalGetValueType(resume), resume, &frame, 1, "");
-    LLVMSetInstructionCallConv(call, LLVMGetFunctionCallConv(resume));
+    LLVMValueRef arg = kind != LOOP_RESUME ? *w
+        : LLVMBuildLoad2(b, ptr, field(b, c, *w, offsetof(zn_warp_ctx, co_frame)), "frame");
+    LLVMValueRef call = LLVMBuildCall2(b, LLVMGlobalGetValueType(callee), callee, &arg, 1, "");
+    LLVMSetInstructionCallConv(call, LLVMGetFunctionCallConv(callee));
+    if (kind == LOOP_START_INLINED)
+        LLVMAddCallSiteAttribute(call, LLVMAttributeFunctionIndex,
+            LLVMCreateEnumAttribute(c, LLVMGetEnumAttributeKindForName("alwaysinline", 12), 0));
     return i;
 }
 
 /* int32_t K.batch(zn_warp_ctx *warps, uint32_t todo, uint32_t nthreads,
  * uint32_t *ended): zn_batch_fn */
 static void build_batch(LLVMModuleRef mod, LLVMValueRef ramp, LLVMValueRef resume,
-                        const char *name)
+                        loop_kind kind, const char *name)
 {
     batch_fn bf = {.c = LLVMGetModuleContext(mod)};
     bf.i32 = LLVMInt32TypeInContext(bf.c);
@@ -158,7 +182,7 @@ static void build_batch(LLVMModuleRef mod, LLVMValueRef ramp, LLVMValueRef resum
      * ended without error is done; either way the next one goes on */
     LLVMPositionBuilderAtEnd(b, body);
     LLVMValueRef w;
-    LLVMValueRef i = resume_lowest(&bf, mod, resume, left, &w);
+    LLVMValueRef i = resume_lowest(&bf, mod, kind == LOOP_RESUME ? resume : ramp, kind, left, &w);
     LLVMValueRef st = LLVMBuildLoad2(b, bf.i32, field(b, bf.c, w, offsetof(zn_warp_ctx,
                                                                           co_status)), "st");
     LLVMValueRef sw = LLVMBuildSwitch(b, st, stop, 2);
@@ -218,9 +242,70 @@ bool zn_coro_batch_disabled(void)
     return s && *s && *s != '0';
 }
 
+bool zn_coro_start_disabled(void)
+{
+    const char *s = getenv("ZINC_NO_CORO_START");
+    return s && *s && *s != '0';
+}
+
+static unsigned instruction_count(LLVMValueRef f)
+{
+    unsigned n = 0;
+    for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(f); bb; bb = LLVMGetNextBasicBlock(bb))
+        for (LLVMValueRef in = LLVMGetFirstInstruction(bb); in; in = LLVMGetNextInstruction(in))
+            n++;
+    return n;
+}
+
+/* zk_K + suffix, or NULL without memory */
+static char *suffixed(const char *ramp, const char *suffix)
+{
+    size_t n = strlen(ramp), sl = strlen(suffix);
+    char *s = malloc(n + sl + 1);
+    if (s) {
+        memcpy(s, ramp, n);
+        memcpy(s + n, suffix, sl + 1);
+    }
+    return s;
+}
+
+enum { MADE_START = 1, MADE_BATCH = 2 };
+
+/* zk_K.start and, for ZN_ATTR_BATCH_INLINE kernels, zk_K.batch of the
+ * kernel whose resume function is `resume`: MADE_* bits, -1 without memory */
+static int build_loops(LLVMModuleRef mod, LLVMValueRef resume, const char *ramp_name)
+{
+    LLVMValueRef ramp = LLVMGetNamedFunction(mod, ramp_name);
+    if (!ramp || LLVMIsDeclaration(ramp))
+        return 0;
+    char *start_name = suffixed(ramp_name, ".start"), *batch_name = suffixed(ramp_name, ".batch");
+    if (!start_name || !batch_name) {
+        free(start_name);
+        free(batch_name);
+        return -1;
+    }
+    bool batch = !zn_coro_batch_disabled() && !LLVMGetNamedFunction(mod, batch_name) &&
+                 LLVMGetStringAttributeAtIndex(ramp, LLVMAttributeFunctionIndex,
+                                               ZN_ATTR_BATCH_INLINE,
+                                               sizeof ZN_ATTR_BATCH_INLINE - 1);
+    int made = 0;
+    if (!zn_coro_start_disabled() && !LLVMGetNamedFunction(mod, start_name)) {
+        build_batch(mod, ramp, resume, instruction_count(ramp) <= START_INLINE_MAX ?
+                    LOOP_START_INLINED : LOOP_START, start_name);
+        made |= MADE_START;
+    }
+    if (batch) {
+        build_batch(mod, ramp, resume, LOOP_RESUME, batch_name);
+        made |= MADE_BATCH;
+    }
+    free(start_name);
+    free(batch_name);
+    return made;
+}
+
 int zn_coro_batch(LLVMModuleRef mod, const zn_target *t, char *err, size_t errlen)
 {
-    if (t->amdgpu || zn_coro_batch_disabled())
+    if (t->amdgpu || (zn_coro_batch_disabled() && zn_coro_start_disabled()))
         return 0;
     unsigned built = 0;
     for (LLVMValueRef f = LLVMGetFirstFunction(mod); f; f = LLVMGetNextFunction(f)) {
@@ -231,30 +316,22 @@ int zn_coro_batch(LLVMModuleRef mod, const zn_target *t, char *err, size_t errle
             strncmp(name, "zk_", 3))
             continue;
         /* mangled C++ names run to thousands of bytes */
-        char *ramp_name = malloc(n - sl + 1), *batch_name = malloc(n - sl + sizeof ".batch");
-        if (!ramp_name || !batch_name) {
+        char *ramp_name = malloc(n - sl + 1);
+        int made = -1;
+        if (ramp_name) {
+            memcpy(ramp_name, name, n - sl);
+            ramp_name[n - sl] = 0;
+            made = build_loops(mod, f, ramp_name);
             free(ramp_name);
-            free(batch_name);
+        }
+        if (made < 0) {
             snprintf(err, errlen, "coroutine batches: out of memory");
             return -1;
         }
-        memcpy(ramp_name, name, n - sl);
-        ramp_name[n - sl] = 0;
-        memcpy(batch_name, ramp_name, n - sl);
-        memcpy(batch_name + n - sl, ".batch", sizeof ".batch");
-        LLVMValueRef ramp = LLVMGetNamedFunction(mod, ramp_name);
-        bool ok = ramp && !LLVMIsDeclaration(ramp) && !LLVMGetNamedFunction(mod, batch_name) &&
-                  LLVMGetStringAttributeAtIndex(ramp, LLVMAttributeFunctionIndex,
-                                                ZN_ATTR_BATCH_INLINE,
-                                                sizeof ZN_ATTR_BATCH_INLINE - 1);
-        if (ok)
-            build_batch(mod, ramp, f, batch_name);
-        free(ramp_name);
-        free(batch_name);
-        if (!ok)
+        built += made != 0;
+        if (!(made & MADE_BATCH))
             continue;
         drop_resume_stores(f);
-        built++;
         LLVMAddAttributeAtIndex(f, LLVMAttributeFunctionIndex,
             LLVMCreateEnumAttribute(LLVMGetModuleContext(mod),
                                     LLVMGetEnumAttributeKindForName("alwaysinline", 12), 0));

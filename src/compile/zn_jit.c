@@ -189,16 +189,18 @@ static int create_jit(zn_jit_module *jm, zn_target *t, char *err, size_t errlen)
     return define_globals(jm, jd, &jm->o, err, errlen) ? -1 : 0;
 }
 
-/* zk_K.batch's address, if the unit has one (zn_coro_batch.c: coroutine
- * kernels with a barrier in a loop that still suspend after optimisation). */
-static bool lookup_batch(zn_jit_module *jm, const char *kernel, LLVMOrcExecutorAddress *addr)
+/* zk_K.batch's address (suffix ".batch"), if the unit has one
+ * (zn_coro_batch.c: coroutine kernels with a barrier in a loop that still
+ * suspend after optimisation), or zk_K.start's (every such kernel). */
+static bool lookup_batch(zn_jit_module *jm, const char *kernel, const char *suffix,
+                         LLVMOrcExecutorAddress *addr)
 {
-    size_t n = strlen(kernel);
-    char *name = malloc(n + sizeof ".batch");
+    size_t n = strlen(kernel), sl = strlen(suffix);
+    char *name = malloc(n + sl + 1);
     if (!name)
         return false;
     memcpy(name, kernel, n);
-    memcpy(name + n, ".batch", sizeof ".batch");
+    memcpy(name + n, suffix, sl + 1);
     LLVMErrorRef e = LLVMOrcLLJITLookup(jm->jit, addr, name);
     free(name);
     if (e) {
@@ -232,13 +234,16 @@ static int add_unit(zn_jit_module *jm, LLVMMemoryBufferRef obj, int64_t ki,
         }
         zn_kernel_code code = {.fn = (zn_kernel_fn)(uintptr_t)addr};
         zn_perfmap_write(pmap, name, addr);
-        /* the executor resumes a coroutine kernel's warps through
-         * zk_K.batch when it has one */
-        if (jm->kernels[i].uses_barrier == 2 && lookup_batch(jm, name, &addr))
+        /* the executor starts and resumes a coroutine kernel's warps
+         * through zk_K.start and zk_K.batch when it has them */
+        if (jm->kernels[i].uses_barrier == 2 && lookup_batch(jm, name, ".batch", &addr))
             code.batch = (zn_batch_fn)(uintptr_t)addr;
+        if (jm->kernels[i].uses_barrier == 2 && lookup_batch(jm, name, ".start", &addr))
+            code.start = (zn_batch_fn)(uintptr_t)addr;
         /* fn last, released: zn_jit_kernel_code reads it without the lock */
         zn_kernel_code *spec = block ? &jm->spec[i].code : NULL;
         *(spec ? &spec->batch : &jm->kernels[i].batch) = code.batch;
+        *(spec ? &spec->start : &jm->kernels[i].start) = code.start;
         __atomic_store_n(spec ? &spec->fn : &jm->kernels[i].fn, code.fn, __ATOMIC_RELEASE);
     }
     zn_perfmap_free(pmap);
@@ -511,7 +516,7 @@ static int generic_code(zn_jit_module *jm, int64_t ki, zn_kernel_code *out, char
     int rc = 0;
     if (!jm->kernels[ki].fn)
         rc = build_unit(jm, jm->whole ? -1 : ki, NULL, err, errlen) ? -1 : 1;
-    *out = (zn_kernel_code){jm->kernels[ki].fn, jm->kernels[ki].batch};
+    *out = (zn_kernel_code){jm->kernels[ki].fn, jm->kernels[ki].batch, jm->kernels[ki].start};
     return rc;
 }
 
@@ -553,7 +558,8 @@ int zn_jit_kernel_code(zn_jit_module *jm, const zn_kernel_info *k, const uint32_
         zn_kernel_code *c = same ? &s->code : NULL;
         zn_kernel_fn fn = __atomic_load_n(c ? &c->fn : &jm->kernels[ki].fn, __ATOMIC_ACQUIRE);
         if (fn) {
-            *out = (zn_kernel_code){fn, c ? c->batch : jm->kernels[ki].batch};
+            *out = (zn_kernel_code){fn, c ? c->batch : jm->kernels[ki].batch,
+                                    c ? c->start : jm->kernels[ki].start};
             return 0;
         }
     }

@@ -49,11 +49,14 @@ int zn_optimise(LLVMModuleRef mod, const zn_target *t, char *err, size_t errlen)
 /* the kernel's function attribute (zn_lower_coro.c: a barrier in a loop)
  * that asks zn_coro_batch for a zk_K.batch */
 #define ZN_ATTR_BATCH_INLINE "zn-batch-inline"
-/* Those kernels' zk_K.batch (zn_coro_batch.c), after the optimiser; 0 or
- * -1 with err. */
+/* Those kernels' zk_K.batch and every coroutine kernel's zk_K.start
+ * (zn_coro_batch.c), after the optimiser; 0 or -1 with err. */
 int zn_coro_batch(LLVMModuleRef mod, const zn_target *t, char *err, size_t errlen);
 /* ZINC_NO_CORO_BATCH=1: no batch functions (A/B runs; in the cache key). */
 bool zn_coro_batch_disabled(void);
+/* ZINC_NO_CORO_START=1: no start loops (zk_K.start; A/B runs, in the
+ * cache key). */
+bool zn_coro_start_disabled(void);
 /* Code generation into memory (object or assembly); 0 or -1. */
 int zn_emit(LLVMModuleRef mod, const zn_target *t, LLVMCodeGenFileType kind,
             LLVMMemoryBufferRef *out, char *err, size_t errlen);

@@ -369,7 +369,7 @@ CUresult zn_func_code(const zn_func *f, const unsigned block[3], zn_kernel_code 
 {
     if (!f->ki)
         return CUDA_ERROR_INVALID_VALUE;
-    zn_kernel_code c = {f->ki->fn, f->ki->batch};
+    zn_kernel_code c = {f->ki->fn, f->ki->batch, f->ki->start};
     if (f->jit) {
         char err[4096];
         double t0 = zn_prof_on() ? zn_prof_now() : 0;

@@ -49,6 +49,7 @@ void zn_op_run_kernel(zn_op *op, unsigned depth)
     zn_launch l = {
         .fn = code.fn,
         .batch = code.batch,
+        .start = code.start,
         .grid = { op->u.k.g[0], op->u.k.g[1], op->u.k.g[2] },
         .block = { op->u.k.b[0], op->u.k.b[1], op->u.k.b[2] },
         .static_shared = ki->static_shared,

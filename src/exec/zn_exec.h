@@ -187,6 +187,7 @@ typedef struct zn_launch {
     zn_kernel_fn fn;
     zn_batch_fn batch;          /* uses_barrier 2: resumes warps (NULL: through
                                  * the frame's resume pointer) */
+    zn_batch_fn start;          /* uses_barrier 2: starts warps (NULL: fn each) */
     uint32_t grid[3];
     uint32_t block[3];
     uint32_t static_shared;

@@ -100,18 +100,22 @@ static void coro_enter(zn_block_run *run, zn_kernel_fn fn, uint32_t i, uint32_t 
     }
 }
 
-/* The started warps of todo, in order, by the kernel's batch function
- * (its loop resumes them without a call each): the ones that suspended at
- * the whole block's bar.sync 0 are added to *arrived, the ones that ended
- * are done, and both are taken out of *pending and *todo; -1 when that was
- * all of them, else the warp that returned otherwise (resumed, still in
- * *todo and *pending). */
-static int coro_batch(zn_block_run *run, uint32_t *todo, uint32_t *pending, uint32_t *arrived)
+/* The warps of todo, in order, by one of the kernel's compiled loops (no
+ * call each): fn is zk_K.batch when all of them have started (it resumes
+ * them) or zk_K.start when none has (it runs each from its entry; they
+ * are added to *started). The ones that suspended at the whole block's
+ * bar.sync 0 are added to *arrived, the ones that ended are done, and
+ * both are taken out of *pending and *todo; -1 when that was all of them,
+ * else the warp that returned otherwise (run, still in *todo and
+ * *pending). */
+static int coro_batch(zn_block_run *run, zn_batch_fn fn, uint32_t *todo, uint32_t *pending,
+                      uint32_t *arrived, uint32_t *started)
 {
     run->co_next = -1;
     uint32_t ended = 0;
-    int32_t r = run->job->l->batch(run->warps, *todo, run->blk.nthreads, &ended);
+    int32_t r = fn(run->warps, *todo, run->blk.nthreads, &ended);
     uint32_t through = r < 0 ? *todo : *todo & ((1u << r) - 1);
+    *started |= r < 0 ? *todo : *todo & ((2u << r) - 1);
     *arrived |= through & ~ended;
     *pending &= ~through;
     *todo &= ~through;
@@ -178,12 +182,14 @@ static int coro_rounds(zn_block_run *run, zn_kernel_fn fn, uint32_t *started, bo
             atomic_load_explicit(&run->job->status, memory_order_relaxed) != ZN_KSTATUS_OK)
             return zn_warps_next_runnable(run, run->nwarps - 1);   /* not resumed yet */
         uint32_t arrived = 0, pending = run->runnable;
-        bool batch = run->job->l->batch != NULL;
+        zn_batch_fn batch = run->job->l->batch, start = run->job->l->start;
         while (pending) {
             for (uint32_t todo = pending; todo; todo &= todo - 1) {
                 uint32_t i = (uint32_t)__builtin_ctz(todo);
-                if (batch && !(todo & ~*started)) {
-                    int r = coro_batch(run, &todo, &pending, &arrived);
+                zn_batch_fn through = batch && !(todo & ~*started) ? batch
+                                      : start && !(todo & *started) ? start : NULL;
+                if (through) {
+                    int r = coro_batch(run, through, &todo, &pending, &arrived, started);
                     if (r < 0)
                         break;
                     i = (uint32_t)r;

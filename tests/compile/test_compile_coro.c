@@ -13,7 +13,10 @@
  * (the launch fails; the worker's frames serve the next launch). The same
  * kernels again with ZINC_NO_CORO_BATCH=1 (the executor resumes each warp
  * through its frame instead of the compiled zk_K.batch loop,
- * zn_coro_batch.c) and with ZINC_NO_CORO=1 (fibers). */
+ * zn_coro_batch.c), with ZINC_NO_CORO_START=1 too and alone (the executor
+ * starts each warp with a call instead of the zk_K.start loop; a trap
+ * before the first barrier stops that loop mid-way) and with
+ * ZINC_NO_CORO=1 (fibers). */
 #include <stdlib.h>
 #include <string.h>
 #include "zn_test_harness.h"
@@ -158,7 +161,19 @@ static const char ptx[] =
     "  mov.u32 %r4, s;\n  add.s32 %r5, %r4, %r3;\n"
     "LOOP:\n  st.shared.u32 [%r5], %r9;\n  bar.sync 0;\n  add.s32 %r9, %r9, 1;\n"
     "  setp.eq.u32 %p1, %r9, 3;\n  setp.eq.u32 %p2, %r1, 70;\n  and.pred %p3, %p1, %p2;\n"
-    "  @%p3 trap;\n  setp.lt.u32 %p1, %r9, 6;\n  @%p1 bra LOOP;\n  ret;\n}\n";
+    "  @%p3 trap;\n  setp.lt.u32 %p1, %r9, 6;\n  @%p1 bra LOOP;\n  ret;\n}\n"
+    /* thread 40 traps before the first barrier: zk_K.start stops at warp
+     * 1 and hands it back; warps 2.. start later (or never) */
+    ".visible .entry trap_first(.param .u64 p)\n{\n"
+    "  .shared .align 4 .b8 s[512];\n"
+    "  .reg .pred %p<2>;\n  .reg .b32 %r<8>;\n  .reg .b64 %rd<6>;\n"
+    "  ld.param.u64 %rd1, [p];\n  cvta.to.global.u64 %rd2, %rd1;\n"
+    "  mov.u32 %r1, %tid.x;\n  setp.eq.u32 %p1, %r1, 40;\n  @%p1 trap;\n"
+    "  mov.u32 %r4, s;\n  shl.b32 %r3, %r1, 2;\n  add.s32 %r5, %r4, %r3;\n"
+    "  st.shared.u32 [%r5], %r1;\n  bar.sync 0;\n  xor.b32 %r6, %r3, 256;\n"
+    "  add.s32 %r6, %r4, %r6;\n  ld.shared.u32 %r7, [%r6];\n"
+    "  mul.wide.u32 %rd3, %r1, 4;\n  add.s64 %rd4, %rd2, %rd3;\n"
+    "  st.global.u32 [%rd4], %r7;\n  ret;\n}\n";
 
 static uint32_t *poisoned(size_t n)
 {
@@ -168,7 +183,7 @@ static uint32_t *poisoned(size_t n)
     return p;
 }
 
-static bool want_batch;
+static bool want_batch, want_start;
 
 /* the kernels with a barrier in a loop: resumed by zk_K.batch */
 static bool loops(const char *name)
@@ -180,7 +195,8 @@ static bool loops(const char *name)
     return false;
 }
 
-/* uses_barrier, and a coroutine's batch function unless turned off */
+/* uses_barrier, and a coroutine's batch and start functions unless
+ * turned off */
 static void expect_mode(const zn_jit_module *jm, const char *name, int want)
 {
     const zn_kernel_info *k = zn_jit_kernel(jm, name);
@@ -189,6 +205,9 @@ static void expect_mode(const zn_jit_module *jm, const char *name, int want)
     bool batch = want == 2 && want_batch && loops(name);
     CHECK(k && (k->batch != NULL) == batch, "%s: batch %p, want %s", name,
           k ? (void *)(uintptr_t)k->batch : NULL, batch ? "one" : "none");
+    bool start = want == 2 && want_start;
+    CHECK(k && (k->start != NULL) == start, "%s: start %p, want %s", name,
+          k ? (void *)(uintptr_t)k->start : NULL, start ? "one" : "none");
 }
 
 static void check_rotate(const zn_jit_module *jm, uint32_t nblocks, uint32_t nt, uint32_t it)
@@ -318,6 +337,12 @@ static void check_trap(const zn_jit_module *jm)
     int st = zt_run_exec(jm, "trap_mid", ZT_DIM1(6), ZT_DIM1(128), 0, args);
     CHECK(st == ZN_KSTATUS_TRAP, "trap_mid: status %d, want %d", st, ZN_KSTATUS_TRAP);
     check_rotate(jm, 3, 256, 20);
+    uint32_t *out = poisoned(128);
+    po = out;
+    st = zt_run_exec(jm, "trap_first", ZT_DIM1(5), ZT_DIM1(128), 0, args);
+    CHECK(st == ZN_KSTATUS_TRAP, "trap_first: status %d, want %d", st, ZN_KSTATUS_TRAP);
+    free(out);
+    check_rotate(jm, 3, 256, 20);
 }
 
 static void run_all(int coro)
@@ -334,6 +359,7 @@ static void run_all(int coro)
     expect_mode(jm, "counted", m);
     expect_mode(jm, "callee_bar", 1);
     expect_mode(jm, "trap_mid", m);
+    expect_mode(jm, "trap_first", m);
     check_rotate(jm, 3, 256, 20);
     check_rotate(jm, 2, 1000, 5);   /* 32 warps, the last of 8 lanes */
     check_rotate(jm, 4, 32, 7);     /* one warp: never waits */
@@ -358,12 +384,19 @@ int main(void)
 {
     unsetenv("ZINC_NO_CORO");
     unsetenv("ZINC_NO_CORO_BATCH");
-    want_batch = true;
+    unsetenv("ZINC_NO_CORO_START");
+    want_batch = want_start = true;
     run_all(1);
     setenv("ZINC_NO_CORO_BATCH", "1", 1);
     want_batch = false;
     run_all(1);
+    setenv("ZINC_NO_CORO_START", "1", 1);
+    want_start = false;
+    run_all(1);
     unsetenv("ZINC_NO_CORO_BATCH");
+    want_batch = true;
+    run_all(1);
+    unsetenv("ZINC_NO_CORO_START");
     setenv("ZINC_NO_CORO", "1", 1);
     run_all(0);
     zt_cleanup();

@@ -198,7 +198,7 @@ static const uint32_t shape_a[3] = {64, 1, 1}, shape_b[3] = {32, 2, 1};
 static zn_kernel_code code_for(zn_jit_module *jm, const char *name, const uint32_t *shape,
                                int want_rc, const char *what)
 {
-    zn_kernel_code c = {NULL, NULL};
+    zn_kernel_code c = {NULL, NULL, NULL};
     char err[512];
     int rc = zn_jit_kernel_code(jm, kern(jm, name), shape, &c, err, sizeof err);
     CHECK(rc == want_rc && c.fn, "%s: %s: status %d (want %d), code %p: %s", what, name, rc,

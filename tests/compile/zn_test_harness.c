@@ -310,7 +310,7 @@ int zt_run_exec(const zn_jit_module *jm, const char *kernel, zt_dim grid,
     }
     uint8_t *params = pack(k, args);
     zn_launch l = {
-        .fn = k->fn, .batch = k->batch, .grid = {grid.x, grid.y, grid.z},
+        .fn = k->fn, .batch = k->batch, .start = k->start, .grid = {grid.x, grid.y, grid.z},
         .block = {block.x, block.y, block.z}, .static_shared = k->static_shared,
         .dyn_shared = dyn_shared, .stack_bytes = k->stack_bytes,
         .uses_barrier = k->uses_barrier, .params = params,
