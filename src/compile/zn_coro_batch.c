@@ -43,12 +43,12 @@
  *
  * the same loop over warps that have not started, calling the ramp zk_K:
  * the executor's first round of a block is one call instead of a call,
- * status tests and mask updates per warp (bench_ab_env: shuffle reduction
- * -12 %, mmvq_thin -4..-6 %, measured both orders). A small ramp is
- * inlined into the loop (START_INLINE_MAX: the tree reduction's 206
- * instructions, -4..-8 % more there); a large one is called, since a
- * second copy doubles its code generation (libcu_barrier's 22000-
- * instruction ramps: codegen 7 -> 12.6 s when inlined).
+ * status tests and mask updates per warp (bench_ab_env, both orders:
+ * shuffle reduction -12..-15 %, tree -3..-6 %, mmvq_thin 0..-5 %). A
+ * small ramp is inlined into the loop (START_INLINE_MAX: the tree
+ * reduction's 206 instructions); a large one is called, since a second
+ * copy doubles its code generation (libcu_barrier's 22000-instruction
+ * ramps: codegen 7 -> 12.6 s when inlined).
  */
 #include "zn_pipeline.h"
 #include "exec/zn_kernel_abi.h"
@@ -127,7 +127,7 @@ typedef enum { LOOP_RESUME, LOOP_START, LOOP_START_INLINED } loop_kind;
 
 /* the loop's next warp: cttz of what is left, its context, the call:
  * resume(frame) or ramp(w) */
-static LLVMValueRef resume_lowest(batch_fn *bf, LLVMModuleRef mod, LLVMValueRef callee,
+static LLVMValueRef run_lowest(batch_fn *bf, LLVMModuleRef mod, LLVMValueRef callee,
                                   loop_kind kind, LLVMValueRef left, LLVMValueRef *w)
 {
     LLVMBuilderRef b = bf->b;
@@ -153,8 +153,8 @@ static LLVMValueRef resume_lowest(batch_fn *bf, LLVMModuleRef mod, LLVMValueRef 
     return i;
 }
 
-/* int32_t K.batch(zn_warp_ctx *warps, uint32_t todo, uint32_t nthreads,
- * uint32_t *ended): zn_batch_fn */
+/* int32_t K.batch or K.start(zn_warp_ctx *warps, uint32_t todo,
+ * uint32_t nthreads, uint32_t *ended): zn_batch_fn, the loop of `kind` */
 static void build_batch(LLVMModuleRef mod, LLVMValueRef ramp, LLVMValueRef resume,
                         loop_kind kind, const char *name)
 {
@@ -182,7 +182,7 @@ static void build_batch(LLVMModuleRef mod, LLVMValueRef ramp, LLVMValueRef resum
      * ended without error is done; either way the next one goes on */
     LLVMPositionBuilderAtEnd(b, body);
     LLVMValueRef w;
-    LLVMValueRef i = resume_lowest(&bf, mod, kind == LOOP_RESUME ? resume : ramp, kind, left, &w);
+    LLVMValueRef i = run_lowest(&bf, mod, kind == LOOP_RESUME ? resume : ramp, kind, left, &w);
     LLVMValueRef st = LLVMBuildLoad2(b, bf.i32, field(b, bf.c, w, offsetof(zn_warp_ctx,
                                                                           co_status)), "st");
     LLVMValueRef sw = LLVMBuildSwitch(b, st, stop, 2);
