@@ -152,13 +152,20 @@ void zn_llvm_options(void)
     LLVMParseCommandLineOptions(2, argv, NULL);
 }
 
+uint64_t zn_func_instrs(LLVMValueRef f)
+{
+    uint64_t n = 0;
+    for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(f); bb; bb = LLVMGetNextBasicBlock(bb))
+        for (LLVMValueRef i = LLVMGetFirstInstruction(bb); i; i = LLVMGetNextInstruction(i))
+            n++;
+    return n;
+}
+
 static uint64_t count_instrs(LLVMModuleRef mod)
 {
     uint64_t n = 0;
     for (LLVMValueRef f = LLVMGetFirstFunction(mod); f; f = LLVMGetNextFunction(f))
-        for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(f); bb; bb = LLVMGetNextBasicBlock(bb))
-            for (LLVMValueRef i = LLVMGetFirstInstruction(bb); i; i = LLVMGetNextInstruction(i))
-                n++;
+        n += zn_func_instrs(f);
     return n;
 }
 

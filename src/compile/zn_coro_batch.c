@@ -248,15 +248,6 @@ bool zn_coro_start_disabled(void)
     return s && *s && *s != '0';
 }
 
-static unsigned instruction_count(LLVMValueRef f)
-{
-    unsigned n = 0;
-    for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(f); bb; bb = LLVMGetNextBasicBlock(bb))
-        for (LLVMValueRef in = LLVMGetFirstInstruction(bb); in; in = LLVMGetNextInstruction(in))
-            n++;
-    return n;
-}
-
 /* zk_K + suffix, or NULL without memory */
 static char *suffixed(const char *ramp, const char *suffix)
 {
@@ -290,7 +281,7 @@ static int build_loops(LLVMModuleRef mod, LLVMValueRef resume, const char *ramp_
                                                sizeof ZN_ATTR_BATCH_INLINE - 1);
     int made = 0;
     if (!zn_coro_start_disabled() && !LLVMGetNamedFunction(mod, start_name)) {
-        build_batch(mod, ramp, resume, instruction_count(ramp) <= START_INLINE_MAX ?
+        build_batch(mod, ramp, resume, zn_func_instrs(ramp) <= START_INLINE_MAX ?
                     LOOP_START_INLINED : LOOP_START, start_name);
         made |= MADE_START;
     }

@@ -189,10 +189,10 @@ static int create_jit(zn_jit_module *jm, zn_target *t, char *err, size_t errlen)
     return define_globals(jm, jd, &jm->o, err, errlen) ? -1 : 0;
 }
 
-/* zk_K.batch's address (suffix ".batch"), if the unit has one
- * (zn_coro_batch.c: coroutine kernels with a barrier in a loop that still
- * suspend after optimisation), or zk_K.start's (every such kernel). */
-static bool lookup_batch(zn_jit_module *jm, const char *kernel, const char *suffix,
+/* The address of one of a coroutine kernel's compiled warp loops
+ * (zn_coro_batch.c), if the unit has it: suffix ".batch" (kernels with a
+ * barrier in a loop that still suspend after optimisation) or ".start". */
+static bool lookup_loop(zn_jit_module *jm, const char *kernel, const char *suffix,
                          LLVMOrcExecutorAddress *addr)
 {
     size_t n = strlen(kernel), sl = strlen(suffix);
@@ -236,10 +236,12 @@ static int add_unit(zn_jit_module *jm, LLVMMemoryBufferRef obj, int64_t ki,
         zn_perfmap_write(pmap, name, addr);
         /* the executor starts and resumes a coroutine kernel's warps
          * through zk_K.start and zk_K.batch when it has them */
-        if (jm->kernels[i].uses_barrier == 2 && lookup_batch(jm, name, ".batch", &addr))
-            code.batch = (zn_batch_fn)(uintptr_t)addr;
-        if (jm->kernels[i].uses_barrier == 2 && lookup_batch(jm, name, ".start", &addr))
-            code.start = (zn_batch_fn)(uintptr_t)addr;
+        if (jm->kernels[i].uses_barrier == 2) {
+            if (lookup_loop(jm, name, ".batch", &addr))
+                code.batch = (zn_batch_fn)(uintptr_t)addr;
+            if (lookup_loop(jm, name, ".start", &addr))
+                code.start = (zn_batch_fn)(uintptr_t)addr;
+        }
         /* fn last, released: zn_jit_kernel_code reads it without the lock */
         zn_kernel_code *spec = block ? &jm->spec[i].code : NULL;
         *(spec ? &spec->batch : &jm->kernels[i].batch) = code.batch;

@@ -44,6 +44,8 @@ LLVMModuleRef zn_build_ir_subset(const ptx_module *pm, const zn_compile_opts *o,
                                  char *err, size_t errlen);
 /* Gives every definition but the function `keep` internal linkage. */
 void zn_internalize(LLVMModuleRef mod, const char *keep);
+/* LLVM instructions in function f (zn_build.c) */
+uint64_t zn_func_instrs(LLVMValueRef f);
 /* The new pass manager's default<On> pipeline; 0 or -1. */
 int zn_optimise(LLVMModuleRef mod, const zn_target *t, char *err, size_t errlen);
 /* the kernel's function attribute (zn_lower_coro.c: a barrier in a loop)

@@ -186,10 +186,11 @@ static int coro_rounds(zn_block_run *run, zn_kernel_fn fn, uint32_t *started, bo
         while (pending) {
             for (uint32_t todo = pending; todo; todo &= todo - 1) {
                 uint32_t i = (uint32_t)__builtin_ctz(todo);
-                zn_batch_fn through = batch && !(todo & ~*started) ? batch
-                                      : start && !(todo & *started) ? start : NULL;
-                if (through) {
-                    int r = coro_batch(run, through, &todo, &pending, &arrived, started);
+                /* all started: resumed by the batch; none: the start loop */
+                zn_batch_fn loop = batch && !(todo & ~*started) ? batch
+                                   : start && !(todo & *started) ? start : NULL;
+                if (loop) {
+                    int r = coro_batch(run, loop, &todo, &pending, &arrived, started);
                     if (r < 0)
                         break;
                     i = (uint32_t)r;
