@@ -7,7 +7,9 @@
  * of two speeds (docs/bench.md: up to 1.7x apart), so comparing two builds
  * or two settings across processes needs many runs to see a few percent.
  * Here the suite's per-block-bound kernels (PTXDIR/reduce.ptx,
- * reduce_warp.ptx and mmvq.ptx: nvcc -ptx of the suite's programs) are
+ * reduce_warp.ptx and mmvq.ptx: nvcc -ptx of the suite's programs) and the
+ * shared-atomic histogram (histogram.ptx; its unit is 1 KiB of input, its
+ * grid the suite's, grid-stride over fewer bytes) are
  * loaded twice with the kernel cache off: VAR=A is set while the first
  * copies compile (at their first launch), VAR=B for the second ("VAR="
  * unsets it). Launches of the two copies then alternate, best of
@@ -27,16 +29,19 @@
 
 enum { COLS = 2 * MMVQ_QK };    /* mmvq_thin's rows: two blocks */
 
-enum { MOD_REDUCE, MOD_REDUCE_WARP, MOD_MMVQ, NMODS };
-static const char *const mod_file[NMODS] = {"reduce.ptx", "reduce_warp.ptx", "mmvq.ptx"};
+enum { MOD_REDUCE, MOD_REDUCE_WARP, MOD_MMVQ, MOD_HIST, NMODS };
+static const char *const mod_file[NMODS] = {"reduce.ptx", "reduce_warp.ptx", "mmvq.ptx",
+                                            "histogram.ptx"};
 
 typedef struct ab_job {
     const char *name, *symbol;
     int mod;
     unsigned grid, bx, by;
     void **args;
-    CUdeviceptr out;        /* one float per block */
+    CUdeviceptr out;        /* one float per block, or the histogram's bins */
     const float *want;
+    const unsigned *want_bins;  /* the histogram: out is HIST_BINS counts */
+    double units;           /* what the table's times are per: blocks, KiB */
     CUfunction f[2];
     double best[2];
 } ab_job;
@@ -69,12 +74,27 @@ static CUdeviceptr alloc(size_t bytes)
 
 static void launch(const ab_job *j, int v)
 {
+    if (j->want_bins)   /* a histogram starts from zero */
+        CK(cuMemsetD32Async(j->out, 0, HIST_BINS, 0));
     CK(cuLaunchKernel(j->f[v], j->grid, 1, 1, j->bx, j->by, 1, 0, 0, j->args, NULL));
 }
 
 /* every block's result against C; poisoned first so unwritten output shows */
 static int check(const ab_job *j, int v)
 {
+    if (j->want_bins) {
+        unsigned *bins = (unsigned *)(uintptr_t)j->out;
+        memset(bins, 0xff, HIST_BINS * sizeof(unsigned));
+        launch(j, v);
+        CK(cuCtxSynchronize());
+        for (unsigned b = 0; b < HIST_BINS; b++)
+            if (bins[b] != j->want_bins[b]) {
+                fprintf(stderr, "FAIL %s (%s): bin %u has %u, want %u\n", j->name,
+                        v ? "B" : "A", b, bins[b], j->want_bins[b]);
+                return 1;
+            }
+        return 0;
+    }
     float *out = (float *)(uintptr_t)j->out;
     memset(out, 0xff, j->grid * sizeof(float));
     launch(j, v);
@@ -136,14 +156,26 @@ int main(int argc, char **argv)
         }
         want_dot[r] = (float)dot;
     }
+    /* histogram: bytes hashed as the suite's are, counted here */
+    long hn = (long)bench_size(1 << 24, 100003);
+    CUdeviceptr hin = alloc((size_t)hn), bins = alloc(HIST_BINS * sizeof(unsigned));
+    uint8_t *hh = (uint8_t *)(uintptr_t)hin;
+    unsigned *want_bins = calloc(HIST_BINS, sizeof(unsigned));
+    for (long i = 0; i < hn; i++) {
+        hh[i] = (uint8_t)((bench_hash((uint32_t)i) & 0xff) & (bench_hash((uint32_t)i + 7) | 0x3f));
+        want_bins[hh[i]]++;
+    }
     void *a_sum[] = {&x, &sums, &n}, *a_dot[] = {&bx, &by, &dots, &cols};
+    void *a_hist[] = {&hin, &hn, &bins};
     ab_job jobs[] = {
         {"tree", "_Z9block_sumPKfPfi", MOD_REDUCE, blocks, BENCH_THREADS, 1, a_sum, sums,
-         want_sum, {0}, {1e30, 1e30}},
+         want_sum, NULL, blocks, {0}, {1e30, 1e30}},
         {"shfl", "_Z14block_sum_shflPKfPfi", MOD_REDUCE_WARP, blocks, BENCH_THREADS, 1, a_sum,
-         sums, want_sum, {0}, {1e30, 1e30}},
+         sums, want_sum, NULL, blocks, {0}, {1e30, 1e30}},
         {"thin", "_Z7mmvq_q8PK5blk_xPK5blk_yPfi", MOD_MMVQ, rows, 32, 4, a_dot, dots, want_dot,
-         {0}, {1e30, 1e30}},
+         NULL, rows, {0}, {1e30, 1e30}},
+        {"hist/KiB", "_Z12histogram256PKhlPj", MOD_HIST, HIST_BLOCKS, BENCH_THREADS, 1, a_hist,
+         bins, NULL, want_bins, hn / 1024.0, {0}, {1e30, 1e30}},
     };
     const int njobs = sizeof jobs / sizeof *jobs;
 
@@ -177,8 +209,8 @@ int main(int argc, char **argv)
     printf("A: %s  B: %s  (best of %d x 5 launches, alternated)\n", argv[2], argv[3], rounds);
     printf("kernel     A ns/block  B ns/block    B/A\n");
     for (int k = 0; k < njobs; k++)
-        printf("%-8s %12.1f %11.1f %6.3f\n", jobs[k].name, jobs[k].best[0] * 1e6 / jobs[k].grid,
-               jobs[k].best[1] * 1e6 / jobs[k].grid, jobs[k].best[1] / jobs[k].best[0]);
+        printf("%-8s %12.1f %11.1f %6.3f\n", jobs[k].name, jobs[k].best[0] * 1e6 / jobs[k].units,
+               jobs[k].best[1] * 1e6 / jobs[k].units, jobs[k].best[1] / jobs[k].best[0]);
     for (int v = 0; v < 2; v++)
         for (int i = 0; i < NMODS; i++)
             CK(cuModuleUnload(mod[v][i]));
@@ -187,10 +219,13 @@ int main(int argc, char **argv)
     CK(cuMemFree(bx));
     CK(cuMemFree(by));
     CK(cuMemFree(dots));
+    CK(cuMemFree(hin));
+    CK(cuMemFree(bins));
     for (int i = 0; i < NMODS; i++)
         free(ptx[i]);
     free(want_sum);
     free(want_dot);
+    free(want_bins);
     CK(cuDevicePrimaryCtxRelease(dev));
     if (bad)
         return 1;
