@@ -31,7 +31,7 @@ void zn_compile_key(const ptx_module *pm, const zn_compile_opts *o,
     add_str(&s, "triple", t->triple);
     add_str(&s, "cpu", t->cpu);
     add_str(&s, "features", t->features);
-    snprintf(num, sizeof num, "O%d pic%s%s%s%s%s%s%s%s%s%s", t->opt,
+    snprintf(num, sizeof num, "O%d pic%s%s%s%s%s%s%s%s%s%s%s", t->opt,
              zn_large_code_model() ? " large" : "", o->check ? " memcheck" : "",
              zn_coro_disabled() ? " fibers" : "",
              zn_grid_interleave_disabled() ? " gs-whole" : "",
@@ -40,7 +40,8 @@ void zn_compile_key(const ptx_module *pm, const zn_compile_opts *o,
              zn_coro_start_disabled() ? " no-start" : "",
              zn_lazy_barrier_disabled() ? " no-lazybar" : "",
              zn_dead_regs_disabled() ? " no-deadregs" : "",
-             zn_direct_branches_disabled() ? " no-direct" : "");
+             zn_direct_branches_disabled() ? " no-direct" : "",
+             zn_lanecmp_disabled() ? " no-lanecmp" : "");
     add_str(&s, "options", num);
     if (o->check) {
         /* memcheck reports name PTX and .loc lines, which the printed PTX

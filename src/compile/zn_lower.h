@@ -531,6 +531,21 @@ LLVMValueRef zn_round_fix(zn_lfn *l, LLVMValueRef r, LLVMValueRef err, ptx_rnd r
 /* Moves lanes `taken` (subset of the block mask) to block T and the rest of
  * the block mask to block F (ZN_PC_DONE: finished). Ends the LLVM block. */
 void zn_goto(zn_lfn *l, LLVMValueRef taken, uint32_t T, uint32_t F);
+/* A guarded bra right after the setp of its predicate, comparing a
+ * lane-affine integer with a uniform one (zn_lower_lanecmp.c): scalar i1
+ * tests that every lane / no lane of the warp passes (sufficient for any
+ * mask: false when unsure). */
+typedef struct zn_lanecmp {
+    const ptx_ins *setp;
+    LLVMValueRef all, none;
+} zn_lanecmp;
+bool zn_lanecmp_branch(zn_lfn *l, const ptx_ins *bra, zn_lanecmp *out);
+/* The branch's taken lanes, the setp lowered again here (its sources are
+ * unchanged: nothing lies between it and the branch). */
+LLVMValueRef zn_lanecmp_taken(zn_lfn *l, const zn_lanecmp *lc);
+/* zn_goto for a branch with such tests: its uniform paths are taken on
+ * the scalar tests, the vector compare only where the lanes may split. */
+void zn_goto_lanecmp(zn_lfn *l, const zn_lanecmp *lc, uint32_t T, uint32_t F);
 /* Partial-warp barriers (zn_lower_park.c). */
 bool zn_bar_parkable(const ptx_ins *ins);
 bool zn_park_wants_split(const zn_lfn *l);   /* split blocks at barriers? */
@@ -614,6 +629,12 @@ bool zn_affine_addr(zn_lfn *l, zn_aff_addr *out);
  * of `y * w + x` at every warp entry, kept alive through the phis of
  * divergent code). */
 LLVMValueRef zn_affine_lanes(zn_lfn *l);
+/* Integer register r as instruction `at` reads it, when lane l holds
+ * *v0 + l * *s (mod 2^bits; *v0 a scalar built at the current position,
+ * valid when nothing wrote r's inputs between `at` and here) under the i1
+ * run-time facts *cond (NULL: none needed). */
+bool zn_affine_reg_lin(zn_lfn *l, int32_t r, uint32_t at, LLVMValueRef *v0, int64_t *s,
+                       LLVMValueRef *cond);
 /* the function reads %tid.y or %tid.z: it expects 2D or 3D blocks */
 bool zn_func_uses_2d(zn_lfn *l);
 /* Deletes writes to registers (and mask/pc slots) that nothing reads and
@@ -653,6 +674,15 @@ void zn_each_reg(const ptx_opnd *o, void (*f)(int32_t, void *), void *ud);
 /* f(reg) for the registers an instruction's first operand may write (all
  * but the [addr] of st/red). */
 void zn_each_def(const ptx_opnd *o, void (*f)(int32_t, void *), void *ud);
+/* For zn_each_reg / zn_each_def: sets hit when a register is one of r[]
+ * (-1: no register). */
+typedef struct zn_reg_hit {
+    int32_t r[3];
+    bool hit;
+} zn_reg_hit;
+void zn_reg_hit_cb(int32_t r, void *ud);
+/* whether ins writes (its destination operand) one of r[] (-1: none) */
+bool zn_ins_writes_any(const ptx_ins *ins, const int32_t r[3]);
 
 /* Pairs of 16-bit loads joined by mov.b32 {lo, hi} (zn_lower_pairld.c):
  * zn_pair_loads finds them (after zn_invariant_regs); the second load and

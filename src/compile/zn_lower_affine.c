@@ -1136,3 +1136,27 @@ bool zn_affine_addr(zn_lfn *l, zn_aff_addr *out)
     }
     return out->lin || out->rows;
 }
+
+bool zn_affine_reg_lin(zn_lfn *l, int32_t r, uint32_t at, LLVMValueRef *v0, int64_t *s,
+                       LLVMValueRef *cond)
+{
+    if (getenv("ZINC_NO_AFFINE"))
+        return false;
+    aff_walk w = {.l = l, .use = at, .ok1 = true};
+    aff_val v;
+    unsigned bits = reg_bits(l, r);
+    if ((bits != 32 && bits != 64) || !reg_aff(&w, r, at, false, 0, &v) || !w.ok1 ||
+        LLVMGetTypeKind(LLVMTypeOf(v.v0)) != LLVMIntegerTypeKind ||
+        ll_bits(LLVMTypeOf(v.v0)) != bits)
+        return false;
+    if (w.need_lin) {   /* %tid.x runs t0 .. t0 + 31 across the warp */
+        LLVMValueRef nx = sreg0(l, PTX_SREG_NTID_X);
+        LLVMTypeRef t = LLVMTypeOf(nx);
+        LLVMValueRef low = LLVMBuildAnd(l->b, nx, LLVMConstInt(t, 31, 0), "");
+        add_cond(l, &w.cond1, LLVMBuildICmp(l->b, LLVMIntEQ, low, LLVMConstNull(t), "aff.lin"));
+    }
+    *v0 = v.v0;
+    *s = v.s;
+    *cond = w.cond1;
+    return true;
+}

@@ -202,7 +202,10 @@ static void split_direct(zn_lfn *l, LLVMValueRef go, LLVMValueRef wait, uint32_t
     LLVMPositionBuilderAtEnd(l->b, rest);
 }
 
-void zn_goto(zn_lfn *l, LLVMValueRef taken, uint32_t T, uint32_t F)
+/* zn_goto; lc (or NULL): scalar tests that decide the uniform cases of a
+ * guarded branch before its vector mask is built (zn_lower_lanecmp.c) */
+static void goto_lanes(zn_lfn *l, LLVMValueRef taken, const zn_lanecmp *lc, uint32_t T,
+                       uint32_t F)
 {
     zn_lmod *m = l->m;
     LLVMTypeRef v32 = ll_vec(m->t_i32);
@@ -227,10 +230,6 @@ void zn_goto(zn_lfn *l, LLVMValueRef taken, uint32_t T, uint32_t F)
         l->terminated = true;
         return;
     }
-    LLVMValueRef vT = ll_const_vec(m->t_i32, T), vF = ll_const_vec(m->t_i32, F);
-    LLVMValueRef npc = taken
-        ? LLVMBuildSelect(l->b, taken, vT, LLVMBuildSelect(l->b, l->mask, vF, pc, ""), "")
-        : LLVMBuildSelect(l->b, l->mask, vT, pc, "");
     /* The new pcs are stored only where the warp goes on by the resume
      * chain: on the fast paths every running lane goes to one block and
      * runs it, and their pcs may go stale as in uniform_branch (the next
@@ -241,6 +240,20 @@ void zn_goto(zn_lfn *l, LLVMValueRef taken, uint32_t T, uint32_t F)
                                          ll_const_vec(m->t_i32, ZN_PC_DONE), "");
     waiting = LLVMBuildAnd(l->b, waiting, LLVMBuildNot(l->b, l->mask, ""), "");
     LLVMValueRef others = ll_any(l, waiting);
+    if (lc) {
+        LLVMValueRef alone = LLVMBuildNot(l->b, others, "");
+        LLVMBasicBlockRef some = LLVMAppendBasicBlockInContext(m->ctx, l->fn, "cmp.some");
+        LLVMBasicBlockRef split = LLVMAppendBasicBlockInContext(m->ctx, l->fn, "cmp.split");
+        LLVMBuildCondBr(l->b, LLVMBuildAnd(l->b, lc->all, alone, ""), target_bb(l, T), some);
+        LLVMPositionBuilderAtEnd(l->b, some);
+        LLVMBuildCondBr(l->b, LLVMBuildAnd(l->b, lc->none, alone, ""), target_bb(l, F), split);
+        LLVMPositionBuilderAtEnd(l->b, split);
+        taken = zn_lanecmp_taken(l, lc);
+    }
+    LLVMValueRef vT = ll_const_vec(m->t_i32, T), vF = ll_const_vec(m->t_i32, F);
+    LLVMValueRef npc = taken
+        ? LLVMBuildSelect(l->b, taken, vT, LLVMBuildSelect(l->b, l->mask, vF, pc, ""), "")
+        : LLVMBuildSelect(l->b, l->mask, vT, pc, "");
     LLVMBasicBlockRef x = LLVMAppendBasicBlockInContext(m->ctx, l->fn, "br.f");
     if (!taken) {
         LLVMBuildCondBr(l->b, others, x, target_bb(l, T));
@@ -279,6 +292,16 @@ void zn_goto(zn_lfn *l, LLVMValueRef taken, uint32_t T, uint32_t F)
         resume_lowest(l, LLVMBuildICmp(l->b, LLVMIntNE, ti, zero, ""), T);
     }
     l->terminated = true;
+}
+
+void zn_goto(zn_lfn *l, LLVMValueRef taken, uint32_t T, uint32_t F)
+{
+    goto_lanes(l, taken, NULL, T, F);
+}
+
+void zn_goto_lanecmp(zn_lfn *l, const zn_lanecmp *lc, uint32_t T, uint32_t F)
+{
+    goto_lanes(l, l->emask, lc, T, F);
 }
 
 void zn_return_status(zn_lfn *l, LLVMValueRef status)
@@ -368,8 +391,13 @@ void zn_lower_branch(zn_lfn *l, const ptx_ins *ins)
             uniform_branch(l, ins, T, next);
             return;
         }
-        zn_goto(l, taken, zn_thread_target(l, l->cur_block, T),
-                zn_thread_target(l, l->cur_block, next));
+        zn_lanecmp lc;
+        if (zn_lanecmp_branch(l, ins, &lc))  /* zn_lower_lanecmp.c */
+            zn_goto_lanecmp(l, &lc, zn_thread_target(l, l->cur_block, T),
+                            zn_thread_target(l, l->cur_block, next));
+        else
+            zn_goto(l, taken, zn_thread_target(l, l->cur_block, T),
+                    zn_thread_target(l, l->cur_block, next));
         return;
     }
     case PTX_OP_exit:

@@ -112,6 +112,21 @@ void zn_each_def(const ptx_opnd *o, void (*f)(int32_t, void *), void *ud)
         zn_each_reg(o, f, ud);
 }
 
+void zn_reg_hit_cb(int32_t r, void *ud)
+{
+    zn_reg_hit *h = ud;
+    for (unsigned k = 0; k < 3; k++)
+        h->hit |= r >= 0 && r == h->r[k];
+}
+
+bool zn_ins_writes_any(const ptx_ins *ins, const int32_t r[3])
+{
+    zn_reg_hit h = {{r[0], r[1], r[2]}, false};
+    if (ins->nopnds)
+        zn_each_def(&ins->opnds[0], zn_reg_hit_cb, &h);
+    return h.hit;
+}
+
 typedef struct inv_state {
     uint32_t nregs;
     uint32_t *ndefs;

@@ -33,26 +33,14 @@ static void count_reg(int32_t r, void *ud)
     ((uint32_t *)ud)[r]++;
 }
 
-typedef struct mention {
-    int32_t r[3];
-    bool hit;
-} mention;
-
-static void find_reg(int32_t r, void *ud)
-{
-    mention *m = ud;
-    for (int i = 0; i < 3; i++)
-        m->hit |= r == m->r[i];
-}
-
 /* whether ins mentions any of regs (any operand, the guard too) */
 static bool mentions(const ptx_ins *ins, const int32_t regs[3])
 {
-    mention m = {.r = {regs[0], regs[1], regs[2]}};
+    zn_reg_hit m = {.r = {regs[0], regs[1], regs[2]}};
     for (uint32_t i = 0; i < ins->nopnds; i++)
-        zn_each_reg(&ins->opnds[i], find_reg, &m);
+        zn_each_reg(&ins->opnds[i], zn_reg_hit_cb, &m);
     if (ins->guard_reg >= 0)
-        find_reg(ins->guard_reg, &m);
+        zn_reg_hit_cb(ins->guard_reg, &m);
     return m.hit;
 }
 
@@ -73,21 +61,12 @@ static bool half_load(const ptx_ins *ins)
     }
 }
 
-/* whether ins writes register r (its destination operand) */
-static bool writes(const ptx_ins *ins, int32_t r)
-{
-    mention m = {.r = {r, r, r}};
-    if (ins->nopnds)
-        zn_each_def(&ins->opnds[0], find_reg, &m);
-    return m.hit;
-}
-
 static bool plain_between(const ptx_func *f, uint32_t from, uint32_t to, int32_t addr)
 {
     for (uint32_t i = from + 1; i < to; i++) {
         const ptx_ins *x = &f->ins[i];
         bool load = (x->op == PTX_OP_ld || x->op == PTX_OP_ldu) && !zn_strong_access(x);
-        if ((!zn_op_is_pure(x->op) && !load) || writes(x, addr))
+        if ((!zn_op_is_pure(x->op) && !load) || zn_ins_writes_any(x, (const int32_t[3]){addr, -1, -1}))
             return false;
     }
     return true;

@@ -97,6 +97,9 @@ bool zn_grid_interleave_disabled(void);
 /* ZINC_NO_DIRECT_BRANCHES: lanes go on to the next block through the resume
  * chain (zn_lower_func.c; in the cache key) */
 bool zn_direct_branches_disabled(void);
+/* ZINC_NO_LANECMP: branches on lane-affine compares test the vector mask
+ * only (zn_lower_lanecmp.c; in the cache key) */
+bool zn_lanecmp_disabled(void);
 /* ZINC_NO_THREAD_JUMPS: branches to trampolines not threaded (zn_lower_thread.c) */
 bool zn_thread_jumps_disabled(void);
 /* want[i] (pm->nfuncs entries) = the function with a body at pm->funcs[i]

@@ -1,0 +1,202 @@
+/* zn_lower_lanecmp.c: branches on a lane-affine integer against a uniform
+ * one, decided on scalars where every lane goes the same way.
+ *
+ * `setp.lt.u32 %p, %t, %s; @%p bra L;` (a few plain instructions may lie
+ * between) with %t lane-affine (lane l holds
+ * t0 + l * S: the thread index and what add/mul/shl/cvt make of it, proven
+ * by zn_lower_affine.c's walk) and %s the same in every lane (a uniform
+ * register, an immediate): when no lane's t0 + l * S wraps, the warp's 32
+ * values lie between t0 and t0 + 31 S, so "every lane passes" is one
+ * scalar compare of the right end and "no lane passes" one of the other.
+ * Both are sufficient for any mask (the active lanes are some of the 32).
+ * zn_goto takes the branch's uniform paths on them, before any vector
+ * work; only where the lanes may split is the setp lowered again and the
+ * vector mask tested as before, so LLVM keeps the vector compare off the
+ * uniform paths. A block reduction's warps whose lanes all skip
+ * `if (t < s) sh[t] += sh[t + s]` for the rest of the halvings of s ran
+ * that compare, a mask move and a test per round (bench/reduce). Facts
+ * that fail at run time (blockDim.x not a multiple of 32, a wrap inside
+ * the warp) make both tests false. ZINC_NO_LANECMP=1 turns this off (A/B
+ * runs; in the kernel cache key). */
+#include "zn_lower.h"
+#include "zn_pipeline.h"
+
+#include <stdlib.h>
+
+bool zn_lanecmp_disabled(void)
+{
+    const char *s = getenv("ZINC_NO_LANECMP");
+    return s && *s && *s != '0';
+}
+
+/* c with the affine operand on the left: `u < t` is `t > u` */
+static ptx_cmp mirror(ptx_cmp c)
+{
+    switch (c) {
+    case PTX_CMP_LT: return PTX_CMP_GT;
+    case PTX_CMP_LE: return PTX_CMP_GE;
+    case PTX_CMP_GT: return PTX_CMP_LT;
+    case PTX_CMP_GE: return PTX_CMP_LE;
+    case PTX_CMP_LO: return PTX_CMP_HI;
+    case PTX_CMP_LS: return PTX_CMP_HS;
+    case PTX_CMP_HI: return PTX_CMP_LO;
+    case PTX_CMP_HS: return PTX_CMP_LS;
+    default: return c;
+    }
+}
+
+/* an ordered integer compare: its strict and signed forms */
+static bool ordered(ptx_cmp c, ptx_type t, bool *sign)
+{
+    bool s = ptx_type_is_signed(t);
+    switch (c) {
+    case PTX_CMP_LT: case PTX_CMP_LE: case PTX_CMP_GT: case PTX_CMP_GE:
+        *sign = s;
+        return true;
+    case PTX_CMP_LO: case PTX_CMP_LS: case PTX_CMP_HI: case PTX_CMP_HS:
+        *sign = false;
+        return true;
+    default:
+        return false;
+    }
+}
+
+/* An operand's lane-affine form as instruction `at` reads it: imm or
+ * register; *s 0 for one value in every lane. */
+static bool opnd_lin(zn_lfn *l, const ptx_opnd *o, unsigned bits, uint32_t at, LLVMValueRef *v0,
+                     int64_t *s, LLVMValueRef *cond)
+{
+    if (o->kind == PTX_OPND_IMM) {
+        *v0 = LLVMConstInt(LLVMIntTypeInContext(l->m->ctx, bits), (uint64_t)o->ival, 0);
+        *s = 0;
+        *cond = NULL;
+        return true;
+    }
+    return o->kind == PTX_OPND_REG && o->reg2 < 0 && !o->pair &&
+           zn_affine_reg_lin(l, o->reg, at, v0, s, cond);
+}
+
+static LLVMValueRef and_facts(zn_lfn *l, LLVMValueRef a, LLVMValueRef b)
+{
+    return !a ? b : !b ? a : LLVMBuildAnd(l->b, a, b, "");
+}
+
+/* ZN_CMP_BACK: how far before the branch its setp may be (nvcc puts a
+ * mov or two in between: `setp.ge.u32 %p1, %r4, %r9; mov.f32 %f8, 0f0;
+ * @%p1 bra`) */
+#define ZN_CMP_BACK 8
+
+/* The setp whose predicate the branch at i reads, found in the same block
+ * with nothing between them that branches, calls, waits or writes the
+ * predicate or the setp's sources: its sources read at the branch are
+ * what it read. NULL otherwise. */
+static const ptx_ins *setp_before(const zn_lfn *l, uint32_t i, int32_t pred)
+{
+    const ptx_func *f = l->f;
+    int32_t q[3] = {pred, -1, -1};
+    for (uint32_t k = i; k-- > 0 && i - k <= ZN_CMP_BACK;) {
+        const ptx_ins *in = &f->ins[k];
+        if (l->block_of_ins[k] != l->block_of_ins[i] || k < l->hoist_end ||
+            in->op == PTX_OP_call ||
+            (ptx_op_table[in->op].flags & (PTX_OF_BRANCH | PTX_OF_CONVERGENT)))
+            return NULL;
+        if (in->op == PTX_OP_setp && in->nopnds == 3 && in->opnds[0].kind == PTX_OPND_REG &&
+            in->opnds[0].reg == pred && !in->opnds[0].pair) {
+            for (unsigned a = 1; a < 3; a++)
+                q[a] = in->opnds[a].kind == PTX_OPND_REG ? in->opnds[a].reg : -1;
+            for (uint32_t j = k + 1; j < i; j++)
+                if (zn_ins_writes_any(&f->ins[j], q))
+                    return NULL;
+            return in;
+        }
+        if (zn_ins_writes_any(in, q))
+            return NULL;
+    }
+    return NULL;
+}
+
+bool zn_lanecmp_branch(zn_lfn *l, const ptx_ins *bra, zn_lanecmp *out)
+{
+    const ptx_func *f = l->f;
+    if (zn_lanecmp_disabled() || bra->guard_reg < 0 || bra <= f->ins || bra >= f->ins + f->nins)
+        return false;
+    uint32_t i = (uint32_t)(bra - f->ins);
+    const ptx_ins *sp = setp_before(l, i, bra->guard_reg);
+    bool sign;
+    if (!sp || sp->guard_reg >= 0 || sp->subop == PTX_SUB_AND || sp->subop == PTX_SUB_OR ||
+        sp->subop == PTX_SUB_XOR || !ordered(sp->cmp, sp->type[0], &sign))
+        return false;
+    ptx_type t = sp->type[0];
+    unsigned bits = t == PTX_T_U32 || t == PTX_T_S32 ? 32 : t == PTX_T_U64 || t == PTX_T_S64 ? 64 : 0;
+    if (!bits)
+        return false;
+    LLVMValueRef a0, b0, fa, fb;
+    int64_t sa, sb;
+    /* read at the branch: the same values (setp_before) */
+    if (!opnd_lin(l, &sp->opnds[1], bits, i, &a0, &sa, &fa) ||
+        !opnd_lin(l, &sp->opnds[2], bits, i, &b0, &sb, &fb) || (sa != 0) == (sb != 0) ||
+        ll_bits(LLVMTypeOf(a0)) != bits || ll_bits(LLVMTypeOf(b0)) != bits)
+        return false;   /* one side lane-affine, the other uniform, both as wide as t */
+    ptx_cmp c = sp->cmp;
+    if (sa == 0) {      /* the affine one on the left */
+        LLVMValueRef x = a0;
+        a0 = b0, b0 = x;
+        sa = sb;
+        c = mirror(c);
+    }
+    /* the last lane's value t0 + 31 S must not wrap: the compare then
+     * orders the 32 values as the integers they are */
+    int64_t lim = (int64_t)1 << (bits - 2);
+    if (sa <= -lim / 31 || sa >= lim / 31)
+        return false;
+    zn_lmod *m = l->m;
+    LLVMBuilderRef b = l->b;
+    LLVMTypeRef it = LLVMIntTypeInContext(m->ctx, bits);
+    LLVMValueRef span = LLVMConstInt(it, (uint64_t)(31 * (sa < 0 ? -sa : sa)), 0);
+    const char *op = sign ? (sa > 0 ? "llvm.sadd.with.overflow" : "llvm.ssub.with.overflow")
+                          : (sa > 0 ? "llvm.uadd.with.overflow" : "llvm.usub.with.overflow");
+    LLVMValueRef args[2] = {a0, span};
+    LLVMValueRef r = ll_intrin(l, op, &it, 1, args, 2);
+    LLVMValueRef last = LLVMBuildExtractValue(b, r, 0, "lane31");
+    LLVMValueRef fits = LLVMBuildNot(b, LLVMBuildExtractValue(b, r, 1, ""), "");
+    LLVMValueRef lo = sa > 0 ? a0 : last, hi = sa > 0 ? last : a0;
+    LLVMIntPredicate lt = sign ? LLVMIntSLT : LLVMIntULT, le = sign ? LLVMIntSLE : LLVMIntULE;
+    LLVMIntPredicate gt = sign ? LLVMIntSGT : LLVMIntUGT, ge = sign ? LLVMIntSGE : LLVMIntUGE;
+    LLVMValueRef all, none;
+    switch (c) {
+    case PTX_CMP_LT: case PTX_CMP_LO:
+        all = LLVMBuildICmp(b, lt, hi, b0, "");
+        none = LLVMBuildICmp(b, ge, lo, b0, "");
+        break;
+    case PTX_CMP_LE: case PTX_CMP_LS:
+        all = LLVMBuildICmp(b, le, hi, b0, "");
+        none = LLVMBuildICmp(b, gt, lo, b0, "");
+        break;
+    case PTX_CMP_GT: case PTX_CMP_HI:
+        all = LLVMBuildICmp(b, gt, lo, b0, "");
+        none = LLVMBuildICmp(b, le, hi, b0, "");
+        break;
+    default:    /* GE, HS */
+        all = LLVMBuildICmp(b, ge, lo, b0, "");
+        none = LLVMBuildICmp(b, lt, hi, b0, "");
+        break;
+    }
+    LLVMValueRef facts = and_facts(l, and_facts(l, fa, fb), fits);
+    all = LLVMBuildAnd(b, all, facts, "lanes.all");
+    none = LLVMBuildAnd(b, none, facts, "lanes.none");
+    out->setp = sp;
+    out->all = bra->guard_neg ? none : all;
+    out->none = bra->guard_neg ? all : none;
+    return true;
+}
+
+LLVMValueRef zn_lanecmp_taken(zn_lfn *l, const zn_lanecmp *lc)
+{
+    const ptx_ins *bra = l->ins;
+    l->ins = lc->setp;
+    l->emask = zn_guard_mask(l, lc->setp);
+    zn_lower_ins(l, lc->setp);
+    l->ins = bra;
+    l->emask = zn_guard_mask(l, bra);
+    return l->emask;
+}
