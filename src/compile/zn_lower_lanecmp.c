@@ -1,8 +1,9 @@
 /* zn_lower_lanecmp.c: branches on a lane-affine integer against a uniform
  * one, decided on scalars where every lane goes the same way.
  *
- * `setp.lt.u32 %p, %t, %s; @%p bra L;` (a few plain instructions may lie
- * between) with %t lane-affine (lane l holds
+ * `setp.lt.u32 %p, %t, %s; @%p bra L;` (also le, gt, ge, the unsigned
+ * forms, and eq/ne, whose "no lane" is s outside the warp's range: `if
+ * (tid == 0)`; a few plain instructions may lie between) with %t lane-affine (lane l holds
  * t0 + l * S: the thread index and what add/mul/shl/cvt make of it, proven
  * by zn_lower_affine.c's walk) and %s the same in every lane (a uniform
  * register, an immediate): when no lane's t0 + l * S wraps, the warp's 32
@@ -22,6 +23,8 @@
 #include "zn_pipeline.h"
 
 #include <stdlib.h>
+
+#include "util/zn_log.h"
 
 bool zn_lanecmp_disabled(void)
 {
@@ -45,12 +48,15 @@ static ptx_cmp mirror(ptx_cmp c)
     }
 }
 
-/* an ordered integer compare: its strict and signed forms */
-static bool ordered(ptx_cmp c, ptx_type t, bool *sign)
+/* an integer compare this decides, and whether it orders signed values
+ * (eq and ne test a range: either order, as long as the wrap test uses
+ * the same) */
+static bool decidable(ptx_cmp c, ptx_type t, bool *sign)
 {
     bool s = ptx_type_is_signed(t);
     switch (c) {
     case PTX_CMP_LT: case PTX_CMP_LE: case PTX_CMP_GT: case PTX_CMP_GE:
+    case PTX_CMP_EQ: case PTX_CMP_NE:
         *sign = s;
         return true;
     case PTX_CMP_LO: case PTX_CMP_LS: case PTX_CMP_HI: case PTX_CMP_HS:
@@ -124,10 +130,12 @@ bool zn_lanecmp_branch(zn_lfn *l, const ptx_ins *bra, zn_lanecmp *out)
     const ptx_ins *sp = setp_before(l, i, bra->guard_reg);
     bool sign;
     if (!sp || sp->guard_reg >= 0 || sp->subop == PTX_SUB_AND || sp->subop == PTX_SUB_OR ||
-        sp->subop == PTX_SUB_XOR || !ordered(sp->cmp, sp->type[0], &sign))
+        sp->subop == PTX_SUB_XOR || !decidable(sp->cmp, sp->type[0], &sign))
         return false;
     ptx_type t = sp->type[0];
-    unsigned bits = t == PTX_T_U32 || t == PTX_T_S32 ? 32 : t == PTX_T_U64 || t == PTX_T_S64 ? 64 : 0;
+    unsigned bits = t == PTX_T_U32 || t == PTX_T_S32 || t == PTX_T_B32   ? 32
+                    : t == PTX_T_U64 || t == PTX_T_S64 || t == PTX_T_B64 ? 64
+                                                                         : 0;
     if (!bits)
         return false;
     LLVMValueRef a0, b0, fa, fb;
@@ -176,6 +184,16 @@ bool zn_lanecmp_branch(zn_lfn *l, const ptx_ins *bra, zn_lanecmp *out)
         all = LLVMBuildICmp(b, gt, lo, b0, "");
         none = LLVMBuildICmp(b, le, hi, b0, "");
         break;
+    case PTX_CMP_EQ: case PTX_CMP_NE: {
+        /* 32 different values: never all equal; none when s is outside
+         * them (`if (tid == 0)` in every warp but the first) */
+        LLVMValueRef out = LLVMBuildOr(b, LLVMBuildICmp(b, lt, b0, lo, ""),
+                                       LLVMBuildICmp(b, gt, b0, hi, ""), "");
+        LLVMValueRef never = LLVMConstInt(m->t_i1, 0, 0);
+        all = c == PTX_CMP_NE ? out : never;
+        none = c == PTX_CMP_NE ? never : out;
+        break;
+    }
     default:    /* GE, HS */
         all = LLVMBuildICmp(b, ge, lo, b0, "");
         none = LLVMBuildICmp(b, lt, hi, b0, "");
@@ -184,6 +202,8 @@ bool zn_lanecmp_branch(zn_lfn *l, const ptx_ins *bra, zn_lanecmp *out)
     LLVMValueRef facts = and_facts(l, and_facts(l, fa, fb), fits);
     all = LLVMBuildAnd(b, all, facts, "lanes.all");
     none = LLVMBuildAnd(b, none, facts, "lanes.none");
+    zn_log(ZN_LOG_DEBUG, "lanecmp: %s: the branch at PTX line %u tests scalars first",
+           f->name, bra->line);
     out->setp = sp;
     out->all = bra->guard_neg ? none : all;
     out->none = bra->guard_neg ? all : none;

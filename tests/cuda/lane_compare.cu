@@ -1,6 +1,6 @@
 // lane_compare: branches on a value affine in threadIdx.x against one the
 // same in every thread (src/compile/zn_lower_lanecmp.c decides the warps
-// whose lanes all go one way on scalars): unsigned, signed, 64-bit,
+// whose lanes all go one way on scalars): unsigned, signed, 64-bit, ==, !=,
 // descending values, the uniform side on the left, thresholds that split
 // warps and ones that do not, values that wrap inside a warp, and block
 // shapes where a warp's lanes are not 32 consecutive threadIdx.x (48 and
@@ -46,6 +46,13 @@ __host__ __device__ static unsigned lanes(unsigned tx, params p)
             acc = mix(acc, j, 5);
         if ((int)(tx * 7u) - 100 > ss)
             acc = mix(acc, j, 6);
+        // thresholds nvcc cannot step with j (an eq on an induction
+        // register would leave the compare undecided)
+        unsigned ue = p.u0 + (j * j * 7u) % 41u;
+        if (tx == ue)
+            acc = mix(acc, j, 7);
+        if ((int)tx - 64 != ss * (int)(j % 3))
+            acc = mix(acc, j, 8);
     }
     return acc;
 }
