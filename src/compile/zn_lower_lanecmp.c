@@ -6,7 +6,8 @@
  * (tid == 0)`; a few plain instructions may lie between) with %t lane-affine (lane l holds
  * t0 + l * S: the thread index and what add/mul/shl/cvt make of it, proven
  * by zn_lower_affine.c's walk) and %s the same in every lane (a uniform
- * register, an immediate): when no lane's t0 + l * S wraps, the warp's 32
+ * register, an immediate, or either side %tid.y-like: the same in a warp
+ * when blockDim.x is a multiple of 32, where one compare decides): when no lane's t0 + l * S wraps, the warp's 32
  * values lie between t0 and t0 + 31 S, so "every lane passes" is one
  * scalar compare of the right end and "no lane passes" one of the other.
  * Both are sufficient for any mask (the active lanes are some of the 32).
@@ -142,11 +143,14 @@ bool zn_lanecmp_branch(zn_lfn *l, const ptx_ins *bra, zn_lanecmp *out)
     int64_t sa, sb;
     /* read at the branch: the same values (setp_before) */
     if (!opnd_lin(l, &sp->opnds[1], bits, i, &a0, &sa, &fa) ||
-        !opnd_lin(l, &sp->opnds[2], bits, i, &b0, &sb, &fb) || (sa != 0) == (sb != 0) ||
+        !opnd_lin(l, &sp->opnds[2], bits, i, &b0, &sb, &fb) || (sa != 0 && sb != 0) ||
         ll_bits(LLVMTypeOf(a0)) != bits || ll_bits(LLVMTypeOf(b0)) != bits)
-        return false;   /* one side lane-affine, the other uniform, both as wide as t */
+        return false;   /* at most one side lane-affine, both as wide as t */
+    /* flat: both sides the same in every lane under the facts (%tid.y
+     * with blockDim.x a multiple of 32): one compare decides exactly */
+    bool flat = sa == 0 && sb == 0;
     ptx_cmp c = sp->cmp;
-    if (sa == 0) {      /* the affine one on the left */
+    if (sa == 0 && !flat) {     /* the affine one on the left */
         LLVMValueRef x = a0;
         a0 = b0, b0 = x;
         sa = sb;
@@ -160,14 +164,18 @@ bool zn_lanecmp_branch(zn_lfn *l, const ptx_ins *bra, zn_lanecmp *out)
     zn_lmod *m = l->m;
     LLVMBuilderRef b = l->b;
     LLVMTypeRef it = LLVMIntTypeInContext(m->ctx, bits);
-    LLVMValueRef span = LLVMConstInt(it, (uint64_t)(31 * (sa < 0 ? -sa : sa)), 0);
-    const char *op = sign ? (sa > 0 ? "llvm.sadd.with.overflow" : "llvm.ssub.with.overflow")
-                          : (sa > 0 ? "llvm.uadd.with.overflow" : "llvm.usub.with.overflow");
-    LLVMValueRef args[2] = {a0, span};
-    LLVMValueRef r = ll_intrin(l, op, &it, 1, args, 2);
-    LLVMValueRef last = LLVMBuildExtractValue(b, r, 0, "lane31");
-    LLVMValueRef fits = LLVMBuildNot(b, LLVMBuildExtractValue(b, r, 1, ""), "");
-    LLVMValueRef lo = sa > 0 ? a0 : last, hi = sa > 0 ? last : a0;
+    LLVMValueRef lo = a0, hi = a0, fits = NULL;
+    if (!flat) {
+        LLVMValueRef span = LLVMConstInt(it, (uint64_t)(31 * (sa < 0 ? -sa : sa)), 0);
+        const char *op = sign ? (sa > 0 ? "llvm.sadd.with.overflow" : "llvm.ssub.with.overflow")
+                              : (sa > 0 ? "llvm.uadd.with.overflow" : "llvm.usub.with.overflow");
+        LLVMValueRef args[2] = {a0, span};
+        LLVMValueRef r = ll_intrin(l, op, &it, 1, args, 2);
+        LLVMValueRef last = LLVMBuildExtractValue(b, r, 0, "lane31");
+        fits = LLVMBuildNot(b, LLVMBuildExtractValue(b, r, 1, ""), "");
+        lo = sa > 0 ? a0 : last;
+        hi = sa > 0 ? last : a0;
+    }
     LLVMIntPredicate lt = sign ? LLVMIntSLT : LLVMIntULT, le = sign ? LLVMIntSLE : LLVMIntULE;
     LLVMIntPredicate gt = sign ? LLVMIntSGT : LLVMIntUGT, ge = sign ? LLVMIntSGE : LLVMIntUGE;
     LLVMValueRef all, none;
@@ -186,12 +194,13 @@ bool zn_lanecmp_branch(zn_lfn *l, const ptx_ins *bra, zn_lanecmp *out)
         break;
     case PTX_CMP_EQ: case PTX_CMP_NE: {
         /* 32 different values: never all equal; none when s is outside
-         * them (`if (tid == 0)` in every warp but the first) */
+         * them (`if (tid == 0)` in every warp but the first). Flat: one
+         * value, equal or not. */
         LLVMValueRef out = LLVMBuildOr(b, LLVMBuildICmp(b, lt, b0, lo, ""),
                                        LLVMBuildICmp(b, gt, b0, hi, ""), "");
-        LLVMValueRef never = LLVMConstInt(m->t_i1, 0, 0);
-        all = c == PTX_CMP_NE ? out : never;
-        none = c == PTX_CMP_NE ? never : out;
+        LLVMValueRef in = flat ? LLVMBuildNot(b, out, "") : LLVMConstInt(m->t_i1, 0, 0);
+        all = c == PTX_CMP_NE ? out : in;
+        none = c == PTX_CMP_NE ? in : out;
         break;
     }
     default:    /* GE, HS */
@@ -200,6 +209,8 @@ bool zn_lanecmp_branch(zn_lfn *l, const ptx_ins *bra, zn_lanecmp *out)
         break;
     }
     LLVMValueRef facts = and_facts(l, and_facts(l, fa, fb), fits);
+    if (!facts)
+        facts = LLVMConstInt(m->t_i1, 1, 0);
     all = LLVMBuildAnd(b, all, facts, "lanes.all");
     none = LLVMBuildAnd(b, none, facts, "lanes.none");
     zn_log(ZN_LOG_DEBUG, "lanecmp: %s: the branch at PTX line %u tests scalars first",

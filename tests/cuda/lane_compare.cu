@@ -5,7 +5,9 @@
 // warps and ones that do not, values that wrap inside a warp, and block
 // shapes where a warp's lanes are not 32 consecutive threadIdx.x (48 and
 // 16 x 4 threads: the value counts threadIdx.y too, so a warp's second
-// half is not where 32 consecutive x would put it). A shared-memory tree reduction (`if (t < s)`) too. The
+// half is not where 32 consecutive x would put it), and a compare of
+// threadIdx.y alone (one value per warp where blockDim.x is a multiple of
+// 32; the later shapes run the generic code, which cannot know that). A shared-memory tree reduction (`if (t < s)`) too. The
 // same per-thread function compiled for the host gives the reference.
 #include "zn_test.h"
 
@@ -27,7 +29,7 @@ __host__ __device__ static unsigned mix(unsigned acc, unsigned j, unsigned k)
     return acc + (acc >> 3) * k;
 }
 
-__host__ __device__ static unsigned lanes(unsigned tx, params p)
+__host__ __device__ static unsigned lanes(unsigned tx, unsigned ty, params p)
 {
     unsigned acc = tx;
     for (unsigned j = 0; j < ROUNDS; j++) {
@@ -53,6 +55,9 @@ __host__ __device__ static unsigned lanes(unsigned tx, params p)
             acc = mix(acc, j, 7);
         if ((int)tx - 64 != ss * (int)(j % 3))
             acc = mix(acc, j, 8);
+        // the same in a warp when blockDim.x is a multiple of 32
+        if ((int)ty * 3 - 2 < (int)(j % 7))
+            acc = mix(acc, j, 9);
     }
     return acc;
 }
@@ -60,7 +65,7 @@ __host__ __device__ static unsigned lanes(unsigned tx, params p)
 __global__ void compare_kernel(unsigned *out, params p)
 {
     unsigned t = (threadIdx.y * blockDim.x + threadIdx.x) + blockIdx.x * blockDim.x * blockDim.y;
-    out[t] = lanes(threadIdx.x + blockIdx.x * 7 + 37 * threadIdx.y, p);
+    out[t] = lanes(threadIdx.x + blockIdx.x * 7 + 37 * threadIdx.y, threadIdx.y, p);
 }
 
 // the tree of bench/reduce: warps whose lanes all fail t < s pass rounds
@@ -92,7 +97,7 @@ static void run_compare(const char *what, dim3 grid, dim3 block, params p)
         for (unsigned y = 0; y < block.y; y++)
             for (unsigned x = 0; x < block.x; x++) {
                 unsigned t = (y * block.x + x) + b * block.x * block.y;
-                unsigned want = lanes(x + b * 7 + 37 * y, p);
+                unsigned want = lanes(x + b * 7 + 37 * y, y, p);
                 if (h[t] != want)
                     zt_fail("%s: block %u thread (%u,%u) = %08x, want %08x", what, b, x, y,
                             h[t], want);
