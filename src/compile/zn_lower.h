@@ -531,17 +531,17 @@ LLVMValueRef zn_round_fix(zn_lfn *l, LLVMValueRef r, LLVMValueRef err, ptx_rnd r
 /* Moves lanes `taken` (subset of the block mask) to block T and the rest of
  * the block mask to block F (ZN_PC_DONE: finished). Ends the LLVM block. */
 void zn_goto(zn_lfn *l, LLVMValueRef taken, uint32_t T, uint32_t F);
-/* A guarded bra right after the setp of its predicate, comparing a
- * lane-affine integer with a uniform one (zn_lower_lanecmp.c): scalar i1
- * tests that every lane / no lane of the warp passes (sufficient for any
- * mask: false when unsure). */
+/* A guarded bra shortly after the setp of its predicate (nothing between
+ * writes the setp's sources), comparing a lane-affine integer with a
+ * uniform one (zn_lower_lanecmp.c): scalar i1 tests that every lane / no
+ * lane of the warp passes (sufficient for any mask: false when unsure). */
 typedef struct zn_lanecmp {
     const ptx_ins *setp;
     LLVMValueRef all, none;
 } zn_lanecmp;
 bool zn_lanecmp_branch(zn_lfn *l, const ptx_ins *bra, zn_lanecmp *out);
 /* The branch's taken lanes, the setp lowered again here (its sources are
- * unchanged: nothing lies between it and the branch). */
+ * unchanged since it ran: zn_lanecmp_branch checked). */
 LLVMValueRef zn_lanecmp_taken(zn_lfn *l, const zn_lanecmp *lc);
 /* zn_goto for a branch with such tests: its uniform paths are taken on
  * the scalar tests, the vector compare only where the lanes may split. */

@@ -66,7 +66,8 @@ static bool plain_between(const ptx_func *f, uint32_t from, uint32_t to, int32_t
     for (uint32_t i = from + 1; i < to; i++) {
         const ptx_ins *x = &f->ins[i];
         bool load = (x->op == PTX_OP_ld || x->op == PTX_OP_ldu) && !zn_strong_access(x);
-        if ((!zn_op_is_pure(x->op) && !load) || zn_ins_writes_any(x, (const int32_t[3]){addr, -1, -1}))
+        const int32_t regs[3] = {addr, -1, -1};
+        if ((!zn_op_is_pure(x->op) && !load) || zn_ins_writes_any(x, regs))
             return false;
     }
     return true;
