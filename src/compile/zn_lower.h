@@ -531,16 +531,19 @@ LLVMValueRef zn_round_fix(zn_lfn *l, LLVMValueRef r, LLVMValueRef err, ptx_rnd r
 /* Moves lanes `taken` (subset of the block mask) to block T and the rest of
  * the block mask to block F (ZN_PC_DONE: finished). Ends the LLVM block. */
 void zn_goto(zn_lfn *l, LLVMValueRef taken, uint32_t T, uint32_t F);
-/* A guarded bra shortly after the setp of its predicate (nothing between
- * writes the setp's sources), comparing a lane-affine integer with a
- * uniform one (zn_lower_lanecmp.c): scalar i1 tests that every lane / no
- * lane of the warp passes (sufficient for any mask: false when unsure). */
+/* A guarded bra whose predicate a few instructions before it compute
+ * (setps combined by or/and/xor/not.pred, nothing between writing their
+ * sources), at least one comparing a lane-affine integer with a uniform
+ * one (zn_lower_lanecmp.c): scalar i1 tests that every lane / no lane of
+ * the warp takes it (sufficient for any mask: false when unsure). */
+#define ZN_LANECMP_NODES 16
 typedef struct zn_lanecmp {
-    const ptx_ins *setp;
+    const ptx_ins *ins[ZN_LANECMP_NODES];   /* the tree, in program order */
+    unsigned n;
     LLVMValueRef all, none;
 } zn_lanecmp;
 bool zn_lanecmp_branch(zn_lfn *l, const ptx_ins *bra, zn_lanecmp *out);
-/* The branch's taken lanes, the setp lowered again here (its sources are
+/* The branch's taken lanes, the tree lowered again here (its sources are
  * unchanged since it ran: zn_lanecmp_branch checked). */
 LLVMValueRef zn_lanecmp_taken(zn_lfn *l, const zn_lanecmp *lc);
 /* zn_goto for a branch with such tests: its uniform paths are taken on

@@ -28,6 +28,7 @@
 #include "zn_pipeline.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 #include "util/zn_log.h"
 
@@ -92,50 +93,76 @@ static LLVMValueRef and_facts(zn_lfn *l, LLVMValueRef a, LLVMValueRef b)
     return !a ? b : !b ? a : LLVMBuildAnd(l->b, a, b, "");
 }
 
-/* ZN_CMP_BACK: how far before the branch its setp may be (nvcc puts a
- * mov or two in between: `setp.ge.u32 %p1, %r4, %r9; mov.f32 %f8, 0f0;
- * @%p1 bra`) */
-#define ZN_CMP_BACK 8
+/* ZN_CMP_BACK: how far before the branch the instructions computing its
+ * predicate may be (nvcc puts a mov or two between a setp and its branch,
+ * and a bounds test's or.pred tree may start before a load and an
+ * address: `setp.eq.s32 %p4, %r2, 0` 14 instructions before `@%p10 bra`
+ * in a 5-point stencil); ZN_CMP_NODES: how many it may take */
+#define ZN_CMP_BACK 24
+#define ZN_CMP_NODES ZN_LANECMP_NODES
 
-/* The setp whose predicate the branch at i reads, found in the same block
- * with nothing between them that branches, calls, waits or writes the
- * predicate or the setp's sources: its sources read at the branch are
- * what it read. NULL otherwise. */
-static const ptx_ins *setp_before(const zn_lfn *l, uint32_t i, int32_t pred)
+/* The predicate tree of one branch: the setps and or/and/xor/not.pred that
+ * compute its guard, in the branch's block, each the last write of its
+ * register before the branch with nothing after it (until the branch)
+ * writing its sources, so each computes from its sources' values at the
+ * branch what its register holds there. */
+typedef struct lc_tree {
+    zn_lfn *l;
+    uint32_t at;                        /* the branch */
+    const ptx_ins *ins[ZN_CMP_NODES];   /* lowered again where lanes split */
+    unsigned n, decided;                /* nodes; setps decided on scalars */
+} lc_tree;
+
+/* the registers an instruction reads (its operands after the first) */
+static void sources(const ptx_ins *in, int32_t q[3])
 {
+    q[0] = q[1] = q[2] = -1;
+    for (unsigned a = 1, n = 0; a < in->nopnds && n < 3; a++)
+        if (in->opnds[a].kind == PTX_OPND_REG)
+            q[n++] = in->opnds[a].reg;
+}
+
+/* The instruction that last writes reg before the branch, when it lies in
+ * the branch's block within ZN_CMP_BACK, nothing between branches, calls
+ * or waits, and nothing after it writes what it reads. NULL otherwise. */
+static const ptx_ins *def_before(const lc_tree *t, int32_t reg)
+{
+    const zn_lfn *l = t->l;
     const ptx_func *f = l->f;
-    int32_t q[3] = {pred, -1, -1};
+    uint32_t i = t->at;
+    int32_t r[3] = {reg, -1, -1};
     for (uint32_t k = i; k-- > 0 && i - k <= ZN_CMP_BACK;) {
         const ptx_ins *in = &f->ins[k];
         if (l->block_of_ins[k] != l->block_of_ins[i] || k < l->hoist_end ||
             in->op == PTX_OP_call ||
             (ptx_op_table[in->op].flags & (PTX_OF_BRANCH | PTX_OF_CONVERGENT)))
             return NULL;
-        if (in->op == PTX_OP_setp && in->nopnds == 3 && in->opnds[0].kind == PTX_OPND_REG &&
-            in->opnds[0].reg == pred && !in->opnds[0].pair) {
-            for (unsigned a = 1; a < 3; a++)
-                q[a] = in->opnds[a].kind == PTX_OPND_REG ? in->opnds[a].reg : -1;
-            for (uint32_t j = k + 1; j < i; j++)
-                if (zn_ins_writes_any(&f->ins[j], q))
-                    return NULL;
-            return in;
-        }
-        if (zn_ins_writes_any(in, q))
-            return NULL;
+        if (!zn_ins_writes_any(in, r))
+            continue;
+        int32_t q[3];
+        sources(in, q);
+        for (uint32_t j = k + 1; j < i; j++)
+            if (zn_ins_writes_any(&f->ins[j], q))
+                return NULL;
+        return in;
     }
     return NULL;
 }
 
-bool zn_lanecmp_branch(zn_lfn *l, const ptx_ins *bra, zn_lanecmp *out)
+static LLVMValueRef i1(zn_lfn *l, bool v)
 {
-    const ptx_func *f = l->f;
-    if (zn_lanecmp_disabled() || bra->guard_reg < 0 || bra <= f->ins || bra >= f->ins + f->nins)
-        return false;
-    uint32_t i = (uint32_t)(bra - f->ins);
-    const ptx_ins *sp = setp_before(l, i, bra->guard_reg);
+    return LLVMConstInt(l->m->t_i1, v, 0);
+}
+
+/* A setp's scalar tests, its operands read at the branch (def_before
+ * checked that they are what the setp read). */
+static bool decide_setp(zn_lfn *l, const ptx_ins *sp, uint32_t i, LLVMValueRef *all_out,
+                        LLVMValueRef *none_out)
+{
     bool sign;
-    if (!sp || sp->guard_reg >= 0 || sp->subop == PTX_SUB_AND || sp->subop == PTX_SUB_OR ||
-        sp->subop == PTX_SUB_XOR || !decidable(sp->cmp, sp->type[0], &sign))
+    if (sp->nopnds != 3 || sp->opnds[0].pair || sp->subop == PTX_SUB_AND ||
+        sp->subop == PTX_SUB_OR || sp->subop == PTX_SUB_XOR ||
+        !decidable(sp->cmp, sp->type[0], &sign))
         return false;
     ptx_type t = sp->type[0];
     unsigned bits = t == PTX_T_U32 || t == PTX_T_S32 || t == PTX_T_B32   ? 32
@@ -145,7 +172,6 @@ bool zn_lanecmp_branch(zn_lfn *l, const ptx_ins *bra, zn_lanecmp *out)
         return false;
     LLVMValueRef a0, b0, fa, fb;
     int64_t sa, sb;
-    /* read at the branch: the same values (setp_before) */
     if (!opnd_lin(l, &sp->opnds[1], bits, i, &a0, &sa, &fa) ||
         !opnd_lin(l, &sp->opnds[2], bits, i, &b0, &sb, &fb) || (sa != 0 && sb != 0) ||
         ll_bits(LLVMTypeOf(a0)) != bits || ll_bits(LLVMTypeOf(b0)) != bits)
@@ -202,7 +228,7 @@ bool zn_lanecmp_branch(zn_lfn *l, const ptx_ins *bra, zn_lanecmp *out)
          * value, equal or not. */
         LLVMValueRef out = LLVMBuildOr(b, LLVMBuildICmp(b, lt, b0, lo, ""),
                                        LLVMBuildICmp(b, gt, b0, hi, ""), "");
-        LLVMValueRef in = flat ? LLVMBuildNot(b, out, "") : LLVMConstInt(m->t_i1, 0, 0);
+        LLVMValueRef in = flat ? LLVMBuildNot(b, out, "") : i1(l, false);
         all = c == PTX_CMP_NE ? out : in;
         none = c == PTX_CMP_NE ? in : out;
         break;
@@ -214,12 +240,89 @@ bool zn_lanecmp_branch(zn_lfn *l, const ptx_ins *bra, zn_lanecmp *out)
     }
     LLVMValueRef facts = and_facts(l, and_facts(l, fa, fb), fits);
     if (!facts)
-        facts = LLVMConstInt(m->t_i1, 1, 0);
-    all = LLVMBuildAnd(b, all, facts, "lanes.all");
-    none = LLVMBuildAnd(b, none, facts, "lanes.none");
-    zn_log(ZN_LOG_DEBUG, "lanecmp: %s: the branch at PTX line %u tests scalars first",
-           f->name, bra->line);
-    out->setp = sp;
+        facts = i1(l, true);
+    *all_out = LLVMBuildAnd(b, all, facts, "lanes.all");
+    *none_out = LLVMBuildAnd(b, none, facts, "lanes.none");
+    return true;
+}
+
+/* Scalar tests that predicate `reg` holds in every lane / in none at the
+ * branch. A predicate not computed by such a tree is unknown (both
+ * false); every instruction of the tree is kept in t->ins to be lowered
+ * again where the lanes split. or: every lane when one side holds in
+ * every lane, none when both hold in none; and mirrors it; not swaps;
+ * xor: every lane when one side holds everywhere and the other nowhere. */
+static void decide(lc_tree *t, int32_t reg, unsigned depth, LLVMValueRef *all,
+                   LLVMValueRef *none)
+{
+    zn_lfn *l = t->l;
+    LLVMBuilderRef b = l->b;
+    *all = *none = i1(l, false);
+    const ptx_ins *in = def_before(t, reg);
+    if (!in || in->guard_reg >= 0 || t->n == ZN_CMP_NODES || depth > ZN_CMP_NODES)
+        return;
+    for (unsigned k = 0; k < t->n; k++)
+        if (t->ins[k] == in)
+            return;     /* read twice: decided once is enough for a test */
+    if (in->op == PTX_OP_setp) {
+        if (decide_setp(l, in, t->at, all, none)) {
+            t->ins[t->n++] = in;
+            t->decided++;
+        }
+        return;
+    }
+    bool logic = (in->op == PTX_OP_or || in->op == PTX_OP_and || in->op == PTX_OP_xor ||
+                  in->op == PTX_OP_not) &&
+                 in->type[0] == PTX_T_PRED && !in->opnds[0].pair;
+    /* (not one that reads what it writes: lowered again, `not %p, %p`
+     * would flip it) */
+    for (unsigned a = 1; logic && a < in->nopnds; a++)
+        logic = in->opnds[a].kind == PTX_OPND_REG && in->opnds[a].reg2 < 0 &&
+                !in->opnds[a].pair && !in->opnds[a].neg && in->opnds[a].reg != reg;
+    if (!logic)
+        return;
+    t->ins[t->n++] = in;
+    LLVMValueRef a_all, a_none, b_all, b_none;
+    decide(t, in->opnds[1].reg, depth + 1, &a_all, &a_none);
+    if (in->op == PTX_OP_not) {
+        *all = a_none;
+        *none = a_all;
+        return;
+    }
+    decide(t, in->opnds[2].reg, depth + 1, &b_all, &b_none);
+    if (in->op == PTX_OP_xor) {     /* one side everywhere, the other nowhere */
+        *all = LLVMBuildOr(b, LLVMBuildAnd(b, a_all, b_none, ""),
+                           LLVMBuildAnd(b, a_none, b_all, ""), "");
+        *none = LLVMBuildOr(b, LLVMBuildAnd(b, a_all, b_all, ""),
+                            LLVMBuildAnd(b, a_none, b_none, ""), "");
+        return;
+    }
+    bool or = in->op == PTX_OP_or;
+    *all = or ? LLVMBuildOr(b, a_all, b_all, "") : LLVMBuildAnd(b, a_all, b_all, "");
+    *none = or ? LLVMBuildAnd(b, a_none, b_none, "") : LLVMBuildOr(b, a_none, b_none, "");
+}
+
+static int by_index(const void *a, const void *b)
+{
+    const ptx_ins *x = *(const ptx_ins *const *)a, *y = *(const ptx_ins *const *)b;
+    return (x > y) - (x < y);
+}
+
+bool zn_lanecmp_branch(zn_lfn *l, const ptx_ins *bra, zn_lanecmp *out)
+{
+    const ptx_func *f = l->f;
+    if (zn_lanecmp_disabled() || bra->guard_reg < 0 || bra <= f->ins || bra >= f->ins + f->nins)
+        return false;
+    lc_tree t = {.l = l, .at = (uint32_t)(bra - f->ins)};
+    LLVMValueRef all, none;
+    decide(&t, bra->guard_reg, 0, &all, &none);
+    if (!t.decided)
+        return false;
+    qsort(t.ins, t.n, sizeof t.ins[0], by_index);
+    zn_log(ZN_LOG_DEBUG, "lanecmp: %s: the branch at PTX line %u tests scalars first (%u "
+           "compares decided, %u instructions)", f->name, bra->line, t.decided, t.n);
+    memcpy(out->ins, t.ins, t.n * sizeof t.ins[0]);
+    out->n = t.n;
     out->all = bra->guard_neg ? none : all;
     out->none = bra->guard_neg ? all : none;
     return true;
@@ -228,9 +331,11 @@ bool zn_lanecmp_branch(zn_lfn *l, const ptx_ins *bra, zn_lanecmp *out)
 LLVMValueRef zn_lanecmp_taken(zn_lfn *l, const zn_lanecmp *lc)
 {
     const ptx_ins *bra = l->ins;
-    l->ins = lc->setp;
-    l->emask = zn_guard_mask(l, lc->setp);
-    zn_lower_ins(l, lc->setp);
+    for (unsigned k = 0; k < lc->n; k++) {  /* in program order */
+        l->ins = lc->ins[k];
+        l->emask = zn_guard_mask(l, lc->ins[k]);
+        zn_lower_ins(l, lc->ins[k]);
+    }
     l->ins = bra;
     l->emask = zn_guard_mask(l, bra);
     return l->emask;

@@ -7,7 +7,10 @@
 // 16 x 4 threads: the value counts threadIdx.y too, so a warp's second
 // half is not where 32 consecutive x would put it), and a compare of
 // threadIdx.y alone (one value per warp where blockDim.x is a multiple of
-// 32; the later shapes run the generic code, which cannot know that). A shared-memory tree reduction (`if (t < s)`) too. The
+// 32; the later shapes run the generic code, which cannot know that),
+// and such compares joined by || and && (or/and.pred trees, as 2D
+// kernels' bounds tests compile). A shared-memory tree reduction
+// (`if (t < s)`) too. The
 // same per-thread function compiled for the host gives the reference.
 #include "zn_test.h"
 
@@ -58,6 +61,21 @@ __host__ __device__ static unsigned lanes(unsigned tx, unsigned ty, params p)
         // the same in a warp when blockDim.x is a multiple of 32
         if ((int)ty * 3 - 2 < (int)(j % 7))
             acc = mix(acc, j, 9);
+        // predicate trees (or/and.pred of compares, as a 2D kernel's
+        // bounds and border tests compile): decided on scalars where
+        // every compare that decides them is
+        if (tx >= us || ty == j % 3u)
+            acc = mix(acc, j, 10);
+        if (tx == 0 || ty == 1 || tx == us || (int)tx - 64 >= ss)
+            acc = mix(acc, j, 11);
+        if (tx > us && (int)tx < ss + 200 && ty != 2)
+            acc = mix(acc, j, 12);
+        // a lane-varying predicate no scalar test decides, beside one
+        if (tx < us || ((acc >> (j % 5)) & 1u))
+            acc = mix(acc, j, 13);
+        bool far = tx > us + 40u, near = (int)tx < ss;
+        if (far != near)    // xor: never decided, lowered as before
+            acc = mix(acc, j, 14);
     }
     return acc;
 }
