@@ -11,7 +11,9 @@
  * shared-atomic histogram (histogram.ptx; its unit is 1 KiB of input, its
  * grid the suite's, grid-stride over fewer bytes) and the 5-point stencil
  * (stencil.ptx, 32 x 8 blocks over a 512 x 256 grid that stays in cache,
- * so its branches and not DRAM set its time) are
+ * so its branches and not DRAM set its time) and STREAM's triad
+ * (triad.ptx, the suite's 2^24 floats: DRAM-bound, for prefetch
+ * settings) are
  * loaded twice with the kernel cache off: VAR=A is set while the first
  * copies compile (at their first launch), VAR=B for the second ("VAR="
  * unsets it). Launches of the two copies then alternate, best of
@@ -31,9 +33,9 @@
 
 enum { COLS = 2 * MMVQ_QK };    /* mmvq_thin's rows: two blocks */
 
-enum { MOD_REDUCE, MOD_REDUCE_WARP, MOD_MMVQ, MOD_HIST, MOD_STENCIL, NMODS };
+enum { MOD_REDUCE, MOD_REDUCE_WARP, MOD_MMVQ, MOD_HIST, MOD_STENCIL, MOD_TRIAD, NMODS };
 static const char *const mod_file[NMODS] = {"reduce.ptx", "reduce_warp.ptx", "mmvq.ptx",
-                                            "histogram.ptx", "stencil.ptx"};
+                                            "histogram.ptx", "stencil.ptx", "triad.ptx"};
 enum { ST_W = 512, ST_H = 256 };  /* the stencil's grid: 2 MiB in and out */
 
 typedef struct ab_job {
@@ -179,7 +181,19 @@ int main(int argc, char **argv)
     for (int i = 0; i < sw * sh; i++)
         hs[i] = (float)((i * 5) % 7) - 3.0f;
     ref_stencil(sw, sh, hs, want_st);
+    /* triad: a = b + 3 c on small integers, exact */
+    int tn = (int)SZ_TRIAD;
+    float ts = TRIAD_S;
+    CUdeviceptr tb = alloc((size_t)tn * 4), tc = alloc((size_t)tn * 4), ta = alloc((size_t)tn * 4);
+    float *htb = (float *)(uintptr_t)tb, *htc = (float *)(uintptr_t)tc;
+    float *want_tr = malloc((size_t)tn * 4);
+    for (int i = 0; i < tn; i++) {
+        htb[i] = (float)(i % 11) - 5.0f;
+        htc[i] = (float)(i % 13) - 6.0f;
+        want_tr[i] = htb[i] + ts * htc[i];
+    }
     void *a_sum[] = {&x, &sums, &n}, *a_dot[] = {&bx, &by, &dots, &cols};
+    void *a_tr[] = {&tn, &ts, &tb, &tc, &ta};
     void *a_hist[] = {&hin, &hn, &bins}, *a_st[] = {&sw, &sh, &st_in, &st_out};
     ab_job jobs[] = {
         {"tree", "_Z9block_sumPKfPfi", MOD_REDUCE, blocks, BENCH_THREADS, 1, a_sum, sums,
@@ -192,6 +206,9 @@ int main(int argc, char **argv)
          bins, NULL, want_bins, hn / 1024.0, {0}, {1e30, 1e30}, 0, 0},
         {"stencil", "_Z8stencil5iiPKfPf", MOD_STENCIL, ST_W / 32, 32, 8, a_st, st_out, want_st,
          NULL, ST_W / 32 * (ST_H / 8), {0}, {1e30, 1e30}, ST_H / 8, ST_W * ST_H},
+        {"triad", "_Z5triadifPKfS0_Pf", MOD_TRIAD, (unsigned)(tn / BENCH_THREADS),
+         BENCH_THREADS, 1, a_tr, ta, want_tr, NULL, tn / BENCH_THREADS, {0}, {1e30, 1e30}, 0,
+         (unsigned)tn},
     };
     const int njobs = sizeof jobs / sizeof *jobs;
 
@@ -243,12 +260,16 @@ int main(int argc, char **argv)
     CK(cuMemFree(bins));
     CK(cuMemFree(st_in));
     CK(cuMemFree(st_out));
+    CK(cuMemFree(ta));
+    CK(cuMemFree(tb));
+    CK(cuMemFree(tc));
     for (int i = 0; i < NMODS; i++)
         free(ptx[i]);
     free(want_sum);
     free(want_dot);
     free(want_bins);
     free(want_st);
+    free(want_tr);
     CK(cuDevicePrimaryCtxRelease(dev));
     if (bad)
         return 1;
