@@ -43,6 +43,8 @@ void zn_compile_key(const ptx_module *pm, const zn_compile_opts *o,
              zn_direct_branches_disabled() ? " no-direct" : "",
              zn_lanecmp_disabled() ? " no-lanecmp" : "");
     add_str(&s, "options", num);
+    /* its default depends on the CPU, already in the key */
+    add_str(&s, "no-conflict-add", getenv("ZINC_NO_CONFLICT_ADD"));
     if (o->check) {
         /* memcheck reports name PTX and .loc lines, which the printed PTX
          * does not carry */

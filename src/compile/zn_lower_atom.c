@@ -12,6 +12,7 @@
 #include "zn_lower.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 #include "util/zn_log.h"
 
@@ -158,11 +159,27 @@ static LLVMValueRef conflict_add(zn_lfn *l, const atom_job *j)
     return ll_join_halves(l, old[0], old[1]);
 }
 
+/* Whether conflict_add pays on this CPU. bench/histogram in one process
+ * (bench_ab_env): on Intel Sapphire Rapids the lane loop took 1.25-1.37x
+ * as long (stop 40); on AMD Zen 4, whose 16-lane scatter is far slower
+ * than Intel's, the lane loop is 6-15 % faster (stop 41, six alternated
+ * runs). ZINC_NO_CONFLICT_ADD=1 never uses it, =0 wherever AVX-512 CD is
+ * (tests reach both paths on any host; in the kernel cache key). */
+static bool conflict_add_wanted(const zn_lmod *m)
+{
+    const char *s = getenv("ZINC_NO_CONFLICT_ADD");
+    if (!zn_target_has(m, "avx512cd"))
+        return false;
+    if (s && *s)
+        return *s == '0';
+    return !m->cpu || strncmp(m->cpu, "znver", 5) != 0;
+}
+
 static bool can_conflict_add(const zn_lfn *l, const atom_job *j, const ptx_opnd *v)
 {
     return j->plain && j->op == LLVMAtomicRMWBinOpAdd && LLVMGetTypeKind(j->et) ==
            LLVMIntegerTypeKind && ll_bits(j->et) == 32 && uniform_value(l, v) &&
-           zn_target_has(l->m, "avx512cd") && !getenv("ZINC_NO_CONFLICT_ADD");
+           conflict_add_wanted(l->m);
 }
 
 static bool pick_op(const ptx_ins *ins, ptx_type t, LLVMAtomicRMWBinOp *op)

@@ -7,7 +7,9 @@
  * parameter) in the other. Checked without assuming an order between
  * lanes or warps: each bin ends at its start plus v per lane that added,
  * and the old values its lanes got back are exactly start, start + v, ...
- * each once. 80 threads (two and a half warps), C reference counts. */
+ * each once. 80 threads (two and a half warps), C reference counts. Run
+ * with ZINC_NO_CONFLICT_ADD=0 (the conflict path wherever AVX-512 CD is,
+ * even on CPUs where the lane loop is the default) and =1 (the loop). */
 #include <stdlib.h>
 #include <string.h>
 #include "zn_test_harness.h"
@@ -89,26 +91,33 @@ static void check(const char *name, uint32_t v, const uint32_t *k, const uint32_
 
 int main(void)
 {
-    zn_jit_module *jm = zt_load_text(ptx, NULL);
-    CHECK(jm != NULL, "kernels did not compile");
-    if (!jm)
-        return 1;
-    for (int kern = 0; kern < 2; kern++)
-        for (int pat = 0; pat < 6; pat++) {
-            const char *name = kern ? "add_reg" : "add_imm";
-            uint32_t v = kern ? 7 : 3;
-            uint32_t k[T], old[T], bins[NB];
-            keys_for(pat, k);
-            for (int i = 0; i < T; i++)
-                old[i] = POISON;
-            for (int i = 0; i < NB; i++)
-                bins[i] = POISON;
-            void *pk = k, *po = old, *pb = bins;
-            void *args[] = {&pk, &po, &pb, &v};
-            CHECK(zt_run_exec(jm, name, ZT_DIM1(1), ZT_DIM1(T), 0, args) == 0, "%s status", name);
-            check(name, v, k, old, bins, pat);
-        }
-    zn_jit_module_free(jm);
+    /* both lowerings on any host: the conflict-detected one (where the CPU
+     * has AVX-512 CD; chosen by CPU otherwise) and the lane loop */
+    static const char *const setting[2] = {"0", "1"};
+    for (int st = 0; st < 2; st++) {
+        setenv("ZINC_NO_CONFLICT_ADD", setting[st], 1);
+        zn_jit_module *jm = zt_load_text(ptx, NULL);
+        CHECK(jm != NULL, "kernels did not compile (ZINC_NO_CONFLICT_ADD=%s)", setting[st]);
+        if (!jm)
+            return 1;
+        for (int kern = 0; kern < 2; kern++)
+            for (int pat = 0; pat < 6; pat++) {
+                const char *name = kern ? "add_reg" : "add_imm";
+                uint32_t v = kern ? 7 : 3;
+                uint32_t k[T], old[T], bins[NB];
+                keys_for(pat, k);
+                for (int i = 0; i < T; i++)
+                    old[i] = POISON;
+                for (int i = 0; i < NB; i++)
+                    bins[i] = POISON;
+                void *pk = k, *po = old, *pb = bins;
+                void *args[] = {&pk, &po, &pb, &v};
+                CHECK(zt_run_exec(jm, name, ZT_DIM1(1), ZT_DIM1(T), 0, args) == 0, "%s status",
+                      name);
+                check(name, v, k, old, bins, pat);
+            }
+        zn_jit_module_free(jm);
+    }
     zt_cleanup();
     if (!zt_failures)
         printf("test_compile_atomconf: all passed\n");
