@@ -182,7 +182,7 @@ int main(int argc, char **argv)
         hs[i] = (float)((i * 5) % 7) - 3.0f;
     ref_stencil(sw, sh, hs, want_st);
     /* triad: a = b + 3 c on small integers, exact */
-    int tn = (int)SZ_TRIAD;
+    int tn = (int)SZ_TRIAD, tblocks = (tn + BENCH_THREADS - 1) / BENCH_THREADS;
     float ts = TRIAD_S;
     CUdeviceptr tb = alloc((size_t)tn * 4), tc = alloc((size_t)tn * 4), ta = alloc((size_t)tn * 4);
     float *htb = (float *)(uintptr_t)tb, *htc = (float *)(uintptr_t)tc;
@@ -206,9 +206,8 @@ int main(int argc, char **argv)
          bins, NULL, want_bins, hn / 1024.0, {0}, {1e30, 1e30}, 0, 0},
         {"stencil", "_Z8stencil5iiPKfPf", MOD_STENCIL, ST_W / 32, 32, 8, a_st, st_out, want_st,
          NULL, ST_W / 32 * (ST_H / 8), {0}, {1e30, 1e30}, ST_H / 8, ST_W * ST_H},
-        {"triad", "_Z5triadifPKfS0_Pf", MOD_TRIAD, (unsigned)(tn / BENCH_THREADS),
-         BENCH_THREADS, 1, a_tr, ta, want_tr, NULL, tn / BENCH_THREADS, {0}, {1e30, 1e30}, 0,
-         (unsigned)tn},
+        {"triad", "_Z5triadifPKfS0_Pf", MOD_TRIAD, (unsigned)tblocks, BENCH_THREADS, 1, a_tr,
+         ta, want_tr, NULL, tblocks, {0}, {1e30, 1e30}, 0, (unsigned)tn},
     };
     const int njobs = sizeof jobs / sizeof *jobs;
 
