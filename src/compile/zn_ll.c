@@ -442,6 +442,11 @@ LLVMValueRef ll_splat_n(zn_lfn *l, LLVMValueRef s, unsigned w)
                                   LLVMConstNull(LLVMVectorType(l->m->t_i32, w)), "");
 }
 
+bool zn_target_is_zen(const zn_lmod *m)
+{
+    return m->cpu && !strncmp(m->cpu, "znver", 5);
+}
+
 bool zn_target_has(const zn_lmod *m, const char *feat)
 {
     size_t n = strlen(feat);

@@ -211,6 +211,9 @@ LLVMValueRef ll_splat_n(zn_lfn *l, LLVMValueRef s, unsigned w);
 /* whether the target's feature string enables feat ("avx512vnni"): the
  * code paths that use x86 intrinsics */
 bool zn_target_has(const zn_lmod *m, const char *feat);
+/* An AMD Zen CPU (LLVM's znver*): code choices measured to differ there
+ * (zn_lower_atom.c's shared adds, zn_lower_prefetch.c's streams). */
+bool zn_target_is_zen(const zn_lmod *m);
 LLVMValueRef ll_const_vec(LLVMTypeRef t, uint64_t v); /* splat of int v */
 LLVMValueRef ll_const_fvec(LLVMTypeRef t, double v);
 LLVMValueRef ll_all_ones(zn_lfn *l);               /* <32 x i1> true */

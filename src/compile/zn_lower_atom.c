@@ -12,7 +12,6 @@
 #include "zn_lower.h"
 
 #include <stdlib.h>
-#include <string.h>
 
 #include "util/zn_log.h"
 
@@ -172,7 +171,7 @@ static bool conflict_add_wanted(const zn_lmod *m)
         return false;
     if (s && *s)
         return *s == '0';
-    return !m->cpu || strncmp(m->cpu, "znver", 5) != 0;
+    return !zn_target_is_zen(m);
 }
 
 static bool can_conflict_add(const zn_lfn *l, const atom_job *j, const ptx_opnd *v)

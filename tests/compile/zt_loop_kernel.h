@@ -63,10 +63,11 @@ static inline void zt_run_loop(zn_jit_module *jm, const char *kernel, const uint
 /* Compiles ptx (with zn_compile_keep_ir on) and checks that its IR has
  * `what` (want) or not, unless the environment variable `off` is set (a
  * run with the feature turned off). */
-static inline zn_jit_module *zt_load_ir_has(const char *ptx, const char *what, bool want,
-                                            const char *off, const char *why)
+static inline zn_jit_module *zt_load_ir_has_cpu(const char *ptx, const char *cpu,
+                                                const char *what, bool want, const char *off,
+                                                const char *why)
 {
-    zn_jit_module *jm = zt_load_text(ptx, NULL);
+    zn_jit_module *jm = cpu ? zt_load_text_cpu(ptx, cpu) : zt_load_text(ptx, NULL);
     CHECK(jm != NULL, "%s: did not compile", why);
     if (!jm)
         return NULL;
@@ -77,6 +78,13 @@ static inline zn_jit_module *zt_load_ir_has(const char *ptx, const char *what, b
               want ? "missing" : "present");
     free(ir);
     return jm;
+}
+
+/* the same for this host's CPU */
+static inline zn_jit_module *zt_load_ir_has(const char *ptx, const char *what, bool want,
+                                            const char *off, const char *why)
+{
+    return zt_load_ir_has_cpu(ptx, NULL, what, want, off, why);
 }
 
 #endif
