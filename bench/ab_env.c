@@ -11,7 +11,8 @@
  * shared-atomic histogram (histogram.ptx; its unit is 1 KiB of input, its
  * grid the suite's, grid-stride over fewer bytes) and the 5-point stencil
  * (stencil.ptx, 32 x 8 blocks over a 512 x 256 grid that stays in cache,
- * so its branches and not DRAM set its time) and STREAM's triad
+ * so its branches and not DRAM set its time, and over the suite's 4096 x
+ * 4096 grid, "stencil4k": its row streams) and STREAM's triad
  * (triad.ptx, the suite's 2^24 floats: DRAM-bound, for prefetch
  * settings) are
  * loaded twice with the kernel cache off: VAR=A is set while the first
@@ -36,7 +37,14 @@ enum { COLS = 2 * MMVQ_QK };    /* mmvq_thin's rows: two blocks */
 enum { MOD_REDUCE, MOD_REDUCE_WARP, MOD_MMVQ, MOD_HIST, MOD_STENCIL, MOD_TRIAD, NMODS };
 static const char *const mod_file[NMODS] = {"reduce.ptx", "reduce_warp.ptx", "mmvq.ptx",
                                             "histogram.ptx", "stencil.ptx", "triad.ptx"};
-enum { ST_W = 512, ST_H = 256 };  /* the stencil's grid: 2 MiB in and out */
+/* a stencil's grid: the kernel's arguments, device arrays, C's result */
+typedef struct st_grid {
+    int w, h;
+    CUdeviceptr in, out;
+    float *want;
+    void *args[4];
+    unsigned gx, gy;    /* 32 x 8 blocks */
+} st_grid;
 
 typedef struct ab_job {
     const char *name, *symbol;
@@ -77,6 +85,27 @@ static CUdeviceptr alloc(size_t bytes)
     CUdeviceptr p;
     CK(cuMemAllocManaged(&p, bytes, CU_MEM_ATTACH_GLOBAL));
     return p;
+}
+
+/* small integers, so 0.5 c + 0.125 (l + r + u + d) is exact */
+static void st_make(st_grid *g, int w, int h)
+{
+    g->w = w, g->h = h;
+    g->in = alloc((size_t)w * h * 4), g->out = alloc((size_t)w * h * 4);
+    float *in = (float *)(uintptr_t)g->in;
+    g->want = malloc((size_t)w * h * 4);
+    for (long i = 0; i < (long)w * h; i++)
+        in[i] = (float)((i * 5) % 7) - 3.0f;
+    ref_stencil(w, h, in, g->want);
+    g->args[0] = &g->w, g->args[1] = &g->h, g->args[2] = &g->in, g->args[3] = &g->out;
+    g->gx = (unsigned)(w + 31) / 32, g->gy = (unsigned)(h + 7) / 8;
+}
+
+static void st_free(st_grid *g)
+{
+    CK(cuMemFree(g->in));
+    CK(cuMemFree(g->out));
+    free(g->want);
 }
 
 static void launch(const ab_job *j, int v)
@@ -174,13 +203,11 @@ int main(int argc, char **argv)
         hh[i] = (uint8_t)((bench_hash((uint32_t)i) & 0xff) & (bench_hash((uint32_t)i + 7) | 0x3f));
         want_bins[hh[i]]++;
     }
-    /* stencil: small integers, so 0.5 c + 0.125 (l + r + u + d) is exact */
-    int sw = ST_W, sh = ST_H;
-    CUdeviceptr st_in = alloc((size_t)sw * sh * 4), st_out = alloc((size_t)sw * sh * 4);
-    float *hs = (float *)(uintptr_t)st_in, *want_st = malloc((size_t)sw * sh * 4);
-    for (int i = 0; i < sw * sh; i++)
-        hs[i] = (float)((i * 5) % 7) - 3.0f;
-    ref_stencil(sw, sh, hs, want_st);
+    /* the stencil in cache (2 MiB in and out: its branches) and on the
+     * suite's grid (DRAM: its streams) */
+    st_grid stc, stm;
+    st_make(&stc, 512, 256);
+    st_make(&stm, SZ_STENCIL_W, SZ_STENCIL_H);
     /* triad: a = b + 3 c on small integers, exact */
     int tn = (int)SZ_TRIAD, tblocks = (tn + BENCH_THREADS - 1) / BENCH_THREADS;
     float ts = TRIAD_S;
@@ -194,7 +221,7 @@ int main(int argc, char **argv)
     }
     void *a_sum[] = {&x, &sums, &n}, *a_dot[] = {&bx, &by, &dots, &cols};
     void *a_tr[] = {&tn, &ts, &tb, &tc, &ta};
-    void *a_hist[] = {&hin, &hn, &bins}, *a_st[] = {&sw, &sh, &st_in, &st_out};
+    void *a_hist[] = {&hin, &hn, &bins};
     ab_job jobs[] = {
         {"tree", "_Z9block_sumPKfPfi", MOD_REDUCE, blocks, BENCH_THREADS, 1, a_sum, sums,
          want_sum, NULL, blocks, {0}, {1e30, 1e30}, 0, 0},
@@ -204,8 +231,10 @@ int main(int argc, char **argv)
          NULL, rows, {0}, {1e30, 1e30}, 0, 0},
         {"hist/KiB", "_Z12histogram256PKhlPj", MOD_HIST, HIST_BLOCKS, BENCH_THREADS, 1, a_hist,
          bins, NULL, want_bins, hn / 1024.0, {0}, {1e30, 1e30}, 0, 0},
-        {"stencil", "_Z8stencil5iiPKfPf", MOD_STENCIL, ST_W / 32, 32, 8, a_st, st_out, want_st,
-         NULL, ST_W / 32 * (ST_H / 8), {0}, {1e30, 1e30}, ST_H / 8, ST_W * ST_H},
+        {"stencil", "_Z8stencil5iiPKfPf", MOD_STENCIL, stc.gx, 32, 8, stc.args, stc.out,
+         stc.want, NULL, stc.gx * stc.gy, {0}, {1e30, 1e30}, stc.gy, (unsigned)(stc.w * stc.h)},
+        {"stencil4k", "_Z8stencil5iiPKfPf", MOD_STENCIL, stm.gx, 32, 8, stm.args, stm.out,
+         stm.want, NULL, stm.gx * stm.gy, {0}, {1e30, 1e30}, stm.gy, (unsigned)(stm.w * stm.h)},
         {"triad", "_Z5triadifPKfS0_Pf", MOD_TRIAD, (unsigned)tblocks, BENCH_THREADS, 1, a_tr,
          ta, want_tr, NULL, tblocks, {0}, {1e30, 1e30}, 0, (unsigned)tn},
     };
@@ -257,8 +286,8 @@ int main(int argc, char **argv)
     CK(cuMemFree(dots));
     CK(cuMemFree(hin));
     CK(cuMemFree(bins));
-    CK(cuMemFree(st_in));
-    CK(cuMemFree(st_out));
+    st_free(&stc);
+    st_free(&stm);
     CK(cuMemFree(ta));
     CK(cuMemFree(tb));
     CK(cuMemFree(tc));
@@ -267,7 +296,6 @@ int main(int argc, char **argv)
     free(want_sum);
     free(want_dot);
     free(want_bins);
-    free(want_st);
     free(want_tr);
     CK(cuDevicePrimaryCtxRelease(dev));
     if (bad)

@@ -28,7 +28,8 @@
  * unrolled over its whole constant 4352-byte step, read through several
  * registers) 1.1-2x, and even the run-time test costs sgemm and softmax
  * 3-4%. Loads and stores outside loops that move from block to block
- * prefetch ZN_PF_BLOCKS_AHEAD blocks on too (stream_ahead).
+ * prefetch ZN_PF_BLOCKS_AHEAD blocks on too, which ones depending on the
+ * CPU's own prefetchers (stream_ahead: Intel's and AMD Zen's differ).
  *
  * The steps are found on the PTX. Per iteration: a loop is a backward
  * `bra` (body [target, branch]); a register written nowhere in the body is
@@ -641,21 +642,35 @@ static bool prefetchable(zn_lfn *l, const ptx_ins *ins, const ptx_opnd *a)
  * ZN_PF_BLOCKS_AHEAD on will touch. On an Intel Xeon, saxpy 5.1-5.5 ->
  * 4.3-4.5 ms, triad 7.9-8.7 -> 6.2-6.7: the hardware's prefetchers, which
  * start again at every page, ran too little ahead of the warps. */
+/* ZN_PF_MIN_LINE: a 2D block's constant step in x below a cache line
+ * (a block writing one word) is no stream */
+#define ZN_PF_MIN_LINE 64
+
 static void stream_ahead(zn_lfn *l, const ptx_opnd *a, ptx_space space, bool write)
 {
-    /* with 2D blocks a block's step in x is a row's few lines, which the
-     * hardware follows (bench/stencil: 32 x 8 blocks, 128 bytes). So do
-     * AMD Zen's prefetchers with a run-time step (blockDim.x elements:
-     * one contiguous stream): on Zen 4 triad ran 4-27 % faster without
-     * these prefetches (bench_ab_env, six alternated runs), where Intel's
-     * ran 15 % slower; CUB's constant tile steps keep them (scan 8 %
-     * faster with them there). */
+    /* Which streams the hardware follows differs by CPU. Intel's
+     * prefetchers restart at every page, so a 1D block's stream (a
+     * run-time step of blockDim.x elements, or a constant of 512 bytes or
+     * more) gets the prefetch (saxpy, triad -15 %, stop 24), but the rows
+     * of a 2D block (bench/stencil: 32 x 8 blocks, 128 bytes per block in
+     * x) are left to it (even a run-time test of the step cost 5 %). AMD
+     * Zen's follow one contiguous stream: there a run-time step gets none
+     * (triad 4-27 % faster without, bench_ab_env, six alternated runs),
+     * CUB's constant tile steps keep theirs (scan 8 % faster with them),
+     * and the ten row streams of a 2D stencil block are more than they
+     * track: prefetched four blocks on, bench_ab_env's 4096 x 4096 stencil
+     * ran 22-28 % faster. */
     pf_step c;
-    if (zn_func_uses_2d(l) || !block_step(l, a, &c) ||
-        (c.reg < 0 && c.scale < ZN_PF_MIN_STREAM && c.scale > -ZN_PF_MIN_STREAM) ||
-        (c.reg >= 0 && zn_target_is_zen(l->m)))
+    if (!block_step(l, a, &c))
         return;
-    prefetch_access(l, a, space, step_bytes(l, c, ZN_PF_BLOCKS_AHEAD), write);
+    bool zen = zn_target_is_zen(l->m);
+    bool small = c.reg < 0 && c.scale < ZN_PF_MIN_STREAM && c.scale > -ZN_PF_MIN_STREAM;
+    bool want = zn_func_uses_2d(l)
+                    ? zen && (c.reg >= 0 || c.scale >= ZN_PF_MIN_LINE ||
+                              c.scale <= -ZN_PF_MIN_LINE)
+                    : !small && !(zen && c.reg >= 0);
+    if (want)
+        prefetch_access(l, a, space, step_bytes(l, c, ZN_PF_BLOCKS_AHEAD), write);
 }
 
 /* the prefetch ahead of the load or store (write) ins at address a */

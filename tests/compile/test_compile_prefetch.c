@@ -14,9 +14,11 @@
  *   words from one block to the next prefetch (the store for writing) 4
  *   blocks on, from the affine lane-0 address (compiled for x86-64-v3;
  *   for AMD Zen 4, whose prefetchers follow such streams, they do not);
- *   the same kernel reading %tid.y (2D blocks) and a constant 128 bytes
- *   per block do not. Results right where the last blocks' prefetches
- *   run past the input.
+ *   the same kernel reading %tid.y (2D blocks, whose rows Intel's
+ *   prefetchers follow) does not, except for Zen 4 (whose prefetchers
+ *   track fewer streams than a 2D block's rows), and a constant 128 bytes
+ *   per block in 1D does not. Results right where the last blocks'
+ *   prefetches run past the input.
  * - PTX's prefetch / prefetchu in their forms lower to prefetches of lines
  *   that are not mapped either, and the kernel still runs. */
 #include <stdlib.h>
@@ -92,9 +94,9 @@ static zn_jit_module *load_checking(const char *ptx, const char *what, bool want
     return zt_load_ir_has(ptx, what, want, "ZINC_NO_PREFETCH", why);
 }
 
-/* Streams with a run-time step prefetch on every CPU but AMD Zen's, whose
- * prefetchers follow them: checked for a CPU that is not Zen and runs on
- * any x86-64 host this project runs on (x86-64-v3), and for Zen 4 */
+/* Which block streams prefetch depends on the CPU (zn_lower_prefetch.c's
+ * stream_ahead): checked for a CPU that is not Zen and runs on any x86-64
+ * host this project runs on (x86-64-v3), and for Zen 4 (compiled only) */
 static zn_jit_module *load_stream_checking(const char *ptx, const char *cpu, const char *what,
                                            bool want, const char *why)
 {
@@ -156,7 +158,12 @@ int main(void)
                                                      "a stream on AMD Zen 4");
     if (stream_zen)     /* compiled only: Zen 4 code need not run here */
         zn_jit_module_free(stream_zen);
-    zn_jit_module *s2d = load_checking(stream_2d_ptx, "@llvm.prefetch", false, "a 2D block's row");
+    zn_jit_module *s2d = load_stream_checking(stream_2d_ptx, "x86-64-v3", "@llvm.prefetch", false,
+                                              "a 2D block's row");
+    zn_jit_module *s2d_zen = load_stream_checking(stream_2d_ptx, "znver4", "i32 1, i32 3, i32 1)",
+                                                  true, "a 2D block's row on AMD Zen 4");
+    if (s2d_zen)
+        zn_jit_module_free(s2d_zen);
     zn_jit_module *small = load_checking(stream_small_ptx, "@llvm.prefetch", false,
                                          "128 bytes per block");
     zn_compile_keep_ir(0);
