@@ -161,8 +161,8 @@ static LLVMValueRef conflict_add(zn_lfn *l, const atom_job *j)
 /* Whether conflict_add pays on this CPU. bench/histogram in one process
  * (bench_ab_env): on Intel Sapphire Rapids the lane loop took 1.25-1.37x
  * as long (stop 40); on AMD Zen 4, whose 16-lane scatter is far slower
- * than Intel's, the lane loop is 6-15 % faster (stop 41, six alternated
- * runs). ZINC_NO_CONFLICT_ADD=1 never uses it, =0 wherever AVX-512 CD is
+ * than Intel's, the lane loop is 4-15 % faster (stop 41, in 9 of 10
+ * alternated runs). ZINC_NO_CONFLICT_ADD=1 never uses it, =0 wherever AVX-512 CD is
  * (tests reach both paths on any host; in the kernel cache key). */
 static bool conflict_add_wanted(const zn_lmod *m)
 {

@@ -12,10 +12,14 @@
  * ne mirrors it. Both tests are sufficient for any mask (the active lanes
  * are some of the 32). Two sides the same in a warp (%tid.y when
  * blockDim.x is a multiple of 32, in code for unknown block shapes) are
- * decided exactly by one compare.
+ * decided exactly by one compare. A predicate that or/and/xor/not.pred
+ * compute from such setps (`if (x >= w || y >= h) return;`, a stencil's
+ * border test) is decided through the tree: or holds in every lane when
+ * one side does and in none when neither side holds anywhere, and so on;
+ * compares no scalar decides count as unknown.
  *
  * zn_goto takes the branch's uniform paths on these tests, before any
- * vector work; only where the lanes may split is the setp lowered again
+ * vector work; only where the lanes may split are the setps lowered again
  * and the vector mask tested as before, so LLVM keeps the vector compare
  * off the uniform paths. A block reduction's warps whose lanes all skip
  * `if (t < s) sh[t] += sh[t + s]` for the rest of the halvings of s ran
@@ -28,7 +32,6 @@
 #include "zn_pipeline.h"
 
 #include <stdlib.h>
-#include <string.h>
 
 #include "util/zn_log.h"
 
@@ -97,9 +100,8 @@ static LLVMValueRef and_facts(zn_lfn *l, LLVMValueRef a, LLVMValueRef b)
  * predicate may be (nvcc puts a mov or two between a setp and its branch,
  * and a bounds test's or.pred tree may start before a load and an
  * address: `setp.eq.s32 %p4, %r2, 0` 14 instructions before `@%p10 bra`
- * in a 5-point stencil); ZN_CMP_NODES: how many it may take */
+ * in a 5-point stencil) */
 #define ZN_CMP_BACK 24
-#define ZN_CMP_NODES ZN_LANECMP_NODES
 
 /* The predicate tree of one branch: the setps and or/and/xor/not.pred that
  * compute its guard, in the branch's block, each the last write of its
@@ -108,9 +110,9 @@ static LLVMValueRef and_facts(zn_lfn *l, LLVMValueRef a, LLVMValueRef b)
  * branch what its register holds there. */
 typedef struct lc_tree {
     zn_lfn *l;
-    uint32_t at;                        /* the branch */
-    const ptx_ins *ins[ZN_CMP_NODES];   /* lowered again where lanes split */
-    unsigned n, decided;                /* nodes; setps decided on scalars */
+    uint32_t at;        /* the branch */
+    zn_lanecmp *out;    /* ins[]: the nodes, lowered again where lanes split */
+    unsigned decided;   /* setps decided on scalars */
 } lc_tree;
 
 /* the registers an instruction reads (its operands after the first) */
@@ -252,21 +254,22 @@ static bool decide_setp(zn_lfn *l, const ptx_ins *sp, uint32_t i, LLVMValueRef *
  * again where the lanes split. or: every lane when one side holds in
  * every lane, none when both hold in none; and mirrors it; not swaps;
  * xor: every lane when one side holds everywhere and the other nowhere. */
-static void decide(lc_tree *t, int32_t reg, unsigned depth, LLVMValueRef *all,
-                   LLVMValueRef *none)
+static void decide(lc_tree *t, int32_t reg, LLVMValueRef *all, LLVMValueRef *none)
 {
     zn_lfn *l = t->l;
+    zn_lanecmp *o = t->out;
     LLVMBuilderRef b = l->b;
     *all = *none = i1(l, false);
     const ptx_ins *in = def_before(t, reg);
-    if (!in || in->guard_reg >= 0 || t->n == ZN_CMP_NODES || depth > ZN_CMP_NODES)
+    /* every node recursed into is kept first, so the cap bounds the depth */
+    if (!in || in->guard_reg >= 0 || o->n == ZN_LANECMP_NODES)
         return;
-    for (unsigned k = 0; k < t->n; k++)
-        if (t->ins[k] == in)
+    for (unsigned k = 0; k < o->n; k++)
+        if (o->ins[k] == in)
             return;     /* read twice: decided once is enough for a test */
     if (in->op == PTX_OP_setp) {
         if (decide_setp(l, in, t->at, all, none)) {
-            t->ins[t->n++] = in;
+            o->ins[o->n++] = in;
             t->decided++;
         }
         return;
@@ -281,15 +284,15 @@ static void decide(lc_tree *t, int32_t reg, unsigned depth, LLVMValueRef *all,
                 !in->opnds[a].pair && !in->opnds[a].neg && in->opnds[a].reg != reg;
     if (!logic)
         return;
-    t->ins[t->n++] = in;
+    o->ins[o->n++] = in;
     LLVMValueRef a_all, a_none, b_all, b_none;
-    decide(t, in->opnds[1].reg, depth + 1, &a_all, &a_none);
+    decide(t, in->opnds[1].reg, &a_all, &a_none);
     if (in->op == PTX_OP_not) {
         *all = a_none;
         *none = a_all;
         return;
     }
-    decide(t, in->opnds[2].reg, depth + 1, &b_all, &b_none);
+    decide(t, in->opnds[2].reg, &b_all, &b_none);
     if (in->op == PTX_OP_xor) {     /* one side everywhere, the other nowhere */
         *all = LLVMBuildOr(b, LLVMBuildAnd(b, a_all, b_none, ""),
                            LLVMBuildAnd(b, a_none, b_all, ""), "");
@@ -313,16 +316,15 @@ bool zn_lanecmp_branch(zn_lfn *l, const ptx_ins *bra, zn_lanecmp *out)
     const ptx_func *f = l->f;
     if (zn_lanecmp_disabled() || bra->guard_reg < 0 || bra <= f->ins || bra >= f->ins + f->nins)
         return false;
-    lc_tree t = {.l = l, .at = (uint32_t)(bra - f->ins)};
+    out->n = 0;
+    lc_tree t = {.l = l, .at = (uint32_t)(bra - f->ins), .out = out};
     LLVMValueRef all, none;
-    decide(&t, bra->guard_reg, 0, &all, &none);
+    decide(&t, bra->guard_reg, &all, &none);
     if (!t.decided)
         return false;
-    qsort(t.ins, t.n, sizeof t.ins[0], by_index);
+    qsort(out->ins, out->n, sizeof out->ins[0], by_index);
     zn_log(ZN_LOG_DEBUG, "lanecmp: %s: the branch at PTX line %u tests scalars first (%u "
-           "compares decided, %u instructions)", f->name, bra->line, t.decided, t.n);
-    memcpy(out->ins, t.ins, t.n * sizeof t.ins[0]);
-    out->n = t.n;
+           "compares decided, %u instructions)", f->name, bra->line, t.decided, out->n);
     out->all = bra->guard_neg ? none : all;
     out->none = bra->guard_neg ? all : none;
     return true;
