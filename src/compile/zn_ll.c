@@ -51,6 +51,14 @@ LLVMValueRef ll_i32_to_mask(zn_lfn *l, LLVMValueRef i)
     return LLVMBuildBitCast(l->b, i, ll_vec(l->m->t_i1), "");
 }
 
+LLVMValueRef ll_first_lane(zn_lfn *l, LLVMValueRef m)
+{
+    LLVMTypeRef i32 = l->m->t_i32;
+    LLVMValueRef args[2] = {ll_mask_to_i32(l, m), LLVMConstInt(l->m->t_i1, 0, 0)};
+    return LLVMBuildAnd(l->b, ll_intrin(l, "llvm.cttz", &i32, 1, args, 2),
+                        LLVMConstInt(i32, ZN_LANES - 1, 0), "first.lane");
+}
+
 LLVMValueRef ll_any(zn_lfn *l, LLVMValueRef m)
 {
     return LLVMBuildICmp(l->b, LLVMIntNE, ll_mask_to_i32(l, m),

@@ -220,6 +220,8 @@ LLVMValueRef ll_all_ones(zn_lfn *l);               /* <32 x i1> true */
 LLVMValueRef ll_mask_to_i32(zn_lfn *l, LLVMValueRef m);
 LLVMValueRef ll_i32_to_mask(zn_lfn *l, LLVMValueRef i);
 LLVMValueRef ll_any(zn_lfn *l, LLVMValueRef m);    /* i1: any lane set */
+/* i32: the lowest set lane of m; 0 when none is (an index always in range) */
+LLVMValueRef ll_first_lane(zn_lfn *l, LLVMValueRef m);
 LLVMValueRef ll_entry_alloca(zn_lfn *l, LLVMTypeRef t, const char *name);
 /* Whole-vector load/store of a call argument slot: a .param variable's
  * slot is only 16-byte aligned (zn_lower_func.c), and in a coroutine's

@@ -916,9 +916,7 @@ static bool induction(aff_walk *w, int32_t r, uint32_t at, int depth, aff_val *o
     /* v0 = r[j] - (dx_j * s + dy_j * sy), j the first active lane */
     LLVMBuilderRef b = l->b;
     LLVMTypeRef i32 = l->m->t_i32, it = LLVMIntTypeInContext(l->m->ctx, bits);
-    LLVMValueRef j = LLVMBuildAnd(b, ll_intrin(l, "llvm.cttz", &i32, 1,
-        (LLVMValueRef[]){ll_mask_to_i32(l, l->emask), LLVMConstInt(l->m->t_i1, 0, 0)}, 2),
-        LLVMConstInt(i32, 31, 0), "ind.lane");
+    LLVMValueRef j = ll_first_lane(l, l->emask);
     LLVMValueRef rv = zn_load_reg(l, r);
     if (LLVMGetElementType(LLVMTypeOf(rv)) != it)
         rv = LLVMBuildBitCast(b, rv, ll_vec(it), "");
