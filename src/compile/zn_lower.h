@@ -163,6 +163,7 @@ typedef struct zn_lfn {
     uint8_t *gs_latch;          /* per ins: a grid-stride loop's backward branch,
                                  * where a coroutine warp yields (zn_lower_coro.c) */
     uint32_t *pair_act;         /* paired 16-bit loads (zn_lower_pairld.c), or NULL */
+    uint32_t *rec_act;          /* runs of record accesses (zn_lower_record.c), or NULL */
     uint8_t *lazy_at;           /* per ins: ZN_LAZY_OWE/PAY (zn_lower_lazybar.c), or NULL */
     LLVMValueRef owed_slot;     /* i32: block barriers the warp owes */
     struct zn_lanetab *lanetab; /* predicted lane offsets (zn_lower_lanetab.c), or NULL */
@@ -703,6 +704,18 @@ static inline unsigned zn_ld_align(const zn_lfn *l, unsigned size)
 }
 bool zn_pair_dropped(const zn_lfn *l, const ptx_ins *ins);
 bool zn_pair_head(const zn_lfn *l, const ptx_ins *ins, ptx_ins *wide);
+
+/* Runs of 32-bit shared loads or stores of consecutive words at one
+ * address register (zn_lower_record.c): zn_record_plan finds them (after
+ * zn_pair_loads); the run's first instruction lowers all K of them
+ * (zn_lower_record, with `one` lowering a single ld or st for the
+ * fall-back), the others are dropped. */
+typedef void (*zn_lower_one_fn)(zn_lfn *l, const ptx_ins *ins);
+bool zn_records_disabled(void);
+void zn_record_plan(zn_lfn *l);
+bool zn_record_dropped(const zn_lfn *l, const ptx_ins *ins);
+unsigned zn_record_head(const zn_lfn *l, const ptx_ins *ins);  /* K, or 0 */
+void zn_lower_record(zn_lfn *l, const ptx_ins *head, unsigned k, zn_lower_one_fn one);
 
 /* ---- functions and module (zn_lower_func.c, zn_lower_module.c) ----------- */
 

@@ -701,6 +701,7 @@ void zn_lower_func(zn_lmod *m, const ptx_func *f, LLVMValueRef fn)
     zn_ftz_clean_regs(l); /* zn_lower_ftzclean.c */
     zn_reg_params_divergent(l); /* zn_lower_regparam.c */
     zn_pair_loads(l);
+    zn_record_plan(l);
     zn_park_plan(l);
     zn_thread_plan(l);
     zn_lazy_barrier_plan(l);
@@ -800,5 +801,6 @@ void zn_lower_func(zn_lmod *m, const ptx_func *f, LLVMValueRef fn)
     free(l->reg_blocal);
     zn_dead_regs_free(l);
     free(l->pair_act);
+    free(l->rec_act);
     free(l->lazy_at);
 }

@@ -16,6 +16,8 @@ void zn_lower_ins(zn_lfn *l, const ptx_ins *ins)
     bool fp = ptx_type_is_float(ins->type[0]);
     if (zn_pair_dropped(l, ins))
         return;   /* done by its pair's first load (zn_lower_pairld.c) */
+    if (zn_record_dropped(l, ins))
+        return;   /* done by its run's first access (zn_lower_record.c) */
     switch (ins->op) {
     case PTX_OP_add: case PTX_OP_sub: case PTX_OP_mul: case PTX_OP_mad:
     case PTX_OP_div: case PTX_OP_abs: case PTX_OP_neg: case PTX_OP_min:

@@ -145,10 +145,16 @@ static void lower_ld_uniform(zn_lfn *l, const ptx_ins *ins)
 
 static void lower_ld_one(zn_lfn *l, const ptx_ins *ins);
 
-/* A paired 16-bit load (zn_lower_pairld.c) loads both halves at once. */
+/* A paired 16-bit load (zn_lower_pairld.c) loads both halves at once; a
+ * run of record loads (zn_lower_record.c) all of its words. */
 static void lower_ld(zn_lfn *l, const ptx_ins *ins)
 {
     ptx_ins wide;
+    unsigned k = zn_record_head(l, ins);
+    if (k) {
+        zn_lower_record(l, ins, k, lower_ld_one);
+        return;
+    }
     if (!zn_pair_head(l, ins, &wide)) {
         lower_ld_one(l, ins);
         return;
@@ -222,7 +228,7 @@ static void lower_st_uniform(zn_lfn *l, const ptx_ins *ins, LLVMValueRef *vals, 
     }
 }
 
-static void lower_st(zn_lfn *l, const ptx_ins *ins)
+static void lower_st_one(zn_lfn *l, const ptx_ins *ins)
 {
     ptx_type t = ins->type[0];
     const ptx_opnd *a = &ins->opnds[0], *s = &ins->opnds[1];
@@ -251,6 +257,16 @@ static void lower_st(zn_lfn *l, const ptx_ins *ins)
         zn_access_store(l, host_addr(l, addr_of(l, a), ins->space), vals, n, size);
     if (ins->space == PTX_SPACE_SHARED)
         zn_shared_store_stagger(l);
+}
+
+/* a run of record stores (zn_lower_record.c) at its first */
+static void lower_st(zn_lfn *l, const ptx_ins *ins)
+{
+    unsigned k = zn_record_head(l, ins);
+    if (k)
+        zn_lower_record(l, ins, k, lower_st_one);
+    else
+        lower_st_one(l, ins);
 }
 
 static void lower_cvta(zn_lfn *l, const ptx_ins *ins)

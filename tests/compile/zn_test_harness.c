@@ -191,7 +191,7 @@ void zt_run_u32(const zn_jit_module *jm, const char *kernel, uint32_t blocks, ui
 
 const char *zt_u32_kernel(const char *name, const char *body)
 {
-    static char buf[2][4096];
+    static char buf[2][16384];
     static int which;
     char *b = buf[which++ & 1];
     int n = snprintf(b, sizeof buf[0], ZT_U32_HEAD, name);

@@ -1,0 +1,259 @@
+/* zn_lower_record.c: runs of 32-bit shared loads or stores of one address
+ * register's consecutive words become per-lane 16-byte accesses and 4 x 4
+ * transposes, where the lanes' records lie a proven stride apart.
+ *
+ * CUB's block loads and stores (BLOCK_LOAD_WARP_TRANSPOSE in its scan and
+ * radix sort) move a thread's K items between registers and shared memory
+ * at `sh[lane * K + i]`, i = 0 .. K-1: K ld/st.shared.u32 at offsets 0, 4,
+ * .. 4(K-1) from one register whose lanes are 4K bytes apart. One by one,
+ * each is a gather or scatter of 32 lanes (zn_lower_access.c's strided
+ * path), and the hosts of this machine kind take 1-1.5 cycles per gathered
+ * or scattered element. Taken together they are K contiguous words per
+ * lane: per 4 items, a 4 x 4 transpose of 32-bit elements within each
+ * 128-bit chunk (8 unpacks per 16 lanes) and one 16-byte access per lane.
+ * A C model of the scan's 15 items on the Zen 4 host: 30 scatters 198-224
+ * ns per warp, the record stores 51; 30 gathers 177 ns, the record loads 40.
+ *
+ * The run (zn_record_plan): adjacent instructions of one PTX block, all ld
+ * or all st, unguarded, no memory-model qualifier, one 4-byte type, not
+ * vectors, in .shared (not ::cluster), at [%a + c + 4j] for j = 0 .. K-1
+ * with one %a, K >= 4; loads into K distinct registers other than %a. At
+ * its first instruction the affine analysis must prove lane l at base + l
+ * * s with |s| >= 4K, so that no two lanes' records overlap and the order
+ * of the stores cannot matter; at run time the record path needs the
+ * analysis' facts and every lane active, and the instructions one by one
+ * are the fall-back. When K is not a multiple of 4 the last group overlaps
+ * the one before it (loads read words again, stores write the same values
+ * again). Not under memcheck or racecheck, which check each access.
+ * ZINC_NO_RECORDS=1 turns it off (A/B; not in the kernel cache key). */
+#include "zn_lower.h"
+
+#include <stdlib.h>
+
+#define REC_MAX 64  /* instructions in one run */
+
+/* l->rec_act[i]: REC_NONE, REC_DROP, or REC_HEAD + K for a run's first */
+enum { REC_NONE, REC_DROP, REC_HEAD };
+
+/* an instruction that may be part of a run; its address operand */
+static const ptx_opnd *member(const ptx_ins *x)
+{
+    if ((x->op != PTX_OP_ld && x->op != PTX_OP_st) || x->guard_reg >= 0 || x->vec > 1 ||
+        x->nopnds != 2 || ptx_type_size(x->type[0]) != 4 || x->space != PTX_SPACE_SHARED ||
+        zn_strong_access(x) || zn_ins_shared_cluster(x))
+        return NULL;
+    const ptx_opnd *a = &x->opnds[x->op == PTX_OP_st ? 0 : 1];
+    const ptx_opnd *d = &x->opnds[x->op == PTX_OP_st ? 1 : 0];
+    if (a->kind != PTX_OPND_ADDR || a->reg < 0 || a->var || a->sym || a->func || a->nelems ||
+        d->kind != PTX_OPND_REG || d->reg2 >= 0)
+        return NULL;
+    return a;
+}
+
+/* the run starting at instruction i: its length (1 when there is none) */
+static uint32_t run_at(const zn_lfn *l, uint32_t i)
+{
+    const ptx_func *f = l->f;
+    const ptx_ins *h = &f->ins[i];
+    const ptx_opnd *ha = member(h);
+    if (!ha || (h->op == PTX_OP_ld && h->opnds[0].reg == ha->reg))
+        return 1;
+    int32_t dst[REC_MAX];
+    uint32_t k = 0;
+    for (; k < REC_MAX && i + k < f->nins; k++) {
+        const ptx_ins *x = &f->ins[i + k];
+        const ptx_opnd *a = member(x);
+        if (!a || x->op != h->op || x->type[0] != h->type[0] || a->reg != ha->reg ||
+            a->ival != ha->ival + 4 * (int64_t)k || l->block_of_ins[i + k] != l->block_of_ins[i] ||
+            (l->pair_act && l->pair_act[i + k] != 0))
+            break;
+        if (x->op == PTX_OP_ld) {
+            int32_t r = x->opnds[0].reg;
+            bool seen = r == ha->reg;
+            for (uint32_t j = 0; j < k && !seen; j++)
+                seen = dst[j] == r;
+            if (seen)
+                break;
+            dst[k] = r;
+        }
+    }
+    return k;
+}
+
+bool zn_records_disabled(void)
+{
+    const char *s = getenv("ZINC_NO_RECORDS");
+    return s && *s && *s != '0';
+}
+
+void zn_record_plan(zn_lfn *l)
+{
+    const ptx_func *f = l->f;
+    l->rec_act = NULL;
+    if (zn_records_disabled() || l->m->opts->check)
+        return;
+    for (uint32_t i = 0; i < f->nins;) {
+        uint32_t k = run_at(l, i);
+        if (k >= 4) {
+            if (!l->rec_act && !(l->rec_act = calloc(f->nins + 1, sizeof *l->rec_act)))
+                return;
+            l->rec_act[i] = REC_HEAD + k;
+            for (uint32_t j = 1; j < k; j++)
+                l->rec_act[i + j] = REC_DROP;
+        }
+        i += k;
+    }
+}
+
+bool zn_record_dropped(const zn_lfn *l, const ptx_ins *ins)
+{
+    return l->rec_act && l->rec_act[ins - l->f->ins] == REC_DROP;
+}
+
+unsigned zn_record_head(const zn_lfn *l, const ptx_ins *ins)
+{
+    uint32_t a = l->rec_act ? l->rec_act[ins - l->f->ins] : REC_NONE;
+    return a >= REC_HEAD ? a - REC_HEAD : 0;
+}
+
+/* ---- the record path -------------------------------------------------------- */
+
+/* unpack{lo,hi} of 32- (w 1) or 64-bit (w 2) elements within each
+ * 128-bit chunk of two <16 x T> */
+static LLVMValueRef unpack(zn_lfn *l, LLVMValueRef a, LLVMValueRef b, unsigned w, bool hi)
+{
+    LLVMValueRef idx[16];
+    for (unsigned c = 0; c < 4; c++)
+        for (unsigned e = 0; e < 4; e++) {
+            unsigned from = (e / w) % 2 ? 16 : 0;   /* a's elements, then b's */
+            unsigned at = 4 * c + (hi ? 2 : 0) + (w == 1 ? e / 2 : e % 2);
+            idx[4 * c + e] = LLVMConstInt(l->m->t_i32, from + at, 0);
+        }
+    return LLVMBuildShuffleVector(l->b, a, b, LLVMConstVector(idx, 16), "");
+}
+
+/* x[i] chunk c element j -> out[j] chunk c element i, for 4 x <16 x T>
+ * (its own inverse): items of 16 lanes <-> the records of lanes 4c + j */
+static void transpose4(zn_lfn *l, const LLVMValueRef x[4], LLVMValueRef out[4])
+{
+    LLVMValueRef t0 = unpack(l, x[0], x[1], 1, false), t1 = unpack(l, x[0], x[1], 1, true);
+    LLVMValueRef t2 = unpack(l, x[2], x[3], 1, false), t3 = unpack(l, x[2], x[3], 1, true);
+    out[0] = unpack(l, t0, t2, 2, false);
+    out[1] = unpack(l, t0, t2, 2, true);
+    out[2] = unpack(l, t1, t3, 2, false);
+    out[3] = unpack(l, t1, t3, 2, true);
+}
+
+/* lane's words g .. g + 3 */
+static LLVMValueRef record_ptr(zn_lfn *l, LLVMValueRef base, int64_t s, unsigned lane, unsigned g)
+{
+    zn_lmod *m = l->m;
+    uint64_t off = (uint64_t)((int64_t)lane * s + 4 * (int64_t)g);
+    return LLVMBuildIntToPtr(l->b, LLVMBuildAdd(l->b, base, LLVMConstInt(m->t_i64, off, 0), ""),
+                             m->t_ptr, "rec");
+}
+
+/* the first word of each group of 4: 0, 4, .. and k - 4 last */
+static unsigned group_at(unsigned g, unsigned k)
+{
+    return 4 * g + 4 <= k ? 4 * g : k - 4;
+}
+
+static void record_load(zn_lfn *l, const ptx_ins *head, unsigned k, LLVMValueRef base,
+                        int64_t s)
+{
+    zn_lmod *m = l->m;
+    ptx_type t = head->type[0];
+    LLVMTypeRef et = zn_scalar_type(m, t), qt = LLVMVectorType(et, 4);
+    LLVMValueRef half[2][REC_MAX];
+    for (unsigned g = 0; 4 * g < k; g++) {
+        unsigned w = group_at(g, k);
+        for (unsigned h = 0; h < 2; h++) {
+            LLVMValueRef rec[4], items[4];
+            for (unsigned j = 0; j < 4; j++) {
+                LLVMValueRef q[4];
+                for (unsigned c = 0; c < 4; c++) {
+                    q[c] = LLVMBuildLoad2(l->b, qt, record_ptr(l, base, s, 16 * h + 4 * c + j, w), "");
+                    LLVMSetAlignment(q[c], 4);
+                }
+                rec[j] = ll_concat(l, q, 4);
+            }
+            transpose4(l, rec, items);
+            for (unsigned i = 0; i < 4; i++)
+                half[h][w + i] = items[i];
+        }
+    }
+    for (unsigned i = 0; i < k; i++)
+        zn_dst(l, &head[i].opnds[0], t, ll_join_halves(l, half[0][i], half[1][i]));
+}
+
+static void record_store(zn_lfn *l, const ptx_ins *head, unsigned k, LLVMValueRef base,
+                         int64_t s)
+{
+    ptx_type t = head->type[0];
+    LLVMValueRef v[REC_MAX];
+    for (unsigned i = 0; i < k; i++)
+        v[i] = zn_src(l, &head[i].opnds[1], t);
+    zn_shared_store_stagger_before(l);
+    for (unsigned g = 0; 4 * g < k; g++) {
+        unsigned w = group_at(g, k);
+        for (unsigned h = 0; h < 2; h++) {
+            LLVMValueRef items[4], rec[4];
+            for (unsigned i = 0; i < 4; i++)
+                items[i] = ll_lanes(l, v[w + i], 16 * h, 16);
+            transpose4(l, items, rec);
+            for (unsigned j = 0; j < 4; j++)
+                for (unsigned c = 0; c < 4; c++) {
+                    LLVMValueRef q = ll_lanes(l, rec[j], 4 * c, 4);
+                    LLVMValueRef st = LLVMBuildStore(l->b, q,
+                                                     record_ptr(l, base, s, 16 * h + 4 * c + j, w));
+                    LLVMSetAlignment(st, 4);
+                }
+        }
+    }
+    zn_shared_store_stagger(l);
+}
+
+/* each instruction of the run as it stands */
+static void each(zn_lfn *l, const ptx_ins *head, unsigned k, zn_lower_one_fn one)
+{
+    for (unsigned i = 0; i < k; i++) {
+        l->ins = &head[i];
+        l->emask = zn_guard_mask(l, l->ins);
+        one(l, l->ins);
+    }
+    l->ins = head;
+    l->emask = zn_guard_mask(l, head);
+}
+
+void zn_lower_record(zn_lfn *l, const ptx_ins *head, unsigned k, zn_lower_one_fn one)
+{
+    zn_lmod *m = l->m;
+    zn_aff_addr f;
+    int64_t span = 4 * (int64_t)k;
+    if (!zn_affine_addr(l, &f) || !f.lin || (f.s < span && f.s > -span)) {
+        each(l, head, k, one);
+        return;
+    }
+    LLVMValueRef full = LLVMBuildICmp(l->b, LLVMIntEQ, ll_mask_to_i32(l, l->emask),
+                                      LLVMConstInt(m->t_i32, 0xffffffffu, 0), "");
+    LLVMValueRef cond = LLVMBuildAnd(l->b, f.lin, full, "rec.ok");
+    LLVMBasicBlockRef bb_rec = LLVMAppendBasicBlockInContext(m->ctx, l->fn, "rec");
+    LLVMBasicBlockRef bb_each = LLVMAppendBasicBlockInContext(m->ctx, l->fn, "rec.each");
+    LLVMBasicBlockRef bb_done = LLVMAppendBasicBlockInContext(m->ctx, l->fn, "rec.done");
+    LLVMBuildCondBr(l->b, cond, bb_rec, bb_each);
+
+    LLVMPositionBuilderAtEnd(l->b, bb_rec);
+    if (head->op == PTX_OP_ld)
+        record_load(l, head, k, f.base, f.s);
+    else
+        record_store(l, head, k, f.base, f.s);
+    LLVMBuildBr(l->b, bb_done);
+
+    LLVMPositionBuilderAtEnd(l->b, bb_each);
+    each(l, head, k, one);
+    LLVMBuildBr(l->b, bb_done);
+
+    LLVMPositionBuilderAtEnd(l->b, bb_done);
+    zn_window_forget(l, NULL);  /* what either side tested does not dominate here */
+}
