@@ -27,6 +27,7 @@
  * again). Not under memcheck or racecheck, which check each access.
  * ZINC_NO_RECORDS=1 turns it off (A/B; not in the kernel cache key). */
 #include "zn_lower.h"
+#include "util/zn_log.h"
 
 #include <stdlib.h>
 
@@ -231,7 +232,12 @@ void zn_lower_record(zn_lfn *l, const ptx_ins *head, unsigned k, zn_lower_one_fn
     zn_lmod *m = l->m;
     zn_aff_addr f;
     int64_t span = 4 * (int64_t)k;
-    if (!zn_affine_addr(l, &f) || !f.lin || (f.s < span && f.s > -span)) {
+    bool proven = zn_affine_addr(l, &f) && f.lin;
+    zn_log(ZN_LOG_DEBUG, "records: %s: %u %s at PTX line %u: %s", l->f->name, k,
+           head->op == PTX_OP_ld ? "loads" : "stores", head->line,
+           !proven ? "no lane stride proven" : f.s < span && f.s > -span ? "records overlap"
+                                                                       : "lane records");
+    if (!proven || (f.s < span && f.s > -span)) {
         each(l, head, k, one);
         return;
     }
