@@ -1,6 +1,7 @@
-/* zn_lower_record.c: runs of 32-bit shared loads or stores of one address
- * register's consecutive words become per-lane 16-byte accesses and 4 x 4
- * transposes, where the lanes' records lie a proven stride apart.
+/* zn_lower_record.c: runs of 32- or 64-bit shared loads or stores of one
+ * address register's consecutive items become per-lane 16-byte accesses
+ * and in-register transposes, where the lanes' records lie a proven
+ * stride apart.
  *
  * CUB's block loads and stores (BLOCK_LOAD_WARP_TRANSPOSE in its scan and
  * radix sort) move a thread's K items between registers and shared memory
@@ -8,23 +9,25 @@
  * .. 4(K-1) from one register whose lanes are 4K bytes apart. One by one,
  * each is a gather or scatter of 32 lanes (zn_lower_access.c's strided
  * path), and the hosts of this machine kind take 1-1.5 cycles per gathered
- * or scattered element. Taken together they are K contiguous words per
+ * or scattered element. Taken together they are K contiguous items per
  * lane: per 4 items, a 4 x 4 transpose of 32-bit elements within each
- * 128-bit chunk (8 unpacks per 16 lanes) and one 16-byte access per lane.
- * A C model of the scan's 15 items on the Zen 4 host: 30 scatters 198-224
- * ns per warp, the record stores 51; 30 gathers 177 ns, the record loads 40.
+ * 128-bit chunk (8 unpacks per 16 lanes) and one 16-byte access per lane
+ * (64-bit items: per 2, one unpack pair). A C model of the scan's 15 items
+ * on the Zen 4 host: 30 scatters 198-224 ns per warp, the record stores
+ * 51; 30 gathers 177 ns, the record loads 40.
  *
  * The run (zn_record_plan): adjacent instructions of one PTX block, all ld
- * or all st, unguarded, no memory-model qualifier, one 4-byte type, not
- * vectors, in .shared (not ::cluster), at [%a + c + 4j] for j = 0 .. K-1
- * with one %a, K >= 4; loads into K distinct registers other than %a. At
- * its first instruction the affine analysis must prove lane l at base + l
- * * s with |s| >= 4K, so that no two lanes' records overlap and the order
- * of the stores cannot matter; at run time the record path needs the
- * analysis' facts and every lane active, and the instructions one by one
- * are the fall-back. When K is not a multiple of 4 the last group overlaps
- * the one before it (loads read words again, stores write the same values
- * again). Not under memcheck or racecheck, which check each access.
+ * or all st, unguarded, no memory-model qualifier, one 4- or 8-byte type,
+ * not vectors, in .shared (not ::cluster), at [%a + c + size * j] for j =
+ * 0 .. K-1 with one %a, K items filling a 16-byte chunk at least; loads
+ * into K distinct registers other than %a. At its first instruction the
+ * affine analysis must prove lane l at base + l * s with |s| >= size * K,
+ * so that no two lanes' records overlap and the order of the stores cannot
+ * matter; at run time the record path needs the analysis' facts and every
+ * lane active, and the instructions one by one are the fall-back. When K
+ * is not a multiple of a chunk's items the last group overlaps the one
+ * before it (loads read items again, stores write the same values again).
+ * Not under memcheck or racecheck, which check each access.
  * ZINC_NO_RECORDS=1 turns it off (A/B; not in the kernel cache key). */
 #include "zn_lower.h"
 #include "util/zn_log.h"
@@ -40,7 +43,8 @@ enum { REC_NONE, REC_DROP, REC_HEAD };
 static const ptx_opnd *member(const ptx_ins *x)
 {
     if ((x->op != PTX_OP_ld && x->op != PTX_OP_st) || x->guard_reg >= 0 || x->vec > 1 ||
-        x->nopnds != 2 || ptx_type_size(x->type[0]) != 4 || x->space != PTX_SPACE_SHARED ||
+        x->nopnds != 2 || (ptx_type_size(x->type[0]) != 4 && ptx_type_size(x->type[0]) != 8) ||
+        x->space != PTX_SPACE_SHARED ||
         zn_strong_access(x) || zn_ins_shared_cluster(x))
         return NULL;
     const ptx_opnd *a = &x->opnds[x->op == PTX_OP_st ? 0 : 1];
@@ -65,7 +69,7 @@ static uint32_t run_at(const zn_lfn *l, uint32_t i)
         const ptx_ins *x = &f->ins[i + k];
         const ptx_opnd *a = member(x);
         if (!a || x->op != h->op || x->type[0] != h->type[0] || a->reg != ha->reg ||
-            a->ival != ha->ival + 4 * (int64_t)k || l->block_of_ins[i + k] != l->block_of_ins[i] ||
+            a->ival != ha->ival + (int64_t)ptx_type_size(h->type[0]) * k || l->block_of_ins[i + k] != l->block_of_ins[i] ||
             (l->pair_act && l->pair_act[i + k] != 0))
             break;
         if (x->op == PTX_OP_ld) {
@@ -95,7 +99,7 @@ void zn_record_plan(zn_lfn *l)
         return;
     for (uint32_t i = 0; i < f->nins;) {
         uint32_t k = run_at(l, i);
-        if (k >= 4) {
+        if (k > 1 && k >= 16 / ptx_type_size(f->ins[i].type[0])) {  /* a group at least */
             if (!l->rec_act && !(l->rec_act = calloc(f->nins + 1, sizeof *l->rec_act)))
                 return;
             l->rec_act[i] = REC_HEAD + k;
@@ -119,45 +123,56 @@ unsigned zn_record_head(const zn_lfn *l, const ptx_ins *ins)
 
 /* ---- the record path -------------------------------------------------------- */
 
-/* unpack{lo,hi} of 32- (w 1) or 64-bit (w 2) elements within each
- * 128-bit chunk of two <16 x T> */
-static LLVMValueRef unpack(zn_lfn *l, LLVMValueRef a, LLVMValueRef b, unsigned w, bool hi)
+/* A record's 16-byte chunk holds n = 16 / size items: 4 of 32 bits or 2
+ * of 64. Half a warp's item vectors are <16 x T>, n per group. */
+
+/* unpack{lo,hi} of runs of w elements within each n-element (128-bit)
+ * chunk of two <16 x T> (vpunpck{l,h}{dq,qdq}) */
+static LLVMValueRef unpack(zn_lfn *l, LLVMValueRef a, LLVMValueRef b, unsigned n, unsigned w,
+                           bool hi)
 {
     LLVMValueRef idx[16];
-    for (unsigned c = 0; c < 4; c++)
-        for (unsigned e = 0; e < 4; e++) {
-            unsigned from = (e / w) % 2 ? 16 : 0;   /* a's elements, then b's */
-            unsigned at = 4 * c + (hi ? 2 : 0) + (w == 1 ? e / 2 : e % 2);
-            idx[4 * c + e] = LLVMConstInt(l->m->t_i32, from + at, 0);
+    for (unsigned c = 0; c < 16 / n; c++)
+        for (unsigned e = 0; e < n; e++) {
+            unsigned from = (e / w) % 2 ? 16 : 0;   /* a's run, then b's */
+            unsigned at = n * c + (hi ? n / 2 : 0) + e / w / 2 * w + e % w;
+            idx[n * c + e] = LLVMConstInt(l->m->t_i32, from + at, 0);
         }
     return LLVMBuildShuffleVector(l->b, a, b, LLVMConstVector(idx, 16), "");
 }
 
-/* x[i] chunk c element j -> out[j] chunk c element i, for 4 x <16 x T>
- * (its own inverse): items of 16 lanes <-> the records of lanes 4c + j */
-static void transpose4(zn_lfn *l, const LLVMValueRef x[4], LLVMValueRef out[4])
+/* x[i] chunk c element j -> out[j] chunk c element i, for n x <16 x T>
+ * (its own inverse): the items of 16 lanes <-> the records of lanes
+ * n * c + j */
+static void transpose(zn_lfn *l, unsigned n, const LLVMValueRef x[4], LLVMValueRef out[4])
 {
-    LLVMValueRef t0 = unpack(l, x[0], x[1], 1, false), t1 = unpack(l, x[0], x[1], 1, true);
-    LLVMValueRef t2 = unpack(l, x[2], x[3], 1, false), t3 = unpack(l, x[2], x[3], 1, true);
-    out[0] = unpack(l, t0, t2, 2, false);
-    out[1] = unpack(l, t0, t2, 2, true);
-    out[2] = unpack(l, t1, t3, 2, false);
-    out[3] = unpack(l, t1, t3, 2, true);
+    if (n == 2) {
+        out[0] = unpack(l, x[0], x[1], 2, 1, false);
+        out[1] = unpack(l, x[0], x[1], 2, 1, true);
+        return;
+    }
+    LLVMValueRef t0 = unpack(l, x[0], x[1], 4, 1, false), t1 = unpack(l, x[0], x[1], 4, 1, true);
+    LLVMValueRef t2 = unpack(l, x[2], x[3], 4, 1, false), t3 = unpack(l, x[2], x[3], 4, 1, true);
+    out[0] = unpack(l, t0, t2, 4, 2, false);
+    out[1] = unpack(l, t0, t2, 4, 2, true);
+    out[2] = unpack(l, t1, t3, 4, 2, false);
+    out[3] = unpack(l, t1, t3, 4, 2, true);
 }
 
-/* lane's words g .. g + 3 */
-static LLVMValueRef record_ptr(zn_lfn *l, LLVMValueRef base, int64_t s, unsigned lane, unsigned g)
+/* lane's items g .. g + n - 1 */
+static LLVMValueRef record_ptr(zn_lfn *l, LLVMValueRef base, int64_t s, unsigned size,
+                               unsigned lane, unsigned g)
 {
     zn_lmod *m = l->m;
-    uint64_t off = (uint64_t)((int64_t)lane * s + 4 * (int64_t)g);
+    uint64_t off = (uint64_t)((int64_t)lane * s + (int64_t)size * g);
     return LLVMBuildIntToPtr(l->b, LLVMBuildAdd(l->b, base, LLVMConstInt(m->t_i64, off, 0), ""),
                              m->t_ptr, "rec");
 }
 
-/* the first word of each group of 4: 0, 4, .. and k - 4 last */
-static unsigned group_at(unsigned g, unsigned k)
+/* the first item of group g: 0, n, 2n, .. and k - n last */
+static unsigned group_at(unsigned g, unsigned n, unsigned k)
 {
-    return 4 * g + 4 <= k ? 4 * g : k - 4;
+    return n * g + n <= k ? n * g : k - n;
 }
 
 static void record_load(zn_lfn *l, const ptx_ins *head, unsigned k, LLVMValueRef base,
@@ -165,22 +180,24 @@ static void record_load(zn_lfn *l, const ptx_ins *head, unsigned k, LLVMValueRef
 {
     zn_lmod *m = l->m;
     ptx_type t = head->type[0];
-    LLVMTypeRef et = zn_scalar_type(m, t), qt = LLVMVectorType(et, 4);
+    unsigned size = ptx_type_size(t), n = 16 / size;
+    LLVMTypeRef et = zn_scalar_type(m, t), qt = LLVMVectorType(et, n);
     LLVMValueRef half[2][REC_MAX];
-    for (unsigned g = 0; 4 * g < k; g++) {
-        unsigned w = group_at(g, k);
+    for (unsigned g = 0; n * g < k; g++) {
+        unsigned w = group_at(g, n, k);
         for (unsigned h = 0; h < 2; h++) {
             LLVMValueRef rec[4], items[4];
-            for (unsigned j = 0; j < 4; j++) {
-                LLVMValueRef q[4];
-                for (unsigned c = 0; c < 4; c++) {
-                    q[c] = LLVMBuildLoad2(l->b, qt, record_ptr(l, base, s, 16 * h + 4 * c + j, w), "");
-                    LLVMSetAlignment(q[c], 4);
+            for (unsigned j = 0; j < n; j++) {
+                LLVMValueRef q[8];
+                for (unsigned c = 0; c < 16 / n; c++) {
+                    q[c] = LLVMBuildLoad2(l->b, qt,
+                                          record_ptr(l, base, s, size, 16 * h + n * c + j, w), "");
+                    LLVMSetAlignment(q[c], size);
                 }
-                rec[j] = ll_concat(l, q, 4);
+                rec[j] = ll_concat(l, q, 16 / n);
             }
-            transpose4(l, rec, items);
-            for (unsigned i = 0; i < 4; i++)
+            transpose(l, n, rec, items);
+            for (unsigned i = 0; i < n; i++)
                 half[h][w + i] = items[i];
         }
     }
@@ -192,23 +209,24 @@ static void record_store(zn_lfn *l, const ptx_ins *head, unsigned k, LLVMValueRe
                          int64_t s)
 {
     ptx_type t = head->type[0];
+    unsigned size = ptx_type_size(t), n = 16 / size;
     LLVMValueRef v[REC_MAX];
     for (unsigned i = 0; i < k; i++)
         v[i] = zn_src(l, &head[i].opnds[1], t);
     zn_shared_store_stagger_before(l);
-    for (unsigned g = 0; 4 * g < k; g++) {
-        unsigned w = group_at(g, k);
+    for (unsigned g = 0; n * g < k; g++) {
+        unsigned w = group_at(g, n, k);
         for (unsigned h = 0; h < 2; h++) {
             LLVMValueRef items[4], rec[4];
-            for (unsigned i = 0; i < 4; i++)
+            for (unsigned i = 0; i < n; i++)
                 items[i] = ll_lanes(l, v[w + i], 16 * h, 16);
-            transpose4(l, items, rec);
-            for (unsigned j = 0; j < 4; j++)
-                for (unsigned c = 0; c < 4; c++) {
-                    LLVMValueRef q = ll_lanes(l, rec[j], 4 * c, 4);
-                    LLVMValueRef st = LLVMBuildStore(l->b, q,
-                                                     record_ptr(l, base, s, 16 * h + 4 * c + j, w));
-                    LLVMSetAlignment(st, 4);
+            transpose(l, n, items, rec);
+            for (unsigned j = 0; j < n; j++)
+                for (unsigned c = 0; c < 16 / n; c++) {
+                    LLVMValueRef q = ll_lanes(l, rec[j], n * c, n);
+                    LLVMValueRef st = LLVMBuildStore(
+                        l->b, q, record_ptr(l, base, s, size, 16 * h + n * c + j, w));
+                    LLVMSetAlignment(st, size);
                 }
         }
     }
@@ -231,7 +249,7 @@ void zn_lower_record(zn_lfn *l, const ptx_ins *head, unsigned k, zn_lower_one_fn
 {
     zn_lmod *m = l->m;
     zn_aff_addr f;
-    int64_t span = 4 * (int64_t)k;
+    int64_t span = (int64_t)ptx_type_size(head->type[0]) * k;
     bool proven = zn_affine_addr(l, &f) && f.lin;
     zn_log(ZN_LOG_DEBUG, "records: %s: %u %s at PTX line %u: %s", l->f->name, k,
            head->op == PTX_OP_ld ? "loads" : "stores", head->line,

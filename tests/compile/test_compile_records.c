@@ -11,7 +11,8 @@
  * each side is tested on its own and together: K = 15 at S = 60 (CUB's
  * scan), K = 7 at a padded S = 32 and K = 5 at S = 20 (the last group of 4
  * overlaps the one before), K = 4; stores by the odd threads only (the
- * record path needs a full warp: the fall-back runs). Each is compiled
+ * record path needs a full warp: the fall-back runs); 64-bit items, K =
+ * 7, 3 (padded) and 2. Each is compiled
  * with and without ZINC_NO_RECORDS (the IRs must differ) and run on blocks
  * of 128 and of 48 threads (a half-empty last warp: the fall-back). K = 4
  * at S = 8 overlaps the lanes' records, where the order of the stores
@@ -132,6 +133,67 @@ static char *body(unsigned k, unsigned s, bool st_run, bool ld_run, const char *
     return b;
 }
 
+/* 64-bit items: item64(t, i) folded as u64 words, the output its halves'
+ * xor */
+static uint64_t item64(const uint32_t *in, uint32_t t, unsigned i)
+{
+    return (uint64_t)in[t] * (2 * i + 1) + i;
+}
+
+static uint32_t fold64(const uint32_t *in, uint32_t src, unsigned k)
+{
+    uint64_t acc = 0;
+    for (unsigned i = 0; i < k; i++)
+        acc = acc * 31 + item64(in, src, i);
+    return (uint32_t)acc ^ (uint32_t)(acc >> 32);
+}
+
+static uint32_t want64_7x(const uint32_t *in, uint32_t t, uint32_t block)
+{
+    (void)block;
+    return fold64(in, t ^ 1, 7);
+}
+static uint32_t want64_7(const uint32_t *in, uint32_t t, uint32_t block)
+{
+    (void)block;
+    return fold64(in, t, 7);
+}
+static uint32_t want64_3(const uint32_t *in, uint32_t t, uint32_t block)
+{
+    (void)block;
+    return fold64(in, t, 3);
+}
+static uint32_t want64_2(const uint32_t *in, uint32_t t, uint32_t block)
+{
+    (void)block;
+    return fold64(in, t, 2);
+}
+
+/* body() with K 64-bit items (u64 loads and stores, both runs) */
+static char *body64(unsigned k, unsigned s, const char *op, unsigned c)
+{
+    size_t cap = 16384, n = 0;
+    char *b = malloc(cap);
+#define P(...) (n += (size_t)snprintf(b + n, cap - n, __VA_ARGS__))
+    P("  .reg .b64 %%q<24>;\n  .shared .align 16 .b32 sh[2048];\n  mov.u32 %%r6, sh;\n");
+    P("  mad.lo.s32 %%r7, %%r1, %u, %%r6;\n", s);
+    for (unsigned i = 0; i < k; i++)
+        P("  mul.wide.u32 %%q%u, %%r5, %u;\n  add.u64 %%q%u, %%q%u, %u;\n", i, 2 * i + 1, i, i, i);
+    for (unsigned i = 0; i < k; i++)
+        P("  st.shared.u64 [%%r7+%u], %%q%u;\n", 8 * i, i);
+    P("  bar.sync 0;\n  %s.%s %%r8, %%r1, %u;\n  mad.lo.s32 %%r9, %%r8, %u, %%r6;\n", op,
+      strcmp(op, "add") ? "b32" : "u32", c, s);
+    for (unsigned i = 0; i < k; i++)
+        P("  ld.shared.u64 %%q%u, [%%r9+%u];\n", i, 8 * i);
+    P("  mov.u64 %%q20, 0;\n");
+    for (unsigned i = 0; i < k; i++)
+        P("  mad.lo.s64 %%q20, %%q20, 31, %%q%u;\n", i);
+    P("  cvt.u32.u64 %%r25, %%q20;\n  shr.u64 %%q21, %%q20, 32;\n  cvt.u32.u64 %%r24, %%q21;\n"
+      "  xor.b32 %%r25, %%r25, %%r24;\n  st.global.u32 [%%rd5], %%r25;\n  ret;\n}\n");
+#undef P
+    return b;
+}
+
 /* zt_run_u32 through zn_exec_launch (the barrier needs it) */
 static void run(const zn_jit_module *jm, const char *kernel, uint32_t blocks, uint32_t block,
                 zt_want_u32 want, const char *mode)
@@ -183,16 +245,19 @@ static void test_overlap(void)
 
 int main(void)
 {
-    char *b[7] = {
+    char *b[11] = {
         body(15, 60, true, false, "xor", 1, false), body(15, 60, false, true, "add", 0, false),
         body(7, 32, true, true, "xor", 1, false),   body(7, 32, false, true, "add", 0, false),
         body(5, 20, true, true, "add", 0, false),   body(4, 16, true, true, "add", 0, false),
-        body(7, 28, true, true, "or", 1, true),
+        body(7, 28, true, true, "or", 1, true),     body64(7, 56, "xor", 1),
+        body64(7, 56, "add", 0),                    body64(3, 32, "add", 0),
+        body64(2, 16, "add", 0),
     };
     const zt_u32_case cases[] = {
         {"stores15", b[0], want_15},    {"loads15", b[1], want_own15}, {"stores7pad", b[2], want_7},
         {"loads7pad", b[3], want_own7}, {"both5", b[4], want_own5},    {"both4", b[5], want_own4},
-        {"odd7", b[6], want_odd},
+        {"odd7", b[6], want_odd},       {"wide7x", b[7], want64_7x},   {"wide7", b[8], want64_7},
+        {"wide3pad", b[9], want64_3},   {"wide2", b[10], want64_2},
     };
     const char *const mode[2] = {"records", "ZINC_NO_RECORDS"};
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
@@ -206,7 +271,7 @@ int main(void)
             zn_jit_module_free(m[j]);
         }
     }
-    for (int i = 0; i < 7; i++)
+    for (int i = 0; i < 11; i++)
         free(b[i]);
     test_overlap();
     zt_cleanup();
