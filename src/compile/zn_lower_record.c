@@ -20,11 +20,13 @@
  * or all st, unguarded, no memory-model qualifier, one 4- or 8-byte type,
  * not vectors, in .shared (not ::cluster), at [%a + c + size * j] for j =
  * 0 .. K-1 with one %a, K items filling a 16-byte chunk at least; loads
- * into K distinct registers other than %a. At its first instruction the
- * affine analysis must prove lane l at base + l * s with |s| >= size * K,
- * so that no two lanes' records overlap and the order of the stores cannot
- * matter; at run time the record path needs the analysis' facts and every
- * lane active, and the instructions one by one are the fall-back. When K
+ * into K distinct registers other than %a. For stores, the affine
+ * analysis must prove at the run's first instruction lane l at base + l *
+ * s with |s| >= size * K, so that no two lanes' records overlap and the
+ * order of the stores cannot matter; loads never conflict and read each
+ * lane's record at its own address where nothing is proven. At run time
+ * the record path needs the analysis' facts and every lane active, and
+ * the instructions one by one are the fall-back. When K
  * is not a multiple of a chunk's items the last group overlaps the one
  * before it (loads read items again, stores write the same values again).
  * Not under memcheck or racecheck, which check each access.
@@ -159,13 +161,12 @@ static void transpose(zn_lfn *l, unsigned n, const LLVMValueRef x[4], LLVMValueR
     out[3] = unpack(l, t1, t3, 4, 2, true);
 }
 
-/* lane's items g .. g + n - 1 */
-static LLVMValueRef record_ptr(zn_lfn *l, LLVMValueRef base, int64_t s, unsigned size,
-                               unsigned lane, unsigned g)
+/* lane's items g .. g + n - 1, from the lane's i64 address */
+static LLVMValueRef record_ptr(zn_lfn *l, LLVMValueRef lane_addr, unsigned size, unsigned g)
 {
     zn_lmod *m = l->m;
-    uint64_t off = (uint64_t)((int64_t)lane * s + (int64_t)size * g);
-    return LLVMBuildIntToPtr(l->b, LLVMBuildAdd(l->b, base, LLVMConstInt(m->t_i64, off, 0), ""),
+    return LLVMBuildIntToPtr(l->b, LLVMBuildAdd(l->b, lane_addr,
+                                                LLVMConstInt(m->t_i64, (uint64_t)size * g, 0), ""),
                              m->t_ptr, "rec");
 }
 
@@ -175,8 +176,7 @@ static unsigned group_at(unsigned g, unsigned n, unsigned k)
     return n * g + n <= k ? n * g : k - n;
 }
 
-static void record_load(zn_lfn *l, const ptx_ins *head, unsigned k, LLVMValueRef base,
-                        int64_t s)
+static void record_load(zn_lfn *l, const ptx_ins *head, unsigned k, const LLVMValueRef *lane)
 {
     zn_lmod *m = l->m;
     ptx_type t = head->type[0];
@@ -190,8 +190,8 @@ static void record_load(zn_lfn *l, const ptx_ins *head, unsigned k, LLVMValueRef
             for (unsigned j = 0; j < n; j++) {
                 LLVMValueRef q[8];
                 for (unsigned c = 0; c < 16 / n; c++) {
-                    q[c] = LLVMBuildLoad2(l->b, qt,
-                                          record_ptr(l, base, s, size, 16 * h + n * c + j, w), "");
+                    q[c] = LLVMBuildLoad2(l->b, qt, record_ptr(l, lane[16 * h + n * c + j], size, w),
+                                          "");
                     LLVMSetAlignment(q[c], size);
                 }
                 rec[j] = ll_concat(l, q, 16 / n);
@@ -205,8 +205,7 @@ static void record_load(zn_lfn *l, const ptx_ins *head, unsigned k, LLVMValueRef
         zn_dst(l, &head[i].opnds[0], t, ll_join_halves(l, half[0][i], half[1][i]));
 }
 
-static void record_store(zn_lfn *l, const ptx_ins *head, unsigned k, LLVMValueRef base,
-                         int64_t s)
+static void record_store(zn_lfn *l, const ptx_ins *head, unsigned k, const LLVMValueRef *lane)
 {
     ptx_type t = head->type[0];
     unsigned size = ptx_type_size(t), n = 16 / size;
@@ -225,7 +224,7 @@ static void record_store(zn_lfn *l, const ptx_ins *head, unsigned k, LLVMValueRe
                 for (unsigned c = 0; c < 16 / n; c++) {
                     LLVMValueRef q = ll_lanes(l, rec[j], n * c, n);
                     LLVMValueRef st = LLVMBuildStore(
-                        l->b, q, record_ptr(l, base, s, size, 16 * h + n * c + j, w));
+                        l->b, q, record_ptr(l, lane[16 * h + n * c + j], size, w));
                     LLVMSetAlignment(st, size);
                 }
         }
@@ -245,33 +244,58 @@ static void each(zn_lfn *l, const ptx_ins *head, unsigned k, zn_lower_one_fn one
     l->emask = zn_guard_mask(l, head);
 }
 
+/* The lanes' i64 addresses of the run's first access: lane 0's base plus
+ * l * s where the stride is proven, else each lane's own (loads only) */
+static void lane_addrs(zn_lfn *l, const ptx_ins *head, const zn_aff_addr *f, bool proven,
+                       LLVMValueRef lane[ZN_LANES])
+{
+    zn_lmod *m = l->m;
+    LLVMValueRef a = NULL;
+    if (!proven)
+        a = LLVMBuildPtrToInt(l->b, zn_mem_ptrs(l, &head->opnds[1], head->space),
+                              ll_vec(m->t_i64), "");
+    for (unsigned j = 0; j < ZN_LANES; j++)
+        lane[j] = proven ? LLVMBuildAdd(l->b, f->base,
+                                        LLVMConstInt(m->t_i64, (uint64_t)((int64_t)j * f->s), 0), "")
+                         : LLVMBuildExtractElement(l->b, a, LLVMConstInt(m->t_i32, j, 0), "");
+}
+
 void zn_lower_record(zn_lfn *l, const ptx_ins *head, unsigned k, zn_lower_one_fn one)
 {
     zn_lmod *m = l->m;
     zn_aff_addr f;
     int64_t span = (int64_t)ptx_type_size(head->type[0]) * k;
     bool proven = zn_affine_addr(l, &f) && f.lin;
+    bool apart = proven && (f.s >= span || f.s <= -span);
+    bool load = head->op == PTX_OP_ld;
+    /* Loads never conflict: without a proven stride each lane reads its
+     * own record from its own address (the partial- and full-tile paths
+     * of a CUB block load meet with two definitions of the address, which
+     * the affine walk does not follow). Stores need records apart. */
     zn_log(ZN_LOG_DEBUG, "records: %s: %u %s at PTX line %u: %s", l->f->name, k,
-           head->op == PTX_OP_ld ? "loads" : "stores", head->line,
-           !proven ? "no lane stride proven" : f.s < span && f.s > -span ? "records overlap"
-                                                                       : "lane records");
-    if (!proven || (f.s < span && f.s > -span)) {
+           load ? "loads" : "stores", head->line,
+           apart ? "lane records" : load ? "lane records at the lanes' addresses"
+                  : !proven ? "no lane stride proven" : "records overlap");
+    if (!apart && !load) {
         each(l, head, k, one);
         return;
     }
-    LLVMValueRef full = LLVMBuildICmp(l->b, LLVMIntEQ, ll_mask_to_i32(l, l->emask),
-                                      LLVMConstInt(m->t_i32, 0xffffffffu, 0), "");
-    LLVMValueRef cond = LLVMBuildAnd(l->b, f.lin, full, "rec.ok");
+    LLVMValueRef cond = LLVMBuildICmp(l->b, LLVMIntEQ, ll_mask_to_i32(l, l->emask),
+                                      LLVMConstInt(m->t_i32, 0xffffffffu, 0), "rec.ok");
+    if (apart)
+        cond = LLVMBuildAnd(l->b, f.lin, cond, "");
     LLVMBasicBlockRef bb_rec = LLVMAppendBasicBlockInContext(m->ctx, l->fn, "rec");
     LLVMBasicBlockRef bb_each = LLVMAppendBasicBlockInContext(m->ctx, l->fn, "rec.each");
     LLVMBasicBlockRef bb_done = LLVMAppendBasicBlockInContext(m->ctx, l->fn, "rec.done");
     LLVMBuildCondBr(l->b, cond, bb_rec, bb_each);
 
     LLVMPositionBuilderAtEnd(l->b, bb_rec);
-    if (head->op == PTX_OP_ld)
-        record_load(l, head, k, f.base, f.s);
+    LLVMValueRef lane[ZN_LANES];
+    lane_addrs(l, head, &f, apart, lane);
+    if (load)
+        record_load(l, head, k, lane);
     else
-        record_store(l, head, k, f.base, f.s);
+        record_store(l, head, k, lane);
     LLVMBuildBr(l->b, bb_done);
 
     LLVMPositionBuilderAtEnd(l->b, bb_each);
