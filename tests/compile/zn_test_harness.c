@@ -150,8 +150,8 @@ zn_jit_module *zt_load_text_cpu(const char *text, const char *cpu)
     return compile_text(text, strlen(text), "inline.ptx", NULL, cpu);
 }
 
-void zt_run_u32(const zn_jit_module *jm, const char *kernel, uint32_t blocks, uint32_t block,
-                unsigned shift, zt_want_u32 want, const char *mode)
+static void run_u32(const zn_jit_module *jm, const char *kernel, uint32_t blocks, uint32_t block,
+                    unsigned shift, zt_want_u32 want, const char *mode, bool exec)
 {
     uint32_t n = blocks * block;
     uint32_t *in = malloc(n * sizeof *in), *out = malloc(n * sizeof *out);
@@ -163,7 +163,8 @@ void zt_run_u32(const zn_jit_module *jm, const char *kernel, uint32_t blocks, ui
         }
         void *pin = in, *pout = out;
         void *args[] = {&pin, &pout};
-        CHECK(zt_run(jm, kernel, ZT_DIM1(blocks), ZT_DIM1(block), 0, args) == 0,
+        CHECK((exec ? zt_run_exec : zt_run)(jm, kernel, ZT_DIM1(blocks), ZT_DIM1(block), 0,
+                                             args) == 0,
               "%s %s: status", kernel, mode);
         int bad = 0;
         for (uint32_t i = 0; i < n && bad < 4; i++) {
@@ -177,6 +178,18 @@ void zt_run_u32(const zn_jit_module *jm, const char *kernel, uint32_t blocks, ui
     }
     free(in);
     free(out);
+}
+
+void zt_run_u32(const zn_jit_module *jm, const char *kernel, uint32_t blocks, uint32_t block,
+                unsigned shift, zt_want_u32 want, const char *mode)
+{
+    run_u32(jm, kernel, blocks, block, shift, want, mode, false);
+}
+
+void zt_run_u32_exec(const zn_jit_module *jm, const char *kernel, uint32_t blocks,
+                     uint32_t block, unsigned shift, zt_want_u32 want, const char *mode)
+{
+    run_u32(jm, kernel, blocks, block, shift, want, mode, true);
 }
 
 #define ZT_U32_HEAD                                                              \

@@ -61,6 +61,9 @@ int zt_run_exec(const zn_jit_module *jm, const char *kernel, zt_dim grid,
 typedef uint32_t (*zt_want_u32)(const uint32_t *block_in, uint32_t t, uint32_t block);
 void zt_run_u32(const zn_jit_module *jm, const char *kernel, uint32_t blocks, uint32_t block,
                 unsigned shift, zt_want_u32 want, const char *mode);
+/* The same through zn_exec_launch (barriers in blocks of several warps). */
+void zt_run_u32_exec(const zn_jit_module *jm, const char *kernel, uint32_t blocks,
+                     uint32_t block, unsigned shift, zt_want_u32 want, const char *mode);
 /* PTX of a kernel NAME(.param .u64 pin, .param .u64 pout) for zt_run_u32:
  * its prologue declares %p<8>, %r<32>, %rd<12> and leaves the thread's
  * input in %r5 and its output's address in %rd5; `body` follows and ends
