@@ -46,8 +46,7 @@ static const ptx_opnd *member(const ptx_ins *x)
 {
     if ((x->op != PTX_OP_ld && x->op != PTX_OP_st) || x->guard_reg >= 0 || x->vec > 1 ||
         x->nopnds != 2 || (ptx_type_size(x->type[0]) != 4 && ptx_type_size(x->type[0]) != 8) ||
-        x->space != PTX_SPACE_SHARED ||
-        zn_strong_access(x) || zn_ins_shared_cluster(x))
+        x->space != PTX_SPACE_SHARED || zn_strong_access(x) || zn_ins_shared_cluster(x))
         return NULL;
     const ptx_opnd *a = &x->opnds[x->op == PTX_OP_st ? 0 : 1];
     const ptx_opnd *d = &x->opnds[x->op == PTX_OP_st ? 1 : 0];
@@ -67,11 +66,12 @@ static uint32_t run_at(const zn_lfn *l, uint32_t i)
         return 1;
     int32_t dst[REC_MAX];
     uint32_t k = 0;
+    int64_t size = ptx_type_size(h->type[0]);
     for (; k < REC_MAX && i + k < f->nins; k++) {
         const ptx_ins *x = &f->ins[i + k];
         const ptx_opnd *a = member(x);
         if (!a || x->op != h->op || x->type[0] != h->type[0] || a->reg != ha->reg ||
-            a->ival != ha->ival + (int64_t)ptx_type_size(h->type[0]) * k || l->block_of_ins[i + k] != l->block_of_ins[i] ||
+            a->ival != ha->ival + size * k || l->block_of_ins[i + k] != l->block_of_ins[i] ||
             (l->pair_act && l->pair_act[i + k] != 0))
             break;
         if (x->op == PTX_OP_ld) {
@@ -190,8 +190,8 @@ static void record_load(zn_lfn *l, const ptx_ins *head, unsigned k, const LLVMVa
             for (unsigned j = 0; j < n; j++) {
                 LLVMValueRef q[8];
                 for (unsigned c = 0; c < 16 / n; c++) {
-                    q[c] = LLVMBuildLoad2(l->b, qt, record_ptr(l, lane[16 * h + n * c + j], size, w),
-                                          "");
+                    LLVMValueRef p = record_ptr(l, lane[16 * h + n * c + j], size, w);
+                    q[c] = LLVMBuildLoad2(l->b, qt, p, "");
                     LLVMSetAlignment(q[c], size);
                 }
                 rec[j] = ll_concat(l, q, 16 / n);
@@ -254,10 +254,11 @@ static void lane_addrs(zn_lfn *l, const ptx_ins *head, const zn_aff_addr *f, boo
     if (!proven)
         a = LLVMBuildPtrToInt(l->b, zn_mem_ptrs(l, &head->opnds[1], head->space),
                               ll_vec(m->t_i64), "");
-    for (unsigned j = 0; j < ZN_LANES; j++)
-        lane[j] = proven ? LLVMBuildAdd(l->b, f->base,
-                                        LLVMConstInt(m->t_i64, (uint64_t)((int64_t)j * f->s), 0), "")
+    for (unsigned j = 0; j < ZN_LANES; j++) {
+        uint64_t off = (uint64_t)((int64_t)j * f->s);
+        lane[j] = proven ? LLVMBuildAdd(l->b, f->base, LLVMConstInt(m->t_i64, off, 0), "")
                          : LLVMBuildExtractElement(l->b, a, LLVMConstInt(m->t_i32, j, 0), "");
+    }
 }
 
 void zn_lower_record(zn_lfn *l, const ptx_ins *head, unsigned k, zn_lower_one_fn one)

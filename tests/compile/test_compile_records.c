@@ -73,8 +73,8 @@ static uint32_t want_case(const uint32_t *in, uint32_t t, uint32_t block)
 static uint32_t want_overlap(const uint32_t *in, uint32_t t, uint32_t block)
 {
     (void)block;
-    uint32_t w[4] = {t ? item(in, t - 1, 2) : item(in, 0, 0), t ? item(in, t - 1, 3) : item(in, 0, 1),
-                     item(in, t, 2), item(in, t, 3)};
+    uint32_t w[4] = {t ? item(in, t - 1, 2) : item(in, 0, 0),
+                     t ? item(in, t - 1, 3) : item(in, 0, 1), item(in, t, 2), item(in, t, 3)};
     return fold(w, 4);
 }
 
@@ -109,7 +109,8 @@ static char *body(unsigned k, unsigned s, bool wide, bool st_run, bool ld_run, c
     P("  mov.u32 %%r6, sh;\n  mov.u32 %%r26, 0;\n  mad.lo.s32 %%r7, %%r1, %u, %%r6;\n", s);
     for (unsigned i = 0; i < k; i++) {
         if (wide)
-            P("  mul.wide.u32 %%v%u, %%r5, %u;\n  add.u64 %%v%u, %%v%u, %u;\n", i, 2 * i + 1, i, i, i);
+            P("  mul.wide.u32 %%v%u, %%r5, %u;\n  add.u64 %%v%u, %%v%u, %u;\n", i, 2 * i + 1, i,
+              i, i);
         else
             P("  mad.lo.s32 %%v%u, %%r5, %u, %u;\n", i, 2 * i + 1, i);
     }

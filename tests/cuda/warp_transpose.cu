@@ -41,7 +41,10 @@ __global__ void tiles(const T *in, T *out, int n)
 template <typename T> static T value(int i);
 template <> int value<int>(int i) { return (int)(zt_rand() % 200001) - 100000 + i % 3; }
 template <> long long value<long long>(int i) { return (long long)zt_rand64() >> 8 ^ i; }
-template <> double value<double>(int i) { return (double)((int)(zt_rand() % 4001) - 2000) / 8 + i % 5; }
+template <> double value<double>(int i)
+{
+    return (double)((int)(zt_rand() % 4001) - 2000) / 8 + i % 5;
+}
 
 template <typename T, int K, cub::BlockLoadAlgorithm LA, cub::BlockStoreAlgorithm SA>
 static void run(const char *name)
@@ -79,7 +82,8 @@ int main()
     run<int, 7, cub::BLOCK_LOAD_WARP_TRANSPOSE, cub::BLOCK_STORE_WARP_TRANSPOSE>("int x7 warp");
     run<int, 4, cub::BLOCK_LOAD_TRANSPOSE, cub::BLOCK_STORE_TRANSPOSE>("int x4 block");
     run<int, 15, cub::BLOCK_LOAD_TRANSPOSE, cub::BLOCK_STORE_TRANSPOSE>("int x15 block");
-    run<long long, 7, cub::BLOCK_LOAD_WARP_TRANSPOSE, cub::BLOCK_STORE_WARP_TRANSPOSE>("i64 x7 warp");
+    run<long long, 7, cub::BLOCK_LOAD_WARP_TRANSPOSE, cub::BLOCK_STORE_WARP_TRANSPOSE>(
+        "i64 x7 warp");
     run<long long, 3, cub::BLOCK_LOAD_TRANSPOSE, cub::BLOCK_STORE_TRANSPOSE>("i64 x3 block");
     run<double, 5, cub::BLOCK_LOAD_WARP_TRANSPOSE, cub::BLOCK_STORE_WARP_TRANSPOSE>("f64 x5 warp");
     return zt_finish();
