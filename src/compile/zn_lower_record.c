@@ -1,7 +1,6 @@
-/* zn_lower_record.c: runs of 32- or 64-bit shared loads or stores of one
- * address register's consecutive items become per-lane 16-byte accesses
- * and in-register transposes, where the lanes' records lie a proven
- * stride apart.
+/* zn_lower_record.c: runs of 32- or 64-bit shared or global loads or
+ * stores of one address register's consecutive items become per-lane
+ * 16-byte accesses and in-register transposes.
  *
  * CUB's block loads and stores (BLOCK_LOAD_WARP_TRANSPOSE in its scan and
  * radix sort) move a thread's K items between registers and shared memory
@@ -18,17 +17,19 @@
  *
  * The run (zn_record_plan): adjacent instructions of one PTX block, all ld
  * or all st, unguarded, no memory-model qualifier, one 4- or 8-byte type,
- * not vectors, in .shared (not ::cluster), at [%a + c + size * j] for j =
- * 0 .. K-1 with one %a, K items filling a 16-byte chunk at least; loads
- * into K distinct registers other than %a. For stores, the affine
- * analysis must prove at the run's first instruction lane l at base + l *
- * s with |s| >= size * K, so that no two lanes' records overlap and the
- * order of the stores cannot matter; loads never conflict and read each
- * lane's record at its own address where nothing is proven. At run time
- * the record path needs the analysis' facts and every lane active, and
- * the instructions one by one are the fall-back. When K
- * is not a multiple of a chunk's items the last group overlaps the one
- * before it (loads read items again, stores write the same values again).
+ * not vectors, in .shared (not ::cluster) or .global (a thread's items in
+ * place: the same bytes as the accesses one by one, so the same faults),
+ * at [%a + c + size * j] for j = 0 .. K-1 with one %a, K items filling a
+ * 16-byte chunk at least; loads into K distinct registers other than %a.
+ * For stores, the affine analysis must prove at the run's first
+ * instruction lane l at base + l * s with |s| >= size * K, so that no two
+ * lanes' records overlap and the order of the stores cannot matter; loads
+ * never conflict and read each lane's record at its own address where
+ * nothing is proven. At run time the record path needs the analysis'
+ * facts and every lane active, and the instructions one by one are the
+ * fall-back. When K is not a multiple of a chunk's items the last group
+ * overlaps the one before it (loads read items again, stores write the
+ * same values again).
  * Not under memcheck or racecheck, which check each access.
  * ZINC_NO_RECORDS=1 turns it off (A/B; not in the kernel cache key). */
 #include "zn_lower.h"
@@ -46,7 +47,8 @@ static const ptx_opnd *member(const ptx_ins *x)
 {
     if ((x->op != PTX_OP_ld && x->op != PTX_OP_st) || x->guard_reg >= 0 || x->vec > 1 ||
         x->nopnds != 2 || (ptx_type_size(x->type[0]) != 4 && ptx_type_size(x->type[0]) != 8) ||
-        x->space != PTX_SPACE_SHARED || zn_strong_access(x) || zn_ins_shared_cluster(x))
+        (x->space != PTX_SPACE_SHARED && x->space != PTX_SPACE_GLOBAL) || zn_strong_access(x) ||
+        zn_ins_shared_cluster(x))
         return NULL;
     const ptx_opnd *a = &x->opnds[x->op == PTX_OP_st ? 0 : 1];
     const ptx_opnd *d = &x->opnds[x->op == PTX_OP_st ? 1 : 0];
@@ -212,7 +214,9 @@ static void record_store(zn_lfn *l, const ptx_ins *head, unsigned k, const LLVMV
     LLVMValueRef v[REC_MAX];
     for (unsigned i = 0; i < k; i++)
         v[i] = zn_src(l, &head[i].opnds[1], t);
-    zn_shared_store_stagger_before(l);
+    bool shared = head->space == PTX_SPACE_SHARED;
+    if (shared)
+        zn_shared_store_stagger_before(l);
     for (unsigned g = 0; n * g < k; g++) {
         unsigned w = group_at(g, n, k);
         for (unsigned h = 0; h < 2; h++) {
@@ -229,7 +233,8 @@ static void record_store(zn_lfn *l, const ptx_ins *head, unsigned k, const LLVMV
                 }
         }
     }
-    zn_shared_store_stagger(l);
+    if (shared)
+        zn_shared_store_stagger(l);
 }
 
 /* each instruction of the run as it stands */
@@ -280,6 +285,12 @@ void zn_lower_record(zn_lfn *l, const ptx_ins *head, unsigned k, zn_lower_one_fn
     if (!apart && !load) {
         each(l, head, k, one);
         return;
+    }
+    if (head->space == PTX_SPACE_GLOBAL) {   /* as the run's first access would */
+        if (load)
+            zn_prefetch_ahead(l, head);
+        else
+            zn_prefetch_store_ahead(l, head);
     }
     LLVMValueRef cond = LLVMBuildICmp(l->b, LLVMIntEQ, ll_mask_to_i32(l, l->emask),
                                       LLVMConstInt(m->t_i32, 0xffffffffu, 0), "rec.ok");

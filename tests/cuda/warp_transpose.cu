@@ -2,7 +2,8 @@
 // and block-transpose algorithms, which pass a thread's K items through
 // shared memory at sh[lane * K + i]: runs of K shared loads and stores
 // that Zinc turns into per-lane 16-byte records (src/compile/
-// zn_lower_record.c). Each tile is loaded blocked, every item changed by
+// zn_lower_record.c); and the direct algorithms, whose thread-blocked
+// global loads and stores are such runs in global memory. Each tile is loaded blocked, every item changed by
 // its position, and stored back striped through the same transposes; a
 // partial last tile loads with a default and stores only its valid items.
 // 32-bit items (K = 15 as CUB's scan, 7, 4) and 64-bit ones (K = 7, 3;
@@ -86,5 +87,9 @@ int main()
         "i64 x7 warp");
     run<long long, 3, cub::BLOCK_LOAD_TRANSPOSE, cub::BLOCK_STORE_TRANSPOSE>("i64 x3 block");
     run<double, 5, cub::BLOCK_LOAD_WARP_TRANSPOSE, cub::BLOCK_STORE_WARP_TRANSPOSE>("f64 x5 warp");
+    // thread-blocked global accesses in place: the runs are ld/st.global
+    run<int, 7, cub::BLOCK_LOAD_DIRECT, cub::BLOCK_STORE_DIRECT>("int x7 direct");
+    run<int, 4, cub::BLOCK_LOAD_DIRECT, cub::BLOCK_STORE_DIRECT>("int x4 direct");
+    run<long long, 3, cub::BLOCK_LOAD_DIRECT, cub::BLOCK_STORE_DIRECT>("i64 x3 direct");
     return zt_finish();
 }
