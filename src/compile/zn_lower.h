@@ -705,17 +705,17 @@ static inline unsigned zn_ld_align(const zn_lfn *l, unsigned size)
 bool zn_pair_dropped(const zn_lfn *l, const ptx_ins *ins);
 bool zn_pair_head(const zn_lfn *l, const ptx_ins *ins, ptx_ins *wide);
 
-/* Runs of 32-bit shared loads or stores of consecutive words at one
+/* Runs of 32- or 64-bit loads or stores of consecutive items at one
  * address register (zn_lower_record.c): zn_record_plan finds them (after
- * zn_pair_loads); the run's first instruction lowers all K of them
- * (zn_lower_record, with `one` lowering a single ld or st for the
- * fall-back), the others are dropped. */
+ * zn_pair_loads); the run's head (its first load, its last store) lowers
+ * all of them (zn_lower_record, with `one` lowering a single ld or st for
+ * the fall-back), the others are dropped. */
 typedef void (*zn_lower_one_fn)(zn_lfn *l, const ptx_ins *ins);
 bool zn_records_disabled(void);
 void zn_record_plan(zn_lfn *l);
 bool zn_record_dropped(const zn_lfn *l, const ptx_ins *ins);
-unsigned zn_record_head(const zn_lfn *l, const ptx_ins *ins);  /* K, or 0 */
-void zn_lower_record(zn_lfn *l, const ptx_ins *head, unsigned k, zn_lower_one_fn one);
+bool zn_record_head(const zn_lfn *l, const ptx_ins *ins);
+void zn_lower_record(zn_lfn *l, const ptx_ins *head, zn_lower_one_fn one);
 
 /* ---- functions and module (zn_lower_func.c, zn_lower_module.c) ----------- */
 

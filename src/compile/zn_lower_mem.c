@@ -150,9 +150,8 @@ static void lower_ld_one(zn_lfn *l, const ptx_ins *ins);
 static void lower_ld(zn_lfn *l, const ptx_ins *ins)
 {
     ptx_ins wide;
-    unsigned k = zn_record_head(l, ins);
-    if (k) {
-        zn_lower_record(l, ins, k, lower_ld_one);
+    if (zn_record_head(l, ins)) {
+        zn_lower_record(l, ins, lower_ld_one);
         return;
     }
     if (!zn_pair_head(l, ins, &wide)) {
@@ -262,9 +261,8 @@ static void lower_st_one(zn_lfn *l, const ptx_ins *ins)
 /* a run of record stores (zn_lower_record.c) at its first */
 static void lower_st(zn_lfn *l, const ptx_ins *ins)
 {
-    unsigned k = zn_record_head(l, ins);
-    if (k)
-        zn_lower_record(l, ins, k, lower_st_one);
+    if (zn_record_head(l, ins))
+        zn_lower_record(l, ins, lower_st_one);
     else
         lower_st_one(l, ins);
 }

@@ -15,21 +15,24 @@
  * on the Zen 4 host: 30 scatters 198-224 ns per warp, the record stores
  * 51; 30 gathers 177 ns, the record loads 40.
  *
- * The run (zn_record_plan): adjacent instructions of one PTX block, all ld
- * or all st, unguarded, no memory-model qualifier, one 4- or 8-byte type,
- * not vectors, in .shared (not ::cluster) or .global (a thread's items in
- * place: the same bytes as the accesses one by one, so the same faults),
- * at [%a + c + size * j] for j = 0 .. K-1 with one %a, K items filling a
- * 16-byte chunk at least; loads into K distinct registers other than %a.
- * For stores, the affine analysis must prove at the run's first
- * instruction lane l at base + l * s with |s| >= size * K, so that no two
- * lanes' records overlap and the order of the stores cannot matter; loads
- * never conflict and read each lane's record at its own address where
- * nothing is proven. At run time the record path needs the analysis'
- * facts and every lane active, and the instructions one by one are the
- * fall-back. When K is not a multiple of a chunk's items the last group
- * overlaps the one before it (loads read items again, stores write the
- * same values again).
+ * The run (zn_record_plan, run_from): instructions of one PTX block, all
+ * ld or all st, unguarded, no memory-model qualifier, one 4- or 8-byte
+ * type, not vectors, in .shared (not ::cluster) or .global (a thread's
+ * items in place: the same bytes as the accesses one by one, so the same
+ * faults), at [%a + c + size * j] for j = 0 .. K-1 with one %a, K items
+ * filling a 16-byte chunk at least; loads into K distinct registers other
+ * than %a; at most REC_GAP pure instructions between two of them (nvcc
+ * computes each value next to its store), which run_from checks can let
+ * the run happen at its head: the first load, the last store. For stores,
+ * the affine analysis must prove at the head lane l at base + l * s with
+ * |s| >= size * K, so that no two lanes' records overlap and the order of
+ * the stores cannot matter; loads never conflict and read each lane's
+ * record at its own address where nothing is proven. At run time the
+ * record path needs the analysis' facts and every lane active; the
+ * instructions one by one are the fall-back (stores with others between:
+ * plain scatters). When K is not a multiple of a chunk's items the last
+ * group overlaps the one before it (loads read items again, stores write
+ * the same values again).
  * Not under memcheck or racecheck, which check each access.
  * ZINC_NO_RECORDS=1 turns it off (A/B; not in the kernel cache key). */
 #include "zn_lower.h"
@@ -38,8 +41,10 @@
 #include <stdlib.h>
 
 #define REC_MAX 64  /* instructions in one run */
+#define REC_GAP 4   /* pure instructions between two of them */
 
-/* l->rec_act[i]: REC_NONE, REC_DROP, or REC_HEAD + K for a run's first */
+/* l->rec_act[i]: REC_NONE, REC_DROP, or at the run's head (its first
+ * load, its last store) REC_HEAD + the index of its first instruction */
 enum { REC_NONE, REC_DROP, REC_HEAD };
 
 /* an instruction that may be part of a run; its address operand */
@@ -58,34 +63,76 @@ static const ptx_opnd *member(const ptx_ins *x)
     return a;
 }
 
-/* the run starting at instruction i: its length (1 when there is none) */
-static uint32_t run_at(const zn_lfn *l, uint32_t i)
+typedef struct reg_set {
+    const int32_t *r;
+    uint32_t n;
+    bool hit;
+} reg_set;
+
+static void set_hit(int32_t r, void *ud)
+{
+    reg_set *s = ud;
+    for (uint32_t i = 0; i < s->n; i++)
+        s->hit |= s->r[i] == r;
+}
+
+/* whether x writes (all: or reads) one of the n registers r */
+static bool touches(const ptx_ins *x, const int32_t *r, uint32_t n, bool all)
+{
+    reg_set s = {r, n, false};
+    if (x->nopnds)
+        zn_each_def(&x->opnds[0], set_hit, &s);
+    for (uint32_t o = 0; all && o < x->nopnds; o++)
+        zn_each_reg(&x->opnds[o], set_hit, &s);
+    if (all && x->guard_reg >= 0)
+        set_hit(x->guard_reg, &s);
+    return s.hit;
+}
+
+/* The run from instruction i: K, its instructions' indices in idx (K < 2:
+ * none). Between two of them up to REC_GAP pure instructions may stand
+ * that leave %a alone. A run of stores happens at its last instruction,
+ * so those in between must not write the register an earlier store
+ * stored; a run of loads happens at its first, so those in between must
+ * not read or write a later load's destination (the run ends before
+ * such a one). */
+static uint32_t run_from(const zn_lfn *l, uint32_t i, uint32_t *idx)
 {
     const ptx_func *f = l->f;
     const ptx_ins *h = &f->ins[i];
     const ptx_opnd *ha = member(h);
-    if (!ha || (h->op == PTX_OP_ld && h->opnds[0].reg == ha->reg))
+    bool load = h->op == PTX_OP_ld;
+    if (!ha || (load && h->opnds[0].reg == ha->reg))
         return 1;
-    int32_t dst[REC_MAX];
-    uint32_t k = 0;
+    int32_t data[REC_MAX];  /* the loads' destinations, the stores' sources */
     int64_t size = ptx_type_size(h->type[0]);
-    for (; k < REC_MAX && i + k < f->nins; k++) {
-        const ptx_ins *x = &f->ins[i + k];
+    uint32_t k = 0;
+    for (uint32_t p = i; k < REC_MAX && p < f->nins && l->block_of_ins[p] == l->block_of_ins[i];
+         p++) {
+        const ptx_ins *x = &f->ins[p];
         const ptx_opnd *a = member(x);
-        if (!a || x->op != h->op || x->type[0] != h->type[0] || a->reg != ha->reg ||
-            a->ival != ha->ival + size * k || l->block_of_ins[i + k] != l->block_of_ins[i] ||
-            (l->pair_act && l->pair_act[i + k] != 0))
-            break;
-        if (x->op == PTX_OP_ld) {
-            int32_t r = x->opnds[0].reg;
-            bool seen = r == ha->reg;
-            for (uint32_t j = 0; j < k && !seen; j++)
-                seen = dst[j] == r;
-            if (seen)
+        if (a && x->op == h->op && x->type[0] == h->type[0] && a->reg == ha->reg &&
+            a->ival == ha->ival + size * k && !(l->pair_act && l->pair_act[p] != 0)) {
+            int32_t r = x->opnds[load ? 0 : 1].reg;
+            reg_set s = {data, k, false};
+            set_hit(r, &s);
+            if (load && (s.hit || r == ha->reg))
                 break;
-            dst[k] = r;
+            idx[k] = p;
+            data[k++] = r;
+            continue;
         }
+        if (!zn_op_is_pure(x->op) || p - idx[k - 1] > REC_GAP || touches(x, &ha->reg, 1, false) ||
+            (!load && touches(x, data, k, false)))
+            break;
     }
+    if (load)   /* what stands between loads j and j + 1 must not touch later ones' registers */
+        for (uint32_t j = 0; j + 1 < k; j++)
+            for (uint32_t p = idx[j] + 1; p < idx[j + 1]; p++)
+                if (touches(&f->ins[p], data + j + 1, k - j - 1, true)) {
+                    k = j + 1;
+                    break;
+                }
     return k;
 }
 
@@ -101,16 +148,18 @@ void zn_record_plan(zn_lfn *l)
     l->rec_act = NULL;
     if (zn_records_disabled() || l->m->opts->check)
         return;
-    for (uint32_t i = 0; i < f->nins;) {
-        uint32_t k = run_at(l, i);
-        if (k > 1 && k >= 16 / ptx_type_size(f->ins[i].type[0])) {  /* a group at least */
-            if (!l->rec_act && !(l->rec_act = calloc(f->nins + 1, sizeof *l->rec_act)))
-                return;
-            l->rec_act[i] = REC_HEAD + k;
-            for (uint32_t j = 1; j < k; j++)
-                l->rec_act[i + j] = REC_DROP;
-        }
-        i += k;
+    uint32_t idx[REC_MAX];
+    for (uint32_t i = 0; i < f->nins; i++) {
+        if (l->rec_act && l->rec_act[i] != REC_NONE)
+            continue;   /* in a run already */
+        uint32_t k = run_from(l, i, idx);
+        if (k < 2 || k < 16 / ptx_type_size(f->ins[i].type[0]))   /* a group at least */
+            continue;
+        if (!l->rec_act && !(l->rec_act = calloc(f->nins + 1, sizeof *l->rec_act)))
+            return;
+        uint32_t head = f->ins[i].op == PTX_OP_ld ? idx[0] : idx[k - 1];
+        for (uint32_t j = 0; j < k; j++)
+            l->rec_act[idx[j]] = idx[j] == head ? REC_HEAD + i : REC_DROP;
     }
 }
 
@@ -119,10 +168,9 @@ bool zn_record_dropped(const zn_lfn *l, const ptx_ins *ins)
     return l->rec_act && l->rec_act[ins - l->f->ins] == REC_DROP;
 }
 
-unsigned zn_record_head(const zn_lfn *l, const ptx_ins *ins)
+bool zn_record_head(const zn_lfn *l, const ptx_ins *ins)
 {
-    uint32_t a = l->rec_act ? l->rec_act[ins - l->f->ins] : REC_NONE;
-    return a >= REC_HEAD ? a - REC_HEAD : 0;
+    return l->rec_act && l->rec_act[ins - l->f->ins] >= REC_HEAD;
 }
 
 /* ---- the record path -------------------------------------------------------- */
@@ -178,10 +226,11 @@ static unsigned group_at(unsigned g, unsigned n, unsigned k)
     return n * g + n <= k ? n * g : k - n;
 }
 
-static void record_load(zn_lfn *l, const ptx_ins *head, unsigned k, const LLVMValueRef *lane)
+static void record_load(zn_lfn *l, const ptx_ins *const *mem, unsigned k,
+                        const LLVMValueRef *lane)
 {
     zn_lmod *m = l->m;
-    ptx_type t = head->type[0];
+    ptx_type t = mem[0]->type[0];
     unsigned size = ptx_type_size(t), n = 16 / size;
     LLVMTypeRef et = zn_scalar_type(m, t), qt = LLVMVectorType(et, n);
     LLVMValueRef half[2][REC_MAX];
@@ -204,17 +253,18 @@ static void record_load(zn_lfn *l, const ptx_ins *head, unsigned k, const LLVMVa
         }
     }
     for (unsigned i = 0; i < k; i++)
-        zn_dst(l, &head[i].opnds[0], t, ll_join_halves(l, half[0][i], half[1][i]));
+        zn_dst(l, &mem[i]->opnds[0], t, ll_join_halves(l, half[0][i], half[1][i]));
 }
 
-static void record_store(zn_lfn *l, const ptx_ins *head, unsigned k, const LLVMValueRef *lane)
+static void record_store(zn_lfn *l, const ptx_ins *const *mem, unsigned k,
+                         const LLVMValueRef *lane)
 {
-    ptx_type t = head->type[0];
+    ptx_type t = mem[0]->type[0];
     unsigned size = ptx_type_size(t), n = 16 / size;
     LLVMValueRef v[REC_MAX];
     for (unsigned i = 0; i < k; i++)
-        v[i] = zn_src(l, &head[i].opnds[1], t);
-    bool shared = head->space == PTX_SPACE_SHARED;
+        v[i] = zn_src(l, &mem[i]->opnds[1], t);
+    bool shared = mem[0]->space == PTX_SPACE_SHARED;
     if (shared)
         zn_shared_store_stagger_before(l);
     for (unsigned g = 0; n * g < k; g++) {
@@ -237,11 +287,31 @@ static void record_store(zn_lfn *l, const ptx_ins *head, unsigned k, const LLVMV
         zn_shared_store_stagger(l);
 }
 
-/* each instruction of the run as it stands */
-static void each(zn_lfn *l, const ptx_ins *head, unsigned k, zn_lower_one_fn one)
+/* The run's instructions one by one at the head: as they stand, or (a
+ * run of stores with instructions between, lowered at its last) as plain
+ * scatters, whose addresses the affine walk would take from the wrong
+ * place. */
+static void each(zn_lfn *l, const ptx_ins *const *mem, unsigned k, bool gaps,
+                 zn_lower_one_fn one)
 {
+    const ptx_ins *head = l->ins;
+    if (gaps && mem[0]->op == PTX_OP_st) {
+        unsigned size = ptx_type_size(mem[0]->type[0]);
+        bool shared = mem[0]->space == PTX_SPACE_SHARED;
+        if (shared)
+            zn_shared_store_stagger_before(l);
+        for (unsigned i = 0; i < k; i++) {
+            LLVMValueRef a = LLVMBuildPtrToInt(l->b, zn_mem_ptrs(l, &mem[i]->opnds[0],
+                                                                 mem[i]->space),
+                                               ll_vec(l->m->t_i64), "");
+            zn_access_scatter(l, a, zn_src(l, &mem[i]->opnds[1], mem[i]->type[0]), size);
+        }
+        if (shared)
+            zn_shared_store_stagger(l);
+        return;
+    }
     for (unsigned i = 0; i < k; i++) {
-        l->ins = &head[i];
+        l->ins = mem[i];
         l->emask = zn_guard_mask(l, l->ins);
         one(l, l->ins);
     }
@@ -251,39 +321,47 @@ static void each(zn_lfn *l, const ptx_ins *head, unsigned k, zn_lower_one_fn one
 
 /* The lanes' i64 addresses of the run's first access: lane 0's base plus
  * l * s where the stride is proven, else each lane's own (loads only) */
-static void lane_addrs(zn_lfn *l, const ptx_ins *head, const zn_aff_addr *f, bool proven,
-                       LLVMValueRef lane[ZN_LANES])
+static void lane_addrs(zn_lfn *l, const ptx_ins *first, LLVMValueRef base, int64_t s,
+                       bool proven, LLVMValueRef lane[ZN_LANES])
 {
     zn_lmod *m = l->m;
     LLVMValueRef a = NULL;
     if (!proven)
-        a = LLVMBuildPtrToInt(l->b, zn_mem_ptrs(l, &head->opnds[1], head->space),
+        a = LLVMBuildPtrToInt(l->b, zn_mem_ptrs(l, &first->opnds[1], first->space),
                               ll_vec(m->t_i64), "");
     for (unsigned j = 0; j < ZN_LANES; j++) {
-        uint64_t off = (uint64_t)((int64_t)j * f->s);
-        lane[j] = proven ? LLVMBuildAdd(l->b, f->base, LLVMConstInt(m->t_i64, off, 0), "")
+        uint64_t off = (uint64_t)((int64_t)j * s);
+        lane[j] = proven ? LLVMBuildAdd(l->b, base, LLVMConstInt(m->t_i64, off, 0), "")
                          : LLVMBuildExtractElement(l->b, a, LLVMConstInt(m->t_i32, j, 0), "");
     }
 }
 
-void zn_lower_record(zn_lfn *l, const ptx_ins *head, unsigned k, zn_lower_one_fn one)
+void zn_lower_record(zn_lfn *l, const ptx_ins *head, zn_lower_one_fn one)
 {
     zn_lmod *m = l->m;
+    const ptx_func *fn = l->f;
+    uint32_t idx[REC_MAX];
+    unsigned k = run_from(l, l->rec_act[head - fn->ins] - REC_HEAD, idx);
+    const ptx_ins *mem[REC_MAX];
+    for (unsigned i = 0; i < k; i++)
+        mem[i] = &fn->ins[idx[i]];
+    bool gaps = idx[k - 1] - idx[0] != k - 1, load = head->op == PTX_OP_ld;
+    /* the head is the first load or the last store: the affine walk reads
+     * its address, at its place */
+    int64_t size = ptx_type_size(head->type[0]), span = size * k;
     zn_aff_addr f;
-    int64_t span = (int64_t)ptx_type_size(head->type[0]) * k;
     bool proven = zn_affine_addr(l, &f) && f.lin;
     bool apart = proven && (f.s >= span || f.s <= -span);
-    bool load = head->op == PTX_OP_ld;
     /* Loads never conflict: without a proven stride each lane reads its
      * own record from its own address (the partial- and full-tile paths
      * of a CUB block load meet with two definitions of the address, which
      * the affine walk does not follow). Stores need records apart. */
-    zn_log(ZN_LOG_DEBUG, "records: %s: %u %s at PTX line %u: %s", l->f->name, k,
-           load ? "loads" : "stores", head->line,
+    zn_log(ZN_LOG_DEBUG, "records: %s: %u %s at PTX line %u%s: %s", fn->name, k,
+           load ? "loads" : "stores", mem[0]->line, gaps ? " (with others between)" : "",
            apart ? "lane records" : load ? "lane records at the lanes' addresses"
                   : !proven ? "no lane stride proven" : "records overlap");
     if (!apart && !load) {
-        each(l, head, k, one);
+        each(l, mem, k, gaps, one);
         return;
     }
     if (head->space == PTX_SPACE_GLOBAL) {   /* as the run's first access would */
@@ -303,15 +381,20 @@ void zn_lower_record(zn_lfn *l, const ptx_ins *head, unsigned k, zn_lower_one_fn
 
     LLVMPositionBuilderAtEnd(l->b, bb_rec);
     LLVMValueRef lane[ZN_LANES];
-    lane_addrs(l, head, &f, apart, lane);
+    /* a store run's head is its last: lane 0's first item size * (K - 1) below */
+    LLVMValueRef base = apart && !load
+                            ? LLVMBuildSub(l->b, f.base,
+                                           LLVMConstInt(m->t_i64, (uint64_t)(span - size), 0), "")
+                            : apart ? f.base : NULL;
+    lane_addrs(l, mem[0], base, apart ? f.s : 0, apart, lane);
     if (load)
-        record_load(l, head, k, lane);
+        record_load(l, mem, k, lane);
     else
-        record_store(l, head, k, lane);
+        record_store(l, mem, k, lane);
     LLVMBuildBr(l->b, bb_done);
 
     LLVMPositionBuilderAtEnd(l->b, bb_each);
-    each(l, head, k, one);
+    each(l, mem, k, gaps, one);
     LLVMBuildBr(l->b, bb_done);
 
     LLVMPositionBuilderAtEnd(l->b, bb_done);

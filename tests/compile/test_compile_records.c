@@ -51,33 +51,6 @@ static uint32_t fold_items(const uint32_t *in, uint32_t src, unsigned k)
     return fold(w, k);
 }
 
-/* the case being checked: K items of 32 or 64 bits, the record folded
- * is thread t's own, t ^ 1's or t | 1's (zt_want_u32 has no user data) */
-static struct {
-    unsigned k;
-    bool wide;
-    const char *op;       /* "add" (own, with c 0), "xor", "or" */
-} cur;
-
-static uint32_t fold64(const uint32_t *in, uint32_t src, unsigned k);
-
-static uint32_t want_case(const uint32_t *in, uint32_t t, uint32_t block)
-{
-    (void)block;
-    uint32_t src = !strcmp(cur.op, "xor") ? t ^ 1 : !strcmp(cur.op, "or") ? t | 1 : t;
-    return cur.wide ? fold64(in, src, cur.k) : fold_items(in, src, cur.k);
-}
-
-/* K = 4 at S = 8: word 2t + j holds item j of t for j = 2, 3 and, below,
- * items 2 and 3 of t - 1, which the later stores wrote over t's 0 and 1 */
-static uint32_t want_overlap(const uint32_t *in, uint32_t t, uint32_t block)
-{
-    (void)block;
-    uint32_t w[4] = {t ? item(in, t - 1, 2) : item(in, 0, 0),
-                     t ? item(in, t - 1, 3) : item(in, 0, 1), item(in, t, 2), item(in, t, 3)};
-    return fold(w, 4);
-}
-
 /* 64-bit items: item64(t, i) folded as u64 words, the output its halves'
  * xor */
 static uint64_t item64(const uint32_t *in, uint32_t t, unsigned i)
@@ -93,13 +66,54 @@ static uint32_t fold64(const uint32_t *in, uint32_t src, unsigned k)
     return (uint32_t)acc ^ (uint32_t)(acc >> 32);
 }
 
+/* the case being checked: K items of 32 or 64 bits, the record folded
+ * is thread t's own, t ^ 1's or t | 1's (zt_want_u32 has no user data) */
+static struct {
+    unsigned k;
+    bool wide;
+    const char *op;       /* "add" (own, with c 0), "xor", "or" */
+    bool peek;            /* plus thread t's own item 1 (PEEK) */
+} cur;
+
+static uint32_t want_case(const uint32_t *in, uint32_t t, uint32_t block)
+{
+    (void)block;
+    uint32_t src = !strcmp(cur.op, "xor") ? t ^ 1 : !strcmp(cur.op, "or") ? t | 1 : t;
+    if (cur.peek && cur.wide) {
+        uint64_t acc = 0;
+        for (unsigned i = 0; i < cur.k; i++)
+            acc = acc * 31 + item64(in, src, i);
+        acc += item64(in, t, 1);
+        return (uint32_t)acc ^ (uint32_t)(acc >> 32);
+    }
+    if (cur.peek)
+        return fold_items(in, src, cur.k) + item(in, t, 1);
+    return cur.wide ? fold64(in, src, cur.k) : fold_items(in, src, cur.k);
+}
+
+/* K = 4 at S = 8: word 2t + j holds item j of t for j = 2, 3 and, below,
+ * items 2 and 3 of t - 1, which the later stores wrote over t's 0 and 1 */
+static uint32_t want_overlap(const uint32_t *in, uint32_t t, uint32_t block)
+{
+    (void)block;
+    uint32_t w[4] = {t ? item(in, t - 1, 2) : item(in, 0, 0),
+                     t ? item(in, t - 1, 3) : item(in, 0, 1), item(in, t, 2), item(in, t, 3)};
+    return fold(w, 4);
+}
+
 /* The body for zt_u32_kernel (tid in %r1, input in %r5, output address in
  * %rd5): K items (64-bit when wide) in %v0.. to sh + tid * S (a run when
- * st_run, else an `add` after each store); a barrier; the K items of thread
- * (tid op c)'s record folded (a run of loads when ld_run). odd_only: only
- * odd threads store. */
+ * st_run, else a `membar` after each store); a barrier; the K items of
+ * thread (tid op c)'s record folded (a run of loads when ld_run).
+ * odd_only: only odd threads store. gaps: each item computed just before
+ * its store, folded just after its load (runs with other instructions
+ * between), each stored register changed after its store (no run), or
+ * the second load's register read after the first load (PEEK: the run of
+ * loads starts at the second; the output adds the value it had). */
+enum { GAP_ST = 1, GAP_LD = 2, CLOBBER = 4, PEEK = 8 };   /* body()'s `gaps` */
+
 static char *body(unsigned k, unsigned s, bool wide, bool st_run, bool ld_run, const char *op,
-                  unsigned c, bool odd_only)
+                  unsigned c, bool odd_only, unsigned gaps)
 {
     size_t cap = 16384, n = 0;
     unsigned bits = wide ? 64 : 32;
@@ -107,38 +121,49 @@ static char *body(unsigned k, unsigned s, bool wide, bool st_run, bool ld_run, c
 #define P(...) (n += (size_t)snprintf(b + n, cap - n, __VA_ARGS__))
     P("  .reg .b%u %%v<24>;\n  .shared .align 16 .b32 sh[2048];\n", bits);
     P("  mov.u32 %%r6, sh;\n  mov.u32 %%r26, 0;\n  mad.lo.s32 %%r7, %%r1, %u, %%r6;\n", s);
-    for (unsigned i = 0; i < k; i++) {
-        if (wide)
-            P("  mul.wide.u32 %%v%u, %%r5, %u;\n  add.u64 %%v%u, %%v%u, %u;\n", i, 2 * i + 1, i,
-              i, i);
-        else
-            P("  mad.lo.s32 %%v%u, %%r5, %u, %u;\n", i, 2 * i + 1, i);
-    }
     if (odd_only)
         P("  and.b32 %%r8, %%r1, 1;\n  setp.eq.u32 %%p1, %%r8, 0;\n  @%%p1 bra SKIP;\n");
+    /* the items: all first, or each just before its store (GAP_ST) */
+#define ITEM(j)                                                                                \
+    (wide ? P("  mul.wide.u32 %%v%u, %%r5, %u;\n  add.u64 %%v%u, %%v%u, %u;\n", j, 2 * j + 1, j, \
+              j, j)                                                                            \
+          : P("  mad.lo.s32 %%v%u, %%r5, %u, %u;\n", j, 2 * j + 1, j))
+    for (unsigned i = 0; i < k && !(gaps & GAP_ST); i++)
+        ITEM(i);
     for (unsigned i = 0; i < k; i++) {
+        if (gaps & GAP_ST)
+            ITEM(i);
         P("  st.shared.u%u [%%r7+%u], %%v%u;\n", bits, bits / 8 * i, i);
-        if (!st_run)
-            P("  add.u32 %%r26, %%r26, 1;\n");
+        if (gaps & CLOBBER)   /* the stored register changed after its store */
+            P("  add.u%u %%v%u, %%v%u, 1000;\n", bits, i, i);
+        if (!st_run)   /* not pure: ends a run */
+            P("  membar.cta;\n");
     }
     if (odd_only)
         P("SKIP:\n");
     P("  bar.sync 0;\n  %s.%s %%r8, %%r1, %u;\n  mad.lo.s32 %%r9, %%r8, %u, %%r6;\n", op,
       strcmp(op, "add") ? "b32" : "u32", c, s);
+    P("  mov.u%u %%v20, 0;\n", bits);
     for (unsigned i = 0; i < k; i++) {
         P("  ld.shared.u%u %%v%u, [%%r9+%u];\n", bits, i, bits / 8 * i);
+        if (gaps & GAP_LD)   /* each item folded right after its load */
+            P("  mad.lo.s%u %%v20, %%v20, 31, %%v%u;\n", bits, i);
+        if ((gaps & PEEK) && i == 0)   /* the next load's register before it loads */
+            P("  add.u%u %%v22, %%v1, 0;\n", bits);
         if (!ld_run)
-            P("  add.u32 %%r26, %%r26, 1;\n");
+            P("  membar.cta;\n");
     }
-    P("  mov.u%u %%v20, 0;\n", bits);
-    for (unsigned i = 0; i < k; i++)
+    for (unsigned i = 0; i < k && !(gaps & GAP_LD); i++)
         P("  mad.lo.s%u %%v20, %%v20, 31, %%v%u;\n", bits, i);
+    if (gaps & PEEK)
+        P("  add.u%u %%v20, %%v20, %%v22;\n", bits);
     if (wide)
         P("  cvt.u32.u64 %%r25, %%v20;\n  shr.u64 %%v21, %%v20, 32;\n  cvt.u32.u64 %%r24, %%v21;\n"
           "  xor.b32 %%r25, %%r25, %%r24;\n  st.global.u32 [%%rd5], %%r25;\n");
     else
         P("  st.global.u32 [%%rd5], %%v20;\n");
     P("  ret;\n}\n");
+#undef ITEM
 #undef P
     return b;
 }
@@ -147,7 +172,7 @@ static char *body(unsigned k, unsigned s, bool wide, bool st_run, bool ld_run, c
  * lanes, never between warps) */
 static void test_overlap(void)
 {
-    char *bd = body(4, 8, false, true, true, "add", 0, false);   /* its own record */
+    char *bd = body(4, 8, false, true, true, "add", 0, false, 0);   /* its own record */
     zn_compile_keep_ir(1);
     zn_jit_module *jm = zt_load_text(zt_u32_kernel("overlap", bd), NULL);
     zn_compile_keep_ir(0);
@@ -165,6 +190,30 @@ static void test_overlap(void)
     zn_jit_module_free(jm);
 }
 
+/* each stored register changed after its store: the stores are no run
+ * (the record path would store the changed values); the loads are */
+static void test_clobber(void)
+{
+    char *bd = body(7, 28, false, true, true, "add", 0, false, CLOBBER);
+    zn_compile_keep_ir(1);
+    zn_jit_module *jm = zt_load_text(zt_u32_kernel("clobber", bd), NULL);
+    zn_compile_keep_ir(0);
+    free(bd);
+    CHECK(jm != NULL, "clobber did not compile");
+    if (!jm)
+        return;
+    char *ir = zn_jit_ir_text(jm, 0);
+    CHECK(ir && zt_count(ir, "\nrec.each") == 1, "%zu record paths, want the loads' only",
+          ir ? zt_count(ir, "\nrec.each") : 0);
+    free(ir);
+    cur.k = 7;
+    cur.wide = false;
+    cur.op = "add";
+    cur.peek = false;
+    zt_run_u32_exec(jm, "clobber", 4, 128, 0, want_case, "stored registers changed");
+    zn_jit_module_free(jm);
+}
+
 int main(void)
 {
     static const struct {
@@ -172,27 +221,36 @@ int main(void)
         unsigned k, s;
         bool wide, st_run, ld_run, odd_only;
         const char *op;
+        unsigned gaps;
     } cases[] = {
-        {"stores15", 15, 60, false, true, false, false, "xor"},
-        {"loads15", 15, 60, false, false, true, false, "add"},
-        {"stores7pad", 7, 32, false, true, true, false, "xor"},
-        {"loads7pad", 7, 32, false, false, true, false, "add"},
-        {"both5", 5, 20, false, true, true, false, "add"},
-        {"both4", 4, 16, false, true, true, false, "add"},
-        {"odd7", 7, 28, false, true, true, true, "or"},
-        {"wide7x", 7, 56, true, true, true, false, "xor"},
-        {"wide7", 7, 56, true, true, true, false, "add"},
-        {"wide3pad", 3, 32, true, true, true, false, "add"},
-        {"wide2", 2, 16, true, true, true, false, "add"},
+        {"stores15", 15, 60, false, true, false, false, "xor", 0},
+        {"loads15", 15, 60, false, false, true, false, "add", 0},
+        {"stores7pad", 7, 32, false, true, true, false, "xor", 0},
+        {"loads7pad", 7, 32, false, false, true, false, "add", 0},
+        {"both5", 5, 20, false, true, true, false, "add", 0},
+        {"both4", 4, 16, false, true, true, false, "add", 0},
+        {"odd7", 7, 28, false, true, true, true, "or", 0},
+        {"wide7x", 7, 56, true, true, true, false, "xor", 0},
+        {"wide7", 7, 56, true, true, true, false, "add", 0},
+        {"wide3pad", 3, 32, true, true, true, false, "add", 0},
+        {"wide2", 2, 16, true, true, true, false, "add", 0},
+        {"gapst15", 15, 60, false, true, false, false, "xor", GAP_ST},
+        {"gapld15", 15, 60, false, false, true, false, "add", GAP_LD},
+        {"gapboth7", 7, 28, false, true, true, false, "add", GAP_ST | GAP_LD},
+        {"gapwide5x", 5, 40, true, true, true, false, "xor", GAP_ST | GAP_LD},
+        {"gapodd6", 6, 24, false, true, true, true, "or", GAP_ST | GAP_LD},
+        {"peek7x", 7, 28, false, true, true, false, "xor", PEEK},
+        {"peekwide5x", 5, 40, true, true, true, false, "xor", PEEK},
     };
     const char *const mode[2] = {"records", "ZINC_NO_RECORDS"};
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         unsigned c = strcmp(cases[i].op, "add") ? 1 : 0;
         char *bd = body(cases[i].k, cases[i].s, cases[i].wide, cases[i].st_run, cases[i].ld_run,
-                        cases[i].op, c, cases[i].odd_only);
+                        cases[i].op, c, cases[i].odd_only, cases[i].gaps);
         cur.k = cases[i].k;
         cur.wide = cases[i].wide;
         cur.op = cases[i].op;
+        cur.peek = cases[i].gaps & PEEK;
         zn_jit_module *m[2];
         zt_load_switched(zt_u32_kernel(cases[i].name, bd), "ZINC_NO_RECORDS", m);
         free(bd);
@@ -203,8 +261,10 @@ int main(void)
             zt_run_u32_exec(m[j], cases[i].name, 3, 48, 0, want_case, mode[j]);
             zn_jit_module_free(m[j]);
         }
+        zt_cleanup();
     }
     test_overlap();
+    test_clobber();
     zt_cleanup();
     if (!zt_failures)
         printf("test_compile_records: all passed\n");
