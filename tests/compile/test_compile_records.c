@@ -168,49 +168,24 @@ static char *body(unsigned k, unsigned s, bool wide, bool st_run, bool ld_run, c
     return b;
 }
 
-/* K = 4 at S = 8, blocks of 32 (the records overlap between neighbouring
- * lanes, never between warps) */
-static void test_overlap(void)
+/* A kernel whose loads are a record run and whose stores must not take
+ * the record path (one `rec.each` block in its IR, the loads'), run on
+ * `blocks` blocks of `block` threads and checked with want. */
+static void loads_only(const char *name, char *bd, uint32_t block, zt_want_u32 want,
+                       const char *mode)
 {
-    char *bd = body(4, 8, false, true, true, "add", 0, false, 0);   /* its own record */
     zn_compile_keep_ir(1);
-    zn_jit_module *jm = zt_load_text(zt_u32_kernel("overlap", bd), NULL);
+    zn_jit_module *jm = zt_load_text(zt_u32_kernel(name, bd), NULL);
     zn_compile_keep_ir(0);
     free(bd);
-    CHECK(jm != NULL, "overlap did not compile");
+    CHECK(jm != NULL, "%s did not compile", name);
     if (!jm)
         return;
     char *ir = zn_jit_ir_text(jm, 0);
-    /* the loads' run reads records at the lanes' addresses (loads never
-     * conflict); the stores' run must not take the record path */
-    CHECK(ir && zt_count(ir, "\nrec.each") == 1, "%zu record paths, want the loads' only",
-          ir ? zt_count(ir, "\nrec.each") : 0);
+    CHECK(ir && zt_count(ir, "\nrec.each") == 1, "%s: %zu record paths, want the loads' only",
+          name, ir ? zt_count(ir, "\nrec.each") : 0);
     free(ir);
-    zt_run_u32_exec(jm, "overlap", 4, 32, 0, want_overlap, "overlapping records");
-    zn_jit_module_free(jm);
-}
-
-/* each stored register changed after its store: the stores are no run
- * (the record path would store the changed values); the loads are */
-static void test_clobber(void)
-{
-    char *bd = body(7, 28, false, true, true, "add", 0, false, CLOBBER);
-    zn_compile_keep_ir(1);
-    zn_jit_module *jm = zt_load_text(zt_u32_kernel("clobber", bd), NULL);
-    zn_compile_keep_ir(0);
-    free(bd);
-    CHECK(jm != NULL, "clobber did not compile");
-    if (!jm)
-        return;
-    char *ir = zn_jit_ir_text(jm, 0);
-    CHECK(ir && zt_count(ir, "\nrec.each") == 1, "%zu record paths, want the loads' only",
-          ir ? zt_count(ir, "\nrec.each") : 0);
-    free(ir);
-    cur.k = 7;
-    cur.wide = false;
-    cur.op = "add";
-    cur.peek = false;
-    zt_run_u32_exec(jm, "clobber", 4, 128, 0, want_case, "stored registers changed");
+    zt_run_u32_exec(jm, name, 4, block, 0, want, mode);
     zn_jit_module_free(jm);
 }
 
@@ -263,8 +238,18 @@ int main(void)
         }
         zt_cleanup();
     }
-    test_overlap();
-    test_clobber();
+    /* K = 4 at S = 8, blocks of 32 (the records overlap between
+     * neighbouring lanes, never between warps); each thread reads its own */
+    loads_only("overlap", body(4, 8, false, true, true, "add", 0, false, 0), 32, want_overlap,
+               "overlapping records");
+    /* each stored register changed after its store: the stores are no run
+     * (the record path would store the changed values) */
+    cur.k = 7;
+    cur.wide = false;
+    cur.op = "add";
+    cur.peek = false;
+    loads_only("clobber", body(7, 28, false, true, true, "add", 0, false, CLOBBER), 128,
+               want_case, "stored registers changed");
     zt_cleanup();
     if (!zt_failures)
         printf("test_compile_records: all passed\n");
