@@ -320,19 +320,15 @@ static void each(zn_lfn *l, const ptx_ins *const *mem, unsigned k, bool gaps,
 }
 
 /* The lanes' i64 addresses of the run's first access: lane 0's base plus
- * l * s where the stride is proven, else each lane's own (loads only) */
-static void lane_addrs(zn_lfn *l, const ptx_ins *first, LLVMValueRef base, int64_t s,
-                       bool proven, LLVMValueRef lane[ZN_LANES])
+ * l * s where the stride is proven, else each lane's own from a (loads) */
+static void lane_addrs(zn_lfn *l, LLVMValueRef base, int64_t s, LLVMValueRef a,
+                       LLVMValueRef lane[ZN_LANES])
 {
     zn_lmod *m = l->m;
-    LLVMValueRef a = NULL;
-    if (!proven)
-        a = LLVMBuildPtrToInt(l->b, zn_mem_ptrs(l, &first->opnds[1], first->space),
-                              ll_vec(m->t_i64), "");
     for (unsigned j = 0; j < ZN_LANES; j++) {
         uint64_t off = (uint64_t)((int64_t)j * s);
-        lane[j] = proven ? LLVMBuildAdd(l->b, base, LLVMConstInt(m->t_i64, off, 0), "")
-                         : LLVMBuildExtractElement(l->b, a, LLVMConstInt(m->t_i32, j, 0), "");
+        lane[j] = !a ? LLVMBuildAdd(l->b, base, LLVMConstInt(m->t_i64, off, 0), "")
+                     : LLVMBuildExtractElement(l->b, a, LLVMConstInt(m->t_i32, j, 0), "");
     }
 }
 
@@ -352,15 +348,21 @@ void zn_lower_record(zn_lfn *l, const ptx_ins *head, zn_lower_one_fn one)
     zn_aff_addr f;
     bool proven = zn_affine_addr(l, &f) && f.lin;
     bool apart = proven && (f.s >= span || f.s <= -span);
-    /* Loads never conflict: without a proven stride each lane reads its
+    /* Loads never conflict: without a proven stride each lane may read its
      * own record from its own address (the partial- and full-tile paths
      * of a CUB block load meet with two definitions of the address, which
-     * the affine walk does not follow). Stores need records apart. */
+     * the affine walk does not follow), unless the lanes share one address
+     * (a uniform loop over a block's partial sums: bench/softmax 6 %
+     * slower that way than with its scalar loads), which a run-time test
+     * sends to the fall-back too. A proven stride that is not apart keeps
+     * the accesses as proven (contiguous lanes: vector loads). Stores need
+     * records apart. */
+    bool dynamic = !proven && load && !zn_uniform_access(l, head, NULL);
     zn_log(ZN_LOG_DEBUG, "records: %s: %u %s at PTX line %u%s: %s", fn->name, k,
            load ? "loads" : "stores", mem[0]->line, gaps ? " (with others between)" : "",
-           apart ? "lane records" : load ? "lane records at the lanes' addresses"
-                  : !proven ? "no lane stride proven" : "records overlap");
-    if (!apart && !load) {
+           apart ? "lane records" : dynamic ? "lane records at the lanes' addresses"
+                  : !proven ? "no lane stride proven, or one address" : "records overlap");
+    if (!apart && !dynamic) {
         each(l, mem, k, gaps, one);
         return;
     }
@@ -372,8 +374,16 @@ void zn_lower_record(zn_lfn *l, const ptx_ins *head, zn_lower_one_fn one)
     }
     LLVMValueRef cond = LLVMBuildICmp(l->b, LLVMIntEQ, ll_mask_to_i32(l, l->emask),
                                       LLVMConstInt(m->t_i32, 0xffffffffu, 0), "rec.ok");
-    if (apart)
+    LLVMValueRef a = NULL;
+    if (apart) {
         cond = LLVMBuildAnd(l->b, f.lin, cond, "");
+    } else {   /* dynamic: not one address in all lanes */
+        a = LLVMBuildPtrToInt(l->b, zn_mem_ptrs(l, &mem[0]->opnds[1], mem[0]->space),
+                              ll_vec(m->t_i64), "");
+        LLVMValueRef a0 = LLVMBuildExtractElement(l->b, a, LLVMConstInt(m->t_i32, 0, 0), "");
+        LLVMValueRef ne = LLVMBuildICmp(l->b, LLVMIntNE, a, ll_splat(l, a0), "");
+        cond = LLVMBuildAnd(l->b, cond, ll_any(l, ne), "");
+    }
     LLVMBasicBlockRef bb_rec = LLVMAppendBasicBlockInContext(m->ctx, l->fn, "rec");
     LLVMBasicBlockRef bb_each = LLVMAppendBasicBlockInContext(m->ctx, l->fn, "rec.each");
     LLVMBasicBlockRef bb_done = LLVMAppendBasicBlockInContext(m->ctx, l->fn, "rec.done");
@@ -386,7 +396,7 @@ void zn_lower_record(zn_lfn *l, const ptx_ins *head, zn_lower_one_fn one)
                             ? LLVMBuildSub(l->b, f.base,
                                            LLVMConstInt(m->t_i64, (uint64_t)(span - size), 0), "")
                             : apart ? f.base : NULL;
-    lane_addrs(l, mem[0], base, apart ? f.s : 0, apart, lane);
+    lane_addrs(l, base, apart ? f.s : 0, a, lane);
     if (load)
         record_load(l, mem, k, lane);
     else
