@@ -11,15 +11,19 @@
  * scan), K = 7 at a padded S = 32 and K = 5 at S = 20 (the last group of 4
  * overlaps the one before), K = 4; stores by the odd threads only (the
  * record path needs a full warp: the fall-back runs); 64-bit items, K =
- * 7, 3 (padded) and 2. Each is compiled
- * with and without ZINC_NO_RECORDS (the IRs must differ) and run on blocks
- * of 128 and of 48 threads (a half-empty last warp: the fall-back). K = 4
- * at S = 8 overlaps the lanes' records, where the order of the stores
- * decides what lands: its stores must not take the record path (nor its
- * loads, whose proven stride is not apart either: no `rec.each` block in
- * its IR), and its words must be those the stores leave in program order. Loads at lanes the affine analysis
- * cannot place (thread t ^ 1's record) read each lane's record at its own
- * address.
+ * 7, 3 (padded) and 2; runs with other instructions between (each value
+ * computed before its store, folded after its load; a load's register
+ * read before it loads, which ends the run there); loads from one address
+ * in all lanes (thread 0's record: the fall-back). Each is compiled with
+ * and without ZINC_NO_RECORDS (the IRs must differ) and run on blocks of
+ * 128 and of 48 threads (a half-empty last warp: the fall-back). K = 4 at
+ * S = 8 overlaps the lanes' records, where the order of the stores decides
+ * what lands: its stores must not take the record path (nor its loads,
+ * whose proven stride is not apart either: no `rec.each` block in its IR),
+ * and its words must be those the stores leave in program order; stores
+ * whose registers change after them are no run. Loads at lanes the affine
+ * analysis cannot place (thread t ^ 1's record) read each lane's record at
+ * its own address.
  * Outputs are poisoned; every value is checked against a C reference. */
 #include <stdio.h>
 #include <stdlib.h>
