@@ -164,6 +164,9 @@ typedef struct zn_lfn {
                                  * where a coroutine warp yields (zn_lower_coro.c) */
     uint32_t *pair_act;         /* paired 16-bit loads (zn_lower_pairld.c), or NULL */
     uint32_t *rec_act;          /* runs of record accesses (zn_lower_record.c), or NULL */
+    uint8_t *stream_st;         /* per ins: a store that may go around the
+                                 * cache (zn_lower_stream.c), or NULL */
+    bool stream_now;            /* lowering such a store */
     uint8_t *lazy_at;           /* per ins: ZN_LAZY_OWE/PAY (zn_lower_lazybar.c), or NULL */
     LLVMValueRef owed_slot;     /* i32: block barriers the warp owes */
     struct zn_lanetab *lanetab; /* predicted lane offsets (zn_lower_lanetab.c), or NULL */
@@ -692,6 +695,18 @@ typedef struct zn_reg_hit {
 void zn_reg_hit_cb(int32_t r, void *ud);
 /* whether ins writes (its destination operand) one of r[] (-1: none) */
 bool zn_ins_writes_any(const ptx_ins *ins, const int32_t r[3]);
+
+/* Non-temporal stores for kernels that stream their output past the
+ * last-level cache (zn_lower_stream.c): the plan (per st, after
+ * zn_record_plan), whether ins is such a store, the run-time test (i1:
+ * mask full, lane 0's i64 address `base` on a line, the launch writing at
+ * least the cache through the warp's `bytes`) and the store itself. */
+void zn_stream_plan(zn_lfn *l);
+bool zn_stream_store(const zn_lfn *l, const ptx_ins *ins);
+/* i1: the launch writes at least the threshold through `bytes` per thread */
+LLVMValueRef zn_stream_launch(zn_lfn *l, uint64_t bytes);
+LLVMValueRef zn_stream_test(zn_lfn *l, LLVMValueRef mask, LLVMValueRef base, uint64_t bytes);
+void zn_stream_store_vec(zn_lfn *l, LLVMValueRef v, LLVMValueRef ptr);
 
 /* Pairs of 16-bit loads joined by mov.b32 {lo, hi} (zn_lower_pairld.c):
  * zn_pair_loads finds them (after zn_invariant_regs); the second load and

@@ -374,7 +374,25 @@ static void store_contig(zn_lfn *l, const zn_part *p, LLVMValueRef base, LLVMVal
     LLVMValueRef w = interleave(l, vals, n, p->w);
     LLVMTypeRef over[2] = {LLVMTypeOf(w), m->t_ptr};
     LLVMValueRef args[4] = {w, scalar_ptr(l, base, 0), c32(l, size), wide_mask(l, p, n, en)};
+    bool all = true;
+    for (unsigned i = 0; i < n; i++)
+        all &= en[i];
+    if (!l->stream_now || p->w != ZN_LANES || !all) {
+        ll_intrin(l, "llvm.masked.store", over, 2, args, 4);
+        return;
+    }
+    /* whole lines of a streaming launch go around the cache (zn_lower_stream.c) */
+    LLVMBasicBlockRef bb_nt = new_bb(l, "st.nt"), bb_c = new_bb(l, "st.cached"),
+        bb_join = new_bb(l, "st.nt.done");
+    LLVMBuildCondBr(l->b, zn_stream_test(l, p->m, base, (uint64_t)ZN_LANES * n * size),
+                    bb_nt, bb_c);
+    LLVMPositionBuilderAtEnd(l->b, bb_nt);
+    zn_stream_store_vec(l, w, args[1]);
+    LLVMBuildBr(l->b, bb_join);
+    LLVMPositionBuilderAtEnd(l->b, bb_c);
     ll_intrin(l, "llvm.masked.store", over, 2, args, 4);
+    LLVMBuildBr(l->b, bb_join);
+    LLVMPositionBuilderAtEnd(l->b, bb_join);
 }
 
 /* Same address in every active lane of the part: the highest active lane's

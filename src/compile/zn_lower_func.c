@@ -702,6 +702,7 @@ void zn_lower_func(zn_lmod *m, const ptx_func *f, LLVMValueRef fn)
     zn_reg_params_divergent(l); /* zn_lower_regparam.c */
     zn_pair_loads(l);
     zn_record_plan(l);
+    zn_stream_plan(l);
     zn_park_plan(l);
     zn_thread_plan(l);
     zn_lazy_barrier_plan(l);
@@ -802,5 +803,6 @@ void zn_lower_func(zn_lmod *m, const ptx_func *f, LLVMValueRef fn)
     zn_dead_regs_free(l);
     free(l->pair_act);
     free(l->rec_act);
+    free(l->stream_st);
     free(l->lazy_at);
 }

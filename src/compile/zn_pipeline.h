@@ -100,6 +100,11 @@ bool zn_direct_branches_disabled(void);
 /* ZINC_NO_LANECMP: branches on lane-affine compares test the vector mask
  * only (zn_lower_lanecmp.c; in the cache key) */
 bool zn_lanecmp_disabled(void);
+/* ZINC_NO_STREAM_STORES, and the bytes a launch writes through a store
+ * before it goes around the cache: ZINC_STREAM_MIN_BYTES or the last-level
+ * cache's size (zn_lower_stream.c; both in the cache key) */
+bool zn_stream_stores_disabled(void);
+uint64_t zn_stream_min_bytes(void);
 /* ZINC_NO_THREAD_JUMPS: branches to trampolines not threaded (zn_lower_thread.c) */
 bool zn_thread_jumps_disabled(void);
 /* want[i] (pm->nfuncs entries) = the function with a body at pm->funcs[i]

@@ -255,6 +255,11 @@ void zn_block_run_range(zn_job *job, zn_worker *wk, uint64_t first, uint64_t end
     zn_fpenv host_fp = zn_fpenv_enter_kernel();
     int sig = zn_fault_guard(block_run_blocks, &r, &addr);
     zn_fpenv_leave_kernel(host_fp);
+    /* the blocks' non-temporal stores (src/compile/zn_lower_stream.c) are
+     * weakly ordered: visible to all before the blocks count as done */
+#if defined(__x86_64__)
+    __builtin_ia32_sfence();
+#endif
     if (sig) {
         const uint32_t *c = wk->run.blk.ctaid;
         const uint8_t *a = addr, *end = wk->shared + wk->shared_cap;
