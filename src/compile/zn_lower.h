@@ -703,6 +703,9 @@ bool zn_ins_writes_any(const ptx_ins *ins, const int32_t r[3]);
  * least the cache through the warp's `bytes`) and the store itself. */
 void zn_stream_plan(zn_lfn *l);
 bool zn_stream_store(const zn_lfn *l, const ptx_ins *ins);
+/* before ins: an sfence where it orders memory and the function has such
+ * stores (they are weakly ordered) */
+void zn_stream_fence(zn_lfn *l, const ptx_ins *ins);
 /* i1: the launch writes at least the threshold through `bytes` per thread */
 LLVMValueRef zn_stream_launch(zn_lfn *l, uint64_t bytes);
 LLVMValueRef zn_stream_test(zn_lfn *l, LLVMValueRef mask, LLVMValueRef base, uint64_t bytes);

@@ -18,6 +18,7 @@ void zn_lower_ins(zn_lfn *l, const ptx_ins *ins)
         return;   /* done by its pair's first load (zn_lower_pairld.c) */
     if (zn_record_dropped(l, ins))
         return;   /* done by its run's first access (zn_lower_record.c) */
+    zn_stream_fence(l, ins);   /* non-temporal stores visible first (zn_lower_stream.c) */
     switch (ins->op) {
     case PTX_OP_add: case PTX_OP_sub: case PTX_OP_mul: case PTX_OP_mad:
     case PTX_OP_div: case PTX_OP_abs: case PTX_OP_neg: case PTX_OP_min:

@@ -23,12 +23,13 @@
  * thread's own loads see its non-temporal stores.
  *
  * Ordering: non-temporal stores are weakly ordered; another core may see
- * them after the thread's later stores. Only kernels without atomics,
+ * them after the thread's later stores. A block's warps share one thread,
+ * so its barriers need nothing; before every instruction through which
+ * another thread may order its reads after this one's writes (atomics,
  * fences, membar, strong or volatile accesses, calls, mbarriers, async
- * copies or cluster instructions get them: without those no thread of
- * another block may order its reads after this block's writes (a race
- * otherwise), and a block's warps share one thread. The executor ends
- * each run of blocks with a store fence (zn_exec_block.c) before it
+ * copies, cluster instructions) a kernel with such stores has an sfence
+ * (CUB's decoupled look-back publishes each tile that way), and the
+ * executor ends each run of blocks with one (zn_exec_block.c) before it
  * reports them done. Not under memcheck/racecheck, not for AMDGPU.
  *
  * ZINC_NO_STREAM_STORES=1 turns it off; ZINC_STREAM_MIN_BYTES replaces
@@ -117,19 +118,24 @@ uint64_t zn_stream_min_bytes(void)
     return llc_bytes();
 }
 
-/* instructions that order memory between threads, or reach memory in ways
- * the plan does not follow */
-static bool orders_memory(const zn_lfn *l, const ptx_ins *ins)
+/* instructions that order memory between threads or hand it to another
+ * (a call's callee may do either; an async copy or a cluster instruction
+ * reaches memory through the runtime): the non-temporal stores before
+ * them must be visible first */
+static bool orders_memory(const ptx_ins *ins)
 {
     switch (ins->op) {
     case PTX_OP_atom: case PTX_OP_red: case PTX_OP_fence: case PTX_OP_membar:
     case PTX_OP_call: case PTX_OP_cp: case PTX_OP_mbarrier: case PTX_OP_griddepcontrol:
     case PTX_OP_mapa: case PTX_OP_getctarank: case PTX_OP_tensormap: case PTX_OP_sust:
         return true;
+    case PTX_OP_barrier: case PTX_OP_bar:
+        /* bar.sync of the block's warps orders nothing here (they share
+         * one thread); barrier.cluster does */
+        return ins->scope == PTX_SCOPE_CLUSTER;
     case PTX_OP_ld: case PTX_OP_ldu: case PTX_OP_st:
         return ins->sem != PTX_SEM_NONE && ins->sem != PTX_SEM_WEAK;
     default:
-        (void)l;
         return false;
     }
 }
@@ -284,7 +290,8 @@ static bool global_access(const ptx_ins *ins)
  * elements of 2, 4 or 8 bytes with every element given */
 static bool line_store(const ptx_ins *ins)
 {
-    if (ins->op != PTX_OP_st || ins->space != PTX_SPACE_GLOBAL || ins->nopnds < 2)
+    if (ins->op != PTX_OP_st || ins->space != PTX_SPACE_GLOBAL || ins->nopnds < 2 ||
+        orders_memory(ins))
         return false;
     const ptx_opnd *s = &ins->opnds[1];
     unsigned n = s->kind == PTX_OPND_VEC ? s->nelems : 1;
@@ -300,17 +307,14 @@ static bool line_store(const ptx_ins *ins)
 static bool plan_wanted(const zn_lfn *l)
 {
     const zn_lmod *m = l->m;
-    if (!l->is_entry || l->uses_cluster || m->opts->check || zn_stream_stores_disabled() ||
+    if (!l->is_entry || m->opts->check || zn_stream_stores_disabled() ||
         !zn_target_has(m, "sse2"))
         return false;
     const ptx_func *f = l->f;
-    bool any = false;
-    for (uint32_t i = 0; i < f->nins; i++) {
-        if (orders_memory(l, &f->ins[i]))
-            return false;
-        any |= line_store(&f->ins[i]);
-    }
-    return any;
+    for (uint32_t i = 0; i < f->nins; i++)
+        if (line_store(&f->ins[i]))
+            return true;
+    return false;
 }
 
 void zn_stream_plan(zn_lfn *l)
@@ -358,6 +362,12 @@ out:
     free(c.def_start);
     free(c.defs);
     free(loaded);
+}
+
+void zn_stream_fence(zn_lfn *l, const ptx_ins *ins)
+{
+    if (l->stream_st && orders_memory(ins))
+        ll_intrin(l, "llvm.x86.sse.sfence", NULL, 0, NULL, 0);
 }
 
 bool zn_stream_store(const zn_lfn *l, const ptx_ins *ins)

@@ -9,10 +9,12 @@
  * path), with the output 64-byte aligned and 4 bytes off (a warp's store
  * no longer whole lines: cached), and compiled with the default threshold
  * (this small launch stays cached). Outputs are poisoned first; past n
- * they must stay poisoned. Kernels that must keep cached stores: an
+ * they must stay poisoned. A kernel that also counts its threads with an
+ * atomic keeps its non-temporal store, with an sfence before the atomic
+ * (they are weakly ordered). Kernels that must keep cached stores: an
  * in-place update (y loaded and stored through one register, and through
- * two registers from the same parameter), a kernel with an atomic, byte
- * stores, and an output pointer loaded from memory. */
+ * two registers from the same parameter), a release store, byte stores,
+ * and an output pointer loaded from memory. */
 #include <stdlib.h>
 #include <string.h>
 #include "zn_test_harness.h"
@@ -98,6 +100,17 @@ static const char *ptx_counted =
     "  add.s64 %rd6, %rd2, %rd5;\n  ld.global.f32 %f2, [%rd6];\n"
     "  add.s64 %rd10, %rd1, %rd5;\n  st.global.f32 [%rd10], %f2;\n"
     "  atom.global.add.u32 %r6, [%rd3], 1;\n"
+    "DONE:\n  ret;\n}\n";
+
+/* the triad's store with release semantics */
+static const char *ptx_release =
+    HEAD ".visible .entry release(.param .u32 pn, .param .f32 ps, .param .u64 pa,\n"
+    "    .param .u64 pb, .param .u64 pc)\n{\n"
+    "  .reg .pred %p<2>;\n  .reg .f32 %f<5>;\n  .reg .b32 %r<6>;\n  .reg .b64 %rd<11>;\n"
+    "  ld.param.u32 %r2, [pn];\n  ld.param.u64 %rd1, [pa];\n  ld.param.u64 %rd2, [pb];\n"
+    INDEX
+    "  add.s64 %rd6, %rd2, %rd5;\n  ld.global.f32 %f2, [%rd6];\n"
+    "  add.s64 %rd10, %rd1, %rd5;\n  st.release.gpu.global.f32 [%rd10], %f2;\n"
     "DONE:\n  ret;\n}\n";
 
 /* one byte per thread: a warp's 32 bytes are half a line */
@@ -282,16 +295,63 @@ static void run_inplace(void)
     zn_jit_module_free(jm);
 }
 
+/* counted: a[i] = b[i] streamed, the atomic after an sfence, and every
+ * thread counted */
+static void run_counted(void)
+{
+    setenv("ZINC_STREAM_MIN_BYTES", "0", 1);
+    zn_jit_module *jm = load_ir(ptx_counted);
+    unsetenv("ZINC_STREAM_MIN_BYTES");
+    if (!jm) {
+        CHECK(0, "counted: did not compile");
+        return;
+    }
+    char *ir = zn_jit_ir_text(jm, 1);
+    if (ir) {
+        const char *nt = strstr(ir, "!nontemporal"), *fence = strstr(ir, "@llvm.x86.sse.sfence");
+        const char *rmw = strstr(ir, "atomicrmw");
+        CHECK(nt && fence, "counted: non-temporal store %s, sfence %s", nt ? "yes" : "no",
+              fence ? "yes" : "no");
+        CHECK(!rmw || (fence && fence < rmw), "counted: no sfence before the atomic");
+        free(ir);
+    }
+    float *a = buffer(THREADS), *b = buffer(THREADS);
+    uint32_t *count = calloc(16, sizeof *count), poison = POISON;
+    for (uint32_t i = 0; i < THREADS; i++) {
+        memcpy(&a[i], &poison, 4);
+        b[i] = (float)i;
+    }
+    uint32_t n = N;
+    float s = 0.0f;
+    void *args[5] = {&n, &s, &a, &b, &count};
+    CHECK(zt_run_exec(jm, "counted", ZT_DIM1(THREADS / 128), ZT_DIM1(128), 0, args) == 0,
+          "counted: status");
+    CHECK(count[0] == N, "counted: %u threads counted, want %u", count[0], N);
+    for (uint32_t i = 0; i < THREADS; i++) {
+        uint32_t bits;
+        memcpy(&bits, &a[i], 4);
+        if (i < N ? a[i] != (float)i : bits != POISON) {
+            CHECK(0, "counted: a[%u] = %g (0x%08x)", i, (double)a[i], bits);
+            break;
+        }
+    }
+    free(a);
+    free(b);
+    free(count);
+    zn_jit_module_free(jm);
+}
+
 int main(void)
 {
     streamed(ptx_triad, "triad", 1, want_triad);
     streamed(ptx_triad2, "triad2", 2, want_triad2);
     kept_cached(ptx_inplace, "inplace");
     kept_cached(ptx_inplace2, "inplace2");
-    kept_cached(ptx_counted, "counted");
+    kept_cached(ptx_release, "release");
     kept_cached(ptx_bytes, "bytes");
     kept_cached(ptx_loaded, "loaded");
     run_inplace();
+    run_counted();
     zt_cleanup();
     if (zt_failures) {
         fprintf(stderr, "%d failure(s)\n", zt_failures);

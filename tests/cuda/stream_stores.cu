@@ -7,9 +7,10 @@
 // against the CPU, output poisoned first: a triad of floats, doubles, a
 // float4 and a half per thread, a 2D stencil in 32 x 8 blocks, an
 // in-place update (kept cached), the output 4 bytes off a line (cached), a
-// partial last block, and a second kernel on other workers reading what
-// the first wrote (the non-temporal stores must be visible once the
-// launch is done).
+// partial last block, a second kernel on other workers reading what the
+// first wrote (the non-temporal stores must be visible once the launch is
+// done), and the last block of a grid reading what the others streamed
+// out after their fence and atomic.
 #include "zn_test.h"
 #include <cuda_fp16.h>
 
@@ -61,6 +62,33 @@ __global__ void stencil(int w, int h, const float *in, float *out)
         out[i] = in[i];
     else
         out[i] = 0.25f * (in[i - 1] + in[i + 1] + in[i - w] + in[i + w]);
+}
+
+// Each block writes its elements of out (streamed: the kernel reads
+// `again`, not `out`), then counts itself done after a fence; the last
+// block reads everything through `again` (the same buffer) and writes the
+// total: the other blocks' non-temporal stores, made on other workers,
+// must be visible to it (an sfence before the atomic).
+__device__ unsigned blocks_done;
+
+__global__ void last_block_total(int n, float *out, const float *in, const float *again,
+                                 float *total)
+{
+    __shared__ bool last;
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n)
+        out[i] = 2.0f * in[i];
+    __threadfence();
+    __syncthreads();
+    if (threadIdx.x == 0)
+        last = atomicInc(&blocks_done, gridDim.x - 1) == gridDim.x - 1;
+    __syncthreads();
+    if (last && threadIdx.x == 0) {
+        float s = 0.0f;
+        for (int k = 0; k < n; k++)
+            s += again[k];
+        *total = s;
+    }
 }
 
 // sums[b] = the sum of block b's elements of v, read after another launch
@@ -150,6 +178,19 @@ int main()
         }
     }
 
+    // the last block's total of what all blocks streamed out
+    float *dtot = (float *)dev(sizeof(float)), tot, want_tot = 0.0f;
+    for (int i = 0; i < N; i++)
+        want_tot += 2.0f * hin[i];
+    for (int rep = 0; rep < 3; rep++) {
+        CK(cudaMemset(da, 0xff, N * sizeof(float)));
+        last_block_total<<<grid(N), BLOCK>>>(N, da, din, da, dtot);
+        CK_LAUNCH();
+        fetch(&tot, dtot, sizeof(float));
+        if (tot != want_tot)
+            zt_fail("rep %d: the last block's total is %g, want %g", rep, tot, want_tot);
+    }
+
     double *dd = (double *)dev(N * sizeof(double)), *hd = (double *)malloc(N * sizeof(double));
     twice<<<grid(N), BLOCK>>>(N, dd, din);
     CK_LAUNCH();
@@ -212,7 +253,7 @@ int main()
                 zt_fail("stencil (%d,%d) = %g, want %g", x, y, hout[i], want);
         }
 
-    CK(cudaFree(din)); CK(cudaFree(dc)); CK(cudaFree(da)); CK(cudaFree(dsum));
+    CK(cudaFree(din)); CK(cudaFree(dc)); CK(cudaFree(da)); CK(cudaFree(dsum)); CK(cudaFree(dtot));
     CK(cudaFree(dd)); CK(cudaFree(d4)); CK(cudaFree(dh)); CK(cudaFree(dy)); CK(cudaFree(dout));
     free(hin); free(hc); free(sums); free(hd); free(h4); free(hh); free(hy); free(hout);
     return zt_finish();
