@@ -167,6 +167,7 @@ typedef struct zn_lfn {
     uint8_t *stream_st;         /* per ins: a store that may go around the
                                  * cache (zn_lower_stream.c), or NULL */
     bool stream_now;            /* lowering such a store */
+    uint64_t stream_min;        /* the fewest bytes a thread stores with one */
     uint8_t *lazy_at;           /* per ins: ZN_LAZY_OWE/PAY (zn_lower_lazybar.c), or NULL */
     LLVMValueRef owed_slot;     /* i32: block barriers the warp owes */
     struct zn_lanetab *lanetab; /* predicted lane offsets (zn_lower_lanetab.c), or NULL */

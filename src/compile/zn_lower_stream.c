@@ -286,6 +286,13 @@ static bool global_access(const ptx_ins *ins)
     return ins->space == PTX_SPACE_GLOBAL || ins->space == PTX_SPACE_GENERIC;
 }
 
+/* the bytes a thread stores with st */
+static uint64_t store_bytes(const ptx_ins *ins)
+{
+    const ptx_opnd *s = &ins->opnds[1];
+    return (uint64_t)(s->kind == PTX_OPND_VEC ? s->nelems : 1) * ptx_type_size(ins->type[0]);
+}
+
 /* a store whose warp writes whole lines: st.global of 1, 2, 4 or 8
  * elements of 2, 4 or 8 bytes with every element given */
 static bool line_store(const ptx_ins *ins)
@@ -356,6 +363,9 @@ void zn_stream_plan(zn_lfn *l)
         if (!l->stream_st && !(l->stream_st = calloc(f->nins, 1)))
             goto out;
         l->stream_st[i] = 1;
+        uint64_t bytes = store_bytes(ins);
+        if (!l->stream_min || bytes < l->stream_min)
+            l->stream_min = bytes;
     }
 out:
     free(c.root);
@@ -364,10 +374,19 @@ out:
     free(loaded);
 }
 
+/* the fence only in launches where a store may stream: an atomic-heavy
+ * kernel with a small grid pays one uniform branch, not a fence */
 void zn_stream_fence(zn_lfn *l, const ptx_ins *ins)
 {
-    if (l->stream_st && orders_memory(ins))
-        ll_intrin(l, "llvm.x86.sse.sfence", NULL, 0, NULL, 0);
+    if (!l->stream_st || !orders_memory(ins))
+        return;
+    LLVMBasicBlockRef bb_f = LLVMAppendBasicBlockInContext(l->m->ctx, l->fn, "sfence"),
+        bb_go = LLVMAppendBasicBlockInContext(l->m->ctx, l->fn, "sfence.done");
+    LLVMBuildCondBr(l->b, zn_stream_launch(l, l->stream_min), bb_f, bb_go);
+    LLVMPositionBuilderAtEnd(l->b, bb_f);
+    ll_intrin(l, "llvm.x86.sse.sfence", NULL, 0, NULL, 0);
+    LLVMBuildBr(l->b, bb_go);
+    LLVMPositionBuilderAtEnd(l->b, bb_go);
 }
 
 bool zn_stream_store(const zn_lfn *l, const ptx_ins *ins)
