@@ -687,6 +687,10 @@ void zn_each_reg(const ptx_opnd *o, void (*f)(int32_t, void *), void *ud);
 /* f(reg) for the registers an instruction's first operand may write (all
  * but the [addr] of st/red). */
 void zn_each_def(const ptx_opnd *o, void (*f)(int32_t, void *), void *ud);
+/* Each register's defining instructions (zn_each_def on every
+ * instruction's first operand) as CSR: r's are (*defs)[(*start)[r] ..
+ * (*start)[r + 1]); false without memory (both NULL). */
+bool zn_reg_defs(const ptx_func *f, uint32_t **start, uint32_t **defs);
 /* For zn_each_reg / zn_each_def: sets hit when a register is one of r[]
  * (-1: no register). */
 typedef struct zn_reg_hit {

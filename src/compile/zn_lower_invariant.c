@@ -112,6 +112,52 @@ void zn_each_def(const ptx_opnd *o, void (*f)(int32_t, void *), void *ud)
         zn_each_reg(o, f, ud);
 }
 
+typedef struct defs_fill {
+    uint32_t *start, *defs;
+    uint32_t at;
+    bool fill;
+} defs_fill;
+
+static void add_def(int32_t r, void *ud)
+{
+    defs_fill *d = ud;
+    if (r < 0)
+        return;
+    if (d->fill)
+        d->defs[d->start[r]++] = d->at;
+    else
+        d->start[r + 1]++;
+}
+
+bool zn_reg_defs(const ptx_func *f, uint32_t **start, uint32_t **defs)
+{
+    defs_fill d = {calloc((size_t)f->nregs + 1, sizeof *d.start), NULL, 0, false};
+    if (!d.start)
+        goto fail;
+    for (d.at = 0; d.at < f->nins; d.at++)
+        if (f->ins[d.at].nopnds)
+            zn_each_def(&f->ins[d.at].opnds[0], add_def, &d);
+    for (uint32_t r = 0; r < f->nregs; r++)
+        d.start[r + 1] += d.start[r];
+    if (!(d.defs = malloc(((size_t)d.start[f->nregs] + 1) * sizeof *d.defs)))
+        goto fail;
+    /* fill with start as cursors, then shift it back */
+    d.fill = true;
+    for (d.at = 0; d.at < f->nins; d.at++)
+        if (f->ins[d.at].nopnds)
+            zn_each_def(&f->ins[d.at].opnds[0], add_def, &d);
+    for (uint32_t r = f->nregs; r > 0; r--)
+        d.start[r] = d.start[r - 1];
+    d.start[0] = 0;
+    *start = d.start;
+    *defs = d.defs;
+    return true;
+fail:
+    free(d.start);
+    *start = *defs = NULL;
+    return false;
+}
+
 void zn_reg_hit_cb(int32_t r, void *ud)
 {
     zn_reg_hit *h = ud;

@@ -41,21 +41,6 @@ struct zn_lanetab {
     unsigned depth;         /* reg_walk's current recursion */
 };
 
-typedef struct def_ctx {
-    struct zn_lanetab *t;
-    uint32_t at;
-    bool fill;
-} def_ctx;
-
-static void count_def(int32_t r, void *ud)
-{
-    def_ctx *c = ud;
-    if (c->fill)
-        c->t->defs[c->t->def_start[r]++] = c->at;
-    else
-        c->t->def_start[r + 1]++;
-}
-
 static struct zn_lanetab *lanetab_of(zn_lfn *l)
 {
     const ptx_func *f = l->f;
@@ -67,26 +52,8 @@ static struct zn_lanetab *lanetab_of(zn_lfn *l)
     uint32_t nr = f->nregs;
     t->state = calloc(nr, 1);
     t->tab = malloc((size_t)nr * sizeof *t->tab);
-    t->def_start = calloc((size_t)nr + 1, sizeof *t->def_start);
-    if (!t->state || !t->tab || !t->def_start)
+    if (!t->state || !t->tab || !zn_reg_defs(f, &t->def_start, &t->defs))
         goto fail;
-    def_ctx c = {t, 0, false};
-    for (c.at = 0; c.at < f->nins; c.at++)
-        if (f->ins[c.at].nopnds)
-            zn_each_def(&f->ins[c.at].opnds[0], count_def, &c);
-    for (uint32_t r = 0; r < nr; r++)
-        t->def_start[r + 1] += t->def_start[r];
-    t->defs = malloc(((size_t)t->def_start[nr] + 1) * sizeof *t->defs);
-    if (!t->defs)
-        goto fail;
-    /* fill with def_start as cursors, then shift it back */
-    c.fill = true;
-    for (c.at = 0; c.at < f->nins; c.at++)
-        if (f->ins[c.at].nopnds)
-            zn_each_def(&f->ins[c.at].opnds[0], count_def, &c);
-    for (uint32_t r = nr; r > 0; r--)
-        t->def_start[r] = t->def_start[r - 1];
-    t->def_start[0] = 0;
     l->lanetab = t;
     return t;
 fail:

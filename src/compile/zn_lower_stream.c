@@ -147,52 +147,6 @@ typedef struct root_ctx {
     unsigned depth;
 } root_ctx;
 
-typedef struct def_fill {
-    root_ctx *c;
-    uint32_t at;
-    bool fill;
-} def_fill;
-
-static void count_def(int32_t r, void *ud)
-{
-    def_fill *d = ud;
-    if (r < 0)
-        return;
-    if (d->fill)
-        d->c->defs[d->c->def_start[r]++] = d->at;
-    else
-        d->c->def_start[r + 1]++;
-}
-
-static bool build_defs(root_ctx *c)
-{
-    const ptx_func *f = c->l->f;
-    c->def_start = calloc(f->nregs + 1, sizeof *c->def_start);
-    if (!c->def_start)
-        return false;
-    for (int pass = 0; pass < 2; pass++) {
-        for (uint32_t i = 0; i < f->nins; i++) {
-            const ptx_ins *ins = &f->ins[i];
-            if (ins->nopnds == 0 || ins->op == PTX_OP_st)
-                continue;
-            def_fill d = {c, i, pass == 1};
-            zn_each_def(&ins->opnds[0], count_def, &d);
-        }
-        if (pass == 0) {
-            for (uint32_t r = 0; r < f->nregs; r++)
-                c->def_start[r + 1] += c->def_start[r];
-            c->defs = malloc((c->def_start[f->nregs] + 1) * sizeof *c->defs);
-            if (!c->defs)
-                return false;
-        }
-    }
-    /* the fill advanced each start to the next one's: shift back */
-    for (uint32_t r = f->nregs; r > 0; r--)
-        c->def_start[r] = c->def_start[r - 1];
-    c->def_start[0] = 0;
-    return true;
-}
-
 static int32_t combine(int32_t a, int32_t b)
 {
     if (a == ROOT_NONE)
@@ -333,7 +287,7 @@ void zn_stream_plan(zn_lfn *l)
     c.root = malloc(f->nregs * sizeof *c.root);
     int32_t *loaded = malloc(f->nins * sizeof *loaded);
     uint32_t nloaded = 0;
-    if (!c.root || !loaded || !build_defs(&c))
+    if (!c.root || !loaded || !zn_reg_defs(f, &c.def_start, &c.defs))
         goto out;
     for (uint32_t r = 0; r < f->nregs; r++)
         c.root[r] = ROOT_UNSEEN;
