@@ -661,6 +661,9 @@ bool zn_lanetab_addr(zn_lfn *l, int64_t *out, int64_t *step);
 /* whether a lane table is all zeros (the same value in every lane) */
 bool zn_lanetab_is_zero(const int64_t *t);
 void zn_lanetab_free(struct zn_lanetab *t);
+/* whether [addr] a is the same in every block of the grid (the walk
+ * over %ctaid.x of zn_lower_prefetch.c finds it invariant) */
+bool zn_prefetch_block_invariant(zn_lfn *l, const ptx_opnd *a);
 /* A load whose lane groups read inside 64-byte windows (zn_lower_window.c):
  * plan (false: not worth it or not possible), then at run time the test
  * (i1; sets base and mi) and, where it holds, the loaded <32 x et>. */

@@ -80,21 +80,6 @@ struct zn_pf_plan {
     pf_step *blk_step;         /* computed once: kind + 1 (0 = not yet) */
 };
 
-typedef struct def_count {
-    struct zn_pf_plan *p;
-    uint32_t at;
-    bool fill;
-} def_count;
-
-static void count_def(int32_t r, void *ud)
-{
-    def_count *c = ud;
-    if (c->fill)
-        c->p->defs[c->p->def_start[r]++] = c->at;
-    else
-        c->p->def_start[r + 1]++;
-}
-
 /* loops and every register's writes (the first operand counts as written,
  * as in zn_lower_invariant.c: only more cautious where it is a source) */
 static struct zn_pf_plan *plan_build(const ptx_func *f)
@@ -104,10 +89,9 @@ static struct zn_pf_plan *plan_build(const ptx_func *f)
         return NULL;
     p->head = malloc((f->nins + 1) * sizeof *p->head);
     p->latch = malloc((f->nins + 1) * sizeof *p->latch);
-    p->def_start = calloc(f->nregs + 2, sizeof *p->def_start);
     p->blk_kind = calloc(f->nregs + 1, sizeof *p->blk_kind);
     p->blk_step = calloc(f->nregs + 1, sizeof *p->blk_step);
-    if (!p->head || !p->latch || !p->def_start || !p->blk_kind || !p->blk_step)
+    if (!p->head || !p->latch || !p->blk_kind || !p->blk_step)
         return p;
     for (uint32_t i = 0; i < f->nins; i++) {
         const ptx_ins *ins = &f->ins[i];
@@ -120,23 +104,7 @@ static struct zn_pf_plan *plan_build(const ptx_func *f)
             }
         }
     }
-    def_count c = {.p = p};
-    for (c.at = 0; c.at < f->nins; c.at++)
-        if (f->ins[c.at].nopnds)
-            zn_each_def(&f->ins[c.at].opnds[0], count_def, &c);
-    for (uint32_t r = 0; r < f->nregs; r++)
-        p->def_start[r + 1] += p->def_start[r];
-    p->defs = malloc((p->def_start[f->nregs] + 1) * sizeof *p->defs);
-    if (!p->defs)
-        return p;
-    c.fill = true;
-    for (c.at = 0; c.at < f->nins; c.at++)
-        if (f->ins[c.at].nopnds)
-            zn_each_def(&f->ins[c.at].opnds[0], count_def, &c);
-    /* the fill moved each start to the next register's: shift back */
-    for (uint32_t r = f->nregs; r > 0; r--)
-        p->def_start[r] = p->def_start[r - 1];
-    p->def_start[0] = 0;
+    zn_reg_defs(f, &p->def_start, &p->defs);   /* NULL without memory */
     return p;
 }
 
@@ -517,6 +485,22 @@ static bool block_step(zn_lfn *l, const ptx_opnd *a, pf_step *out)
                  .ctaid = true, .self = -1};
     ptx_opnd r = {.kind = PTX_OPND_REG, .reg = a->reg, .reg2 = -1};
     return step_of(&w, &r, 0, out) == PF_STEP && out->scale != 0 && int_regs(l->f, *out);
+}
+
+bool zn_prefetch_block_invariant(zn_lfn *l, const ptx_opnd *a)
+{
+    if (a->kind != PTX_OPND_ADDR)
+        return false;
+    if (a->reg < 0)
+        return true;    /* a variable's address */
+    struct zn_pf_plan *p = plan_of(l);
+    if (!p)
+        return false;
+    pf_walk w = {.l = l, .p = p, .head = 0, .latch = l->f->nins ? l->f->nins - 1 : 0,
+                 .ctaid = true, .self = -1};
+    ptx_opnd r = {.kind = PTX_OPND_REG, .reg = a->reg, .reg2 = -1};
+    pf_step s;
+    return step_of(&w, &r, 0, &s) == PF_INV;
 }
 
 /* the bytes the accesses of loop `loop` through the register of address

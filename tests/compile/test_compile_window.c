@@ -14,7 +14,9 @@
  * share one run-time test until the register is written (zn_window_forget);
  * the last load follows such a write. The loop's pointer steps
  * by an immediate, so the windows also prefetch ahead (past the unmapped
- * page too, which a prefetch may do: it never faults). */
+ * page too, which a prefetch may do: it never faults), unless every block
+ * reads the same bytes (the same kernel without its %ctaid row step: in
+ * the cache after the first block, no prefetch). */
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -24,41 +26,49 @@
 #define POISON 0xa5a5a5a5u
 #define WORDS 7 /* per thread per iteration */
 
-static const char *ptx =
-    ".version 7.0\n.target sm_70\n.address_size 64\n"
-    ".visible .entry win(.param .u64 px, .param .u64 po, .param .u32 pnb, .param .u32 pbase,"
-    " .param .u64 pstride)\n{\n"
-    "  .reg .pred %p<2>;\n  .reg .b16 %rs<3>;\n  .reg .b32 %r<22>;\n  .reg .b64 %rd<20>;\n"
-    "  ld.param.u64 %rd1, [px];\n  ld.param.u64 %rd2, [po];\n"
-    "  ld.param.u32 %r1, [pnb];\n  ld.param.u32 %r15, [pbase];\n"
-    "  ld.param.u64 %rd14, [pstride];\n"
-    "  mov.u32 %r2, %tid.y;\n  shl.b32 %r3, %r2, 5;\n  mov.u32 %r4, %tid.x;\n"
-    "  add.s32 %r5, %r3, %r4;\n"
-    /* kb = tid / 4, q = 8 * (tid % 4), as nvcc writes them for int */
-    "  shr.s32 %r6, %r5, 31;\n  shr.u32 %r7, %r6, 30;\n  add.s32 %r8, %r5, %r7;\n"
-    "  shr.s32 %r9, %r8, 2;\n  and.b32 %r10, %r8, -4;\n  sub.s32 %r11, %r5, %r10;\n"
-    "  shl.b32 %r12, %r11, 3;\n  cvt.s64.s32 %rd3, %r12;\n"
-    "  mul.wide.s32 %rd4, %r9, 34;\n  add.s64 %rd5, %rd1, %rd4;\n"
-    "  cvt.u64.u32 %rd13, %r15;\n  add.s64 %rd5, %rd5, %rd13;\n"
-    "  mul.wide.u32 %rd6, %r5, 28;\n  add.s64 %rd7, %rd2, %rd6;\n"
-    "LOOP:\n"
-    "  setp.ge.s32 %p1, %r9, %r1;\n  @%p1 bra DONE;\n"
-    "  add.s64 %rd8, %rd5, %rd3;\n"
-    "  ld.global.u8 %r14, [%rd8+2];\n  ld.global.u16 %rs1, [%rd8+2];\n"
-    "  ld.global.u32 %r16, [%rd8+2];\n  ld.global.u64 %rd9, [%rd8+2];\n"
-    "  ld.global.u16 %rs2, [%rd5];\n"
-    "  cvt.u32.u16 %r17, %rs1;\n  cvt.u32.u16 %r18, %rs2;\n"
-    "  mov.b64 {%r19, %r13}, %rd9;\n"
-    "  st.global.u32 [%rd7], %r14;\n  st.global.u32 [%rd7+4], %r17;\n"
-    "  st.global.u32 [%rd7+8], %r16;\n  st.global.u32 [%rd7+12], %r19;\n"
-    "  st.global.u32 [%rd7+16], %r13;\n  st.global.u32 [%rd7+20], %r18;\n"
-    /* the address register moves on: a later load of it must test again,
-     * not reuse the earlier loads' answer (zn_window_forget) */
-    "  add.s64 %rd8, %rd8, 1;\n  ld.global.u8 %r21, [%rd8+2];\n"
-    "  st.global.u32 [%rd7+24], %r21;\n"
-    "  add.s32 %r9, %r9, 32;\n  add.s64 %rd5, %rd5, 1088;\n  add.s64 %rd7, %rd7, %rd14;\n"
-    "  bra LOOP;\n"
-    "DONE:\n  ret;\n}\n";
+/* ROW: what moves x from block to block ("" : nothing, every block reads
+ * the same bytes) */
+#define WIN_PTX(NAME, ROW)                                                                     \
+    ".version 7.0\n.target sm_70\n.address_size 64\n"                                          \
+    ".visible .entry " NAME "(.param .u64 px, .param .u64 po, .param .u32 pnb, .param .u32 pbase," \
+    " .param .u64 pstride)\n{\n" \
+    "  .reg .pred %p<2>;\n  .reg .b16 %rs<3>;\n  .reg .b32 %r<22>;\n  .reg .b64 %rd<20>;\n" \
+    "  ld.param.u64 %rd1, [px];\n  ld.param.u64 %rd2, [po];\n" \
+    "  ld.param.u32 %r1, [pnb];\n  ld.param.u32 %r15, [pbase];\n" \
+    "  ld.param.u64 %rd14, [pstride];\n" \
+    "  mov.u32 %r2, %tid.y;\n  shl.b32 %r3, %r2, 5;\n  mov.u32 %r4, %tid.x;\n" \
+    "  add.s32 %r5, %r3, %r4;\n" \
+    /* kb = tid / 4, q = 8 * (tid % 4), as nvcc writes them for int */ \
+    "  shr.s32 %r6, %r5, 31;\n  shr.u32 %r7, %r6, 30;\n  add.s32 %r8, %r5, %r7;\n" \
+    "  shr.s32 %r9, %r8, 2;\n  and.b32 %r10, %r8, -4;\n  sub.s32 %r11, %r5, %r10;\n" \
+    "  shl.b32 %r12, %r11, 3;\n  cvt.s64.s32 %rd3, %r12;\n" \
+    "  mul.wide.s32 %rd4, %r9, 34;\n  add.s64 %rd5, %rd1, %rd4;\n" \
+    "  cvt.u64.u32 %rd13, %r15;\n  add.s64 %rd5, %rd5, %rd13;\n" ROW \
+    "  mul.wide.u32 %rd6, %r5, 28;\n  add.s64 %rd7, %rd2, %rd6;\n" \
+    "LOOP:\n" \
+    "  setp.ge.s32 %p1, %r9, %r1;\n  @%p1 bra DONE;\n" \
+    "  add.s64 %rd8, %rd5, %rd3;\n" \
+    "  ld.global.u8 %r14, [%rd8+2];\n  ld.global.u16 %rs1, [%rd8+2];\n" \
+    "  ld.global.u32 %r16, [%rd8+2];\n  ld.global.u64 %rd9, [%rd8+2];\n" \
+    "  ld.global.u16 %rs2, [%rd5];\n" \
+    "  cvt.u32.u16 %r17, %rs1;\n  cvt.u32.u16 %r18, %rs2;\n" \
+    "  mov.b64 {%r19, %r13}, %rd9;\n" \
+    "  st.global.u32 [%rd7], %r14;\n  st.global.u32 [%rd7+4], %r17;\n" \
+    "  st.global.u32 [%rd7+8], %r16;\n  st.global.u32 [%rd7+12], %r19;\n" \
+    "  st.global.u32 [%rd7+16], %r13;\n  st.global.u32 [%rd7+20], %r18;\n" \
+    /* the address register moves on: a later load of it must test again, \
+     * not reuse the earlier loads' answer (zn_window_forget) */ \
+    "  add.s64 %rd8, %rd8, 1;\n  ld.global.u8 %r21, [%rd8+2];\n" \
+    "  st.global.u32 [%rd7+24], %r21;\n" \
+    "  add.s32 %r9, %r9, 32;\n  add.s64 %rd5, %rd5, 1088;\n  add.s64 %rd7, %rd7, %rd14;\n" \
+    "  bra LOOP;\n" \
+    "DONE:\n  ret;\n}\n"
+
+/* x moves by 4352 bytes a block (a row of mul_mat_vec_q's matrix) */
+static const char *ptx = WIN_PTX("win", "  mov.u32 %r20, %ctaid.x;\n"
+                                 "  mul.wide.u32 %rd15, %r20, 4352;\n  add.s64 %rd5, %rd5, %rd15;\n");
+/* the same bytes in every block (mul_mat_vec_q's vector) */
+static const char *ptx_inv = WIN_PTX("win", "");
 
 static uint64_t le(const uint8_t *p, int n)
 {
@@ -151,6 +161,20 @@ int main(void)
             CHECK(strstr(ir, "@llvm.prefetch") != NULL, "window loads in the loop do not prefetch");
         }
         free(ir);
+        /* what every block reads is in the cache after the first one */
+        zn_jit_module *inv = zt_load_text(ptx_inv, NULL);
+        ir = inv ? zn_jit_ir_text(inv, 0) : NULL;
+        CHECK(ir != NULL, "win (block-invariant) did not compile");
+        if (ir && !getenv("ZINC_NO_WINDOW") && __builtin_cpu_supports("avx512vbmi")) {
+            CHECK(strstr(ir, "ld.win") != NULL, "no window path in the block-invariant IR");
+            CHECK(strstr(ir, "@llvm.prefetch") == NULL,
+                  "window loads of what every block reads prefetch");
+        }
+        free(ir);
+        if (inv) {
+            run_all(inv, page_end, "host, block-invariant");
+            zn_jit_module_free(inv);
+        }
         run_all(jm, page_end, "host");
         zn_jit_module_free(jm);
     }
