@@ -361,7 +361,8 @@ void zn_lower_record(zn_lfn *l, const ptx_ins *head, zn_lower_one_fn one)
     zn_log(ZN_LOG_DEBUG, "records: %s: %u %s at PTX line %u%s: %s", fn->name, k,
            load ? "loads" : "stores", mem[0]->line, gaps ? " (with others between)" : "",
            apart ? "lane records" : dynamic ? "lane records at the lanes' addresses"
-                  : !proven ? "no lane stride proven, or one address" : "records overlap");
+                  : !proven ? "no lane stride proven, or one address"
+                  : f.s == 0 ? "one address in all lanes" : "records overlap");
     if (!apart && !dynamic) {
         each(l, mem, k, gaps, one);
         return;
