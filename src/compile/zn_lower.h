@@ -694,28 +694,30 @@ void zn_each_def(const ptx_opnd *o, void (*f)(int32_t, void *), void *ud);
  * instruction's first operand) as CSR: r's are (*defs)[(*start)[r] ..
  * (*start)[r + 1]); false without memory (both NULL). */
 bool zn_reg_defs(const ptx_func *f, uint32_t **start, uint32_t **defs);
-/* For zn_each_reg / zn_each_def: sets hit when a register is one of r[]
- * (-1: no register). */
+/* For zn_each_reg / zn_each_def: sets hit when a register is one of
+ * r[0 .. n) (-1: no register). */
 typedef struct zn_reg_hit {
-    int32_t r[3];
+    const int32_t *r;
+    uint32_t n;
     bool hit;
 } zn_reg_hit;
 void zn_reg_hit_cb(int32_t r, void *ud);
-/* whether ins writes (its destination operand) one of r[] (-1: none) */
-bool zn_ins_writes_any(const ptx_ins *ins, const int32_t r[3]);
+/* whether ins writes (its destination operand; reads_too: or names in any
+ * operand or its guard) one of r[0 .. n) (-1: none) */
+bool zn_ins_touches(const ptx_ins *ins, const int32_t *r, uint32_t n, bool reads_too);
 
 /* Non-temporal stores for kernels that stream their output past the
  * last-level cache (zn_lower_stream.c): the plan (per st, after
- * zn_record_plan), whether ins is such a store, the run-time test (i1:
- * mask full, lane 0's i64 address `base` on a line, the launch writing at
- * least the cache through the warp's `bytes`) and the store itself. */
+ * zn_record_plan), whether ins is such a store, its write prefetch only in
+ * launches where it stays cached, the run-time test (i1: mask full, lane
+ * 0's i64 address `base` on a line, the launch writing at least the cache
+ * through `bytes` per thread) and the store itself. */
 void zn_stream_plan(zn_lfn *l);
 bool zn_stream_store(const zn_lfn *l, const ptx_ins *ins);
+void zn_stream_prefetch_store(zn_lfn *l, const ptx_ins *ins);
 /* before ins: an sfence where it orders memory and the function has such
  * stores (they are weakly ordered) */
 void zn_stream_fence(zn_lfn *l, const ptx_ins *ins);
-/* i1: the launch writes at least the threshold through `bytes` per thread */
-LLVMValueRef zn_stream_launch(zn_lfn *l, uint64_t bytes);
 LLVMValueRef zn_stream_test(zn_lfn *l, LLVMValueRef mask, LLVMValueRef base, uint64_t bytes);
 void zn_stream_store_vec(zn_lfn *l, LLVMValueRef v, LLVMValueRef ptr);
 

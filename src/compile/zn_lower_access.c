@@ -384,8 +384,7 @@ static void store_contig(zn_lfn *l, const zn_part *p, LLVMValueRef base, LLVMVal
     /* whole lines of a streaming launch go around the cache (zn_lower_stream.c) */
     LLVMBasicBlockRef bb_nt = new_bb(l, "st.nt"), bb_c = new_bb(l, "st.cached"),
         bb_join = new_bb(l, "st.nt.done");
-    LLVMBuildCondBr(l->b, zn_stream_test(l, p->m, base, (uint64_t)ZN_LANES * n * size),
-                    bb_nt, bb_c);
+    LLVMBuildCondBr(l->b, zn_stream_test(l, p->m, base, (uint64_t)n * size), bb_nt, bb_c);
     LLVMPositionBuilderAtEnd(l->b, bb_nt);
     zn_stream_store_vec(l, w, args[1]);
     LLVMBuildBr(l->b, bb_join);

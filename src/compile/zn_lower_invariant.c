@@ -161,15 +161,19 @@ fail:
 void zn_reg_hit_cb(int32_t r, void *ud)
 {
     zn_reg_hit *h = ud;
-    for (unsigned k = 0; k < 3; k++)
+    for (uint32_t k = 0; k < h->n; k++)
         h->hit |= r >= 0 && r == h->r[k];
 }
 
-bool zn_ins_writes_any(const ptx_ins *ins, const int32_t r[3])
+bool zn_ins_touches(const ptx_ins *ins, const int32_t *r, uint32_t n, bool reads_too)
 {
-    zn_reg_hit h = {{r[0], r[1], r[2]}, false};
+    zn_reg_hit h = {r, n, false};
     if (ins->nopnds)
         zn_each_def(&ins->opnds[0], zn_reg_hit_cb, &h);
+    for (uint32_t o = 0; reads_too && o < ins->nopnds; o++)
+        zn_each_reg(&ins->opnds[o], zn_reg_hit_cb, &h);
+    if (reads_too && ins->guard_reg >= 0)
+        zn_reg_hit_cb(ins->guard_reg, &h);
     return h.hit;
 }
 

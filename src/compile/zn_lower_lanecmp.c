@@ -139,12 +139,12 @@ static const ptx_ins *def_before(const lc_tree *t, int32_t reg)
             in->op == PTX_OP_call ||
             (ptx_op_table[in->op].flags & (PTX_OF_BRANCH | PTX_OF_CONVERGENT)))
             return NULL;
-        if (!zn_ins_writes_any(in, r))
+        if (!zn_ins_touches(in, r, 3, false))
             continue;
         int32_t q[3];
         sources(in, q);
         for (uint32_t j = k + 1; j < i; j++)
-            if (zn_ins_writes_any(&f->ins[j], q))
+            if (zn_ins_touches(&f->ins[j], q, 3, false))
                 return NULL;
         return in;
     }

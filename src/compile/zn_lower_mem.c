@@ -250,16 +250,10 @@ static void lower_st_one(zn_lfn *l, const ptx_ins *ins)
     /* a store that may go around the cache (zn_lower_stream.c) is not
      * fetched ahead into it in a launch where it does */
     l->stream_now = zn_stream_store(l, ins);
-    if (l->stream_now) {
-        LLVMBasicBlockRef bb_pf = LLVMAppendBasicBlockInContext(l->m->ctx, l->fn, "st.pf"),
-            bb_go = LLVMAppendBasicBlockInContext(l->m->ctx, l->fn, "st.go");
-        LLVMBuildCondBr(l->b, zn_stream_launch(l, (uint64_t)n * size), bb_go, bb_pf);
-        LLVMPositionBuilderAtEnd(l->b, bb_pf);
+    if (l->stream_now)
+        zn_stream_prefetch_store(l, ins);
+    else
         zn_prefetch_store_ahead(l, ins); /* zn_lower_prefetch.c */
-        LLVMBuildBr(l->b, bb_go);
-        LLVMPositionBuilderAtEnd(l->b, bb_go);
-    } else
-        zn_prefetch_store_ahead(l, ins);
     if (zn_strong_access(ins))
         zn_strong_store(l, ins, host_addr(l, addr_of(l, a), ins->space), vals, n, size);
     else if (zn_uniform_access(l, ins, NULL))

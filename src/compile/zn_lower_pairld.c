@@ -33,17 +33,6 @@ static void count_reg(int32_t r, void *ud)
     ((uint32_t *)ud)[r]++;
 }
 
-/* whether ins mentions any of regs (any operand, the guard too) */
-static bool mentions(const ptx_ins *ins, const int32_t regs[3])
-{
-    zn_reg_hit m = {.r = {regs[0], regs[1], regs[2]}};
-    for (uint32_t i = 0; i < ins->nopnds; i++)
-        zn_each_reg(&ins->opnds[i], zn_reg_hit_cb, &m);
-    if (ins->guard_reg >= 0)
-        zn_reg_hit_cb(ins->guard_reg, &m);
-    return m.hit;
-}
-
 static bool half_load(const ptx_ins *ins)
 {
     const ptx_opnd *d = &ins->opnds[0], *a = &ins->opnds[1];
@@ -67,7 +56,7 @@ static bool plain_between(const ptx_func *f, uint32_t from, uint32_t to, int32_t
         const ptx_ins *x = &f->ins[i];
         bool load = (x->op == PTX_OP_ld || x->op == PTX_OP_ldu) && !zn_strong_access(x);
         const int32_t regs[3] = {addr, -1, -1};
-        if ((!zn_op_is_pure(x->op) && !load) || zn_ins_writes_any(x, regs))
+        if ((!zn_op_is_pure(x->op) && !load) || zn_ins_touches(x, regs, 3, false))
             return false;
     }
     return true;
@@ -98,7 +87,7 @@ static void try_mov(zn_lfn *l, uint32_t k, const uint32_t *uses, uint32_t *act)
         return;
     int32_t regs[3] = {d->reg, lo, hi};
     for (uint32_t i = h + 1; i < k; i++)
-        if (i != t && mentions(&f->ins[i], regs))
+        if (i != t && zn_ins_touches(&f->ins[i], regs, 3, true))
             return;
     if (!plain_between(f, h, k, hl->opnds[1].reg))
         return;

@@ -63,32 +63,6 @@ static const ptx_opnd *member(const ptx_ins *x)
     return a;
 }
 
-typedef struct reg_set {
-    const int32_t *r;
-    uint32_t n;
-    bool hit;
-} reg_set;
-
-static void set_hit(int32_t r, void *ud)
-{
-    reg_set *s = ud;
-    for (uint32_t i = 0; i < s->n; i++)
-        s->hit |= s->r[i] == r;
-}
-
-/* whether x writes (all: or reads) one of the n registers r */
-static bool touches(const ptx_ins *x, const int32_t *r, uint32_t n, bool all)
-{
-    reg_set s = {r, n, false};
-    if (x->nopnds)
-        zn_each_def(&x->opnds[0], set_hit, &s);
-    for (uint32_t o = 0; all && o < x->nopnds; o++)
-        zn_each_reg(&x->opnds[o], set_hit, &s);
-    if (all && x->guard_reg >= 0)
-        set_hit(x->guard_reg, &s);
-    return s.hit;
-}
-
 /* The run from instruction i: K, its instructions' indices in idx (K < 2:
  * none). Between two of them up to REC_GAP pure instructions may stand
  * that leave %a alone. A run of stores happens at its last instruction,
@@ -114,22 +88,22 @@ static uint32_t run_from(const zn_lfn *l, uint32_t i, uint32_t *idx)
         if (a && x->op == h->op && x->type[0] == h->type[0] && a->reg == ha->reg &&
             a->ival == ha->ival + size * k && !(l->pair_act && l->pair_act[p] != 0)) {
             int32_t r = x->opnds[load ? 0 : 1].reg;
-            reg_set s = {data, k, false};
-            set_hit(r, &s);
+            zn_reg_hit s = {data, k, false};
+            zn_reg_hit_cb(r, &s);
             if (load && (s.hit || r == ha->reg))
                 break;
             idx[k] = p;
             data[k++] = r;
             continue;
         }
-        if (!zn_op_is_pure(x->op) || p - idx[k - 1] > REC_GAP || touches(x, &ha->reg, 1, false) ||
-            (!load && touches(x, data, k, false)))
+        if (!zn_op_is_pure(x->op) || p - idx[k - 1] > REC_GAP ||
+            zn_ins_touches(x, &ha->reg, 1, false) || (!load && zn_ins_touches(x, data, k, false)))
             break;
     }
     if (load)   /* what stands between loads j and j + 1 must not touch later ones' registers */
         for (uint32_t j = 0; j + 1 < k; j++)
             for (uint32_t p = idx[j] + 1; p < idx[j + 1]; p++)
-                if (touches(&f->ins[p], data + j + 1, k - j - 1, true)) {
+                if (zn_ins_touches(&f->ins[p], data + j + 1, k - j - 1, true)) {
                     k = j + 1;
                     break;
                 }

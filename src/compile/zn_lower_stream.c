@@ -30,7 +30,8 @@
  * copies, cluster instructions) a kernel with such stores has an sfence
  * (CUB's decoupled look-back publishes each tile that way), and the
  * executor ends each run of blocks with one (zn_exec_block.c) before it
- * reports them done. Not under memcheck/racecheck, not for AMDGPU.
+ * reports them done. x86 only (not AMDGPU or AArch64); not under
+ * memcheck/racecheck.
  *
  * ZINC_NO_STREAM_STORES=1 turns it off; ZINC_STREAM_MIN_BYTES replaces
  * the cache size in the launch test (0: every launch; tests). Both are in
@@ -255,11 +256,11 @@ static bool line_store(const ptx_ins *ins)
         orders_memory(ins))
         return false;
     const ptx_opnd *s = &ins->opnds[1];
-    unsigned n = s->kind == PTX_OPND_VEC ? s->nelems : 1;
-    unsigned size = ptx_type_size(ins->type[0]);
-    if (n > 8 || size < 2 || (ZN_LANES * n * size) % 64)
+    bool vec = s->kind == PTX_OPND_VEC;
+    if ((vec && s->nelems > 8) || ptx_type_size(ins->type[0]) < 2 ||
+        (ZN_LANES * store_bytes(ins)) % 64)
         return false;
-    for (unsigned i = 0; s->kind == PTX_OPND_VEC && i < n; i++)
+    for (unsigned i = 0; vec && i < s->nelems; i++)
         if (s->elems[i].kind == PTX_OPND_SINK)
             return false;
     return true;
@@ -328,28 +329,8 @@ out:
     free(loaded);
 }
 
-/* the fence only in launches where a store may stream: an atomic-heavy
- * kernel with a small grid pays one uniform branch, not a fence */
-void zn_stream_fence(zn_lfn *l, const ptx_ins *ins)
-{
-    if (!l->stream_st || !orders_memory(ins))
-        return;
-    LLVMBasicBlockRef bb_f = LLVMAppendBasicBlockInContext(l->m->ctx, l->fn, "sfence"),
-        bb_go = LLVMAppendBasicBlockInContext(l->m->ctx, l->fn, "sfence.done");
-    LLVMBuildCondBr(l->b, zn_stream_launch(l, l->stream_min), bb_f, bb_go);
-    LLVMPositionBuilderAtEnd(l->b, bb_f);
-    ll_intrin(l, "llvm.x86.sse.sfence", NULL, 0, NULL, 0);
-    LLVMBuildBr(l->b, bb_go);
-    LLVMPositionBuilderAtEnd(l->b, bb_go);
-}
-
-bool zn_stream_store(const zn_lfn *l, const ptx_ins *ins)
-{
-    return l->stream_st && ins >= l->f->ins && ins < l->f->ins + l->f->nins &&
-           l->stream_st[ins - l->f->ins];
-}
-
-LLVMValueRef zn_stream_launch(zn_lfn *l, uint64_t bytes)
+/* i1: the launch writes at least the threshold through `bytes` per thread */
+static LLVMValueRef stream_launch(zn_lfn *l, uint64_t bytes)
 {
     zn_lmod *m = l->m;
     LLVMValueRef n = LLVMConstInt(m->t_i64, bytes, 0), zero = LLVMConstInt(m->t_i32, 0, 0);
@@ -363,6 +344,51 @@ LLVMValueRef zn_stream_launch(zn_lfn *l, uint64_t bytes)
                          "streams");
 }
 
+/* Starts a block run only in launches that stream `bytes` per thread
+ * (`when` true) or only in the others; returns the block to go on in,
+ * which the caller branches to and moves to after that code. */
+static LLVMBasicBlockRef launch_only(zn_lfn *l, uint64_t bytes, bool when, const char *name)
+{
+    LLVMBasicBlockRef bb_do = LLVMAppendBasicBlockInContext(l->m->ctx, l->fn, name),
+        bb_go = LLVMAppendBasicBlockInContext(l->m->ctx, l->fn, "stream.go");
+    LLVMValueRef c = stream_launch(l, bytes);
+    LLVMBuildCondBr(l->b, c, when ? bb_do : bb_go, when ? bb_go : bb_do);
+    LLVMPositionBuilderAtEnd(l->b, bb_do);
+    return bb_go;
+}
+
+static void go_on(zn_lfn *l, LLVMBasicBlockRef bb_go)
+{
+    LLVMBuildBr(l->b, bb_go);
+    LLVMPositionBuilderAtEnd(l->b, bb_go);
+}
+
+/* the fence only in launches where a store may stream: an atomic-heavy
+ * kernel with a small grid pays one uniform branch, not a fence */
+void zn_stream_fence(zn_lfn *l, const ptx_ins *ins)
+{
+    if (!l->stream_st || !orders_memory(ins))
+        return;
+    LLVMBasicBlockRef go = launch_only(l, l->stream_min, true, "sfence");
+    ll_intrin(l, "llvm.x86.sse.sfence", NULL, 0, NULL, 0);
+    go_on(l, go);
+}
+
+/* ins' write prefetch (zn_lower_prefetch.c) only in launches where its
+ * lines stay cached */
+void zn_stream_prefetch_store(zn_lfn *l, const ptx_ins *ins)
+{
+    LLVMBasicBlockRef go = launch_only(l, store_bytes(ins), false, "st.pf");
+    zn_prefetch_store_ahead(l, ins);
+    go_on(l, go);
+}
+
+bool zn_stream_store(const zn_lfn *l, const ptx_ins *ins)
+{
+    return l->stream_st && ins >= l->f->ins && ins < l->f->ins + l->f->nins &&
+           l->stream_st[ins - l->f->ins];
+}
+
 LLVMValueRef zn_stream_test(zn_lfn *l, LLVMValueRef mask, LLVMValueRef base, uint64_t bytes)
 {
     zn_lmod *m = l->m;
@@ -372,7 +398,7 @@ LLVMValueRef zn_stream_test(zn_lfn *l, LLVMValueRef mask, LLVMValueRef base, uin
         LLVMBuildAnd(l->b, base, LLVMConstInt(m->t_i64, 63, 0), ""),
         LLVMConstInt(m->t_i64, 0, 0), "");
     return LLVMBuildAnd(l->b, LLVMBuildAnd(l->b, full, line, ""),
-                        zn_stream_launch(l, bytes / ZN_LANES), "nt");
+                        stream_launch(l, bytes), "nt");
 }
 
 void zn_stream_store_vec(zn_lfn *l, LLVMValueRef v, LLVMValueRef ptr)
