@@ -198,8 +198,10 @@ int zn_optimise(LLVMModuleRef mod, const zn_target *t, char *err, size_t errlen)
     LLVMPassBuilderOptionsRef po = LLVMCreatePassBuilderOptions();
     LLVMErrorRef e = LLVMRunPasses(mod, run, t->tm, po);
     LLVMDisposePassBuilderOptions(po);
-    if (!e)
+    if (!e) {
+        zn_widen_half_fcmp(mod, t);
         return zn_coro_batch(mod, t, err, errlen);
+    }
     char *msg = LLVMGetErrorMessage(e);
     snprintf(err, errlen, "optimisation: %s", msg);
     LLVMDisposeErrorMessage(msg);

@@ -454,8 +454,12 @@ LLVMValueRef zn_approx_f32_precise(zn_lfn *l, ptx_op op, LLVMValueRef x);
 LLVMValueRef zn_canon_nan(zn_lfn *l, LLVMValueRef v);
 /* Fills l->reg_nan_free; whether ins's f32 result may skip zn_canon_nan. */
 void zn_nan_free_regs(zn_lfn *l);
+/* The operand of ins that it only moves to its destination's 32 bits
+ * (mov.b32/f32 between registers, shfl's value), or -1. */
+int zn_moved_src(const ptx_ins *ins);
 /* zn_lower_ftzclean.c: registers whose every write is a flushed .ftz f32
- * result; zn_ftz_clean: o is such a register (its .ftz reads need no flush) */
+ * result, a value never subnormal in f32, or a move of such a register;
+ * zn_ftz_clean: o is such a register (its .ftz reads need no flush) */
 void zn_ftz_clean_regs(zn_lfn *l);
 bool zn_ftz_clean(const zn_lfn *l, const ptx_opnd *o);
 /* the writes of reg by the current instruction are to be flushed */

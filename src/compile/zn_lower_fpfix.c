@@ -52,7 +52,7 @@ static void other_read(int32_t r, void *ud)
  * NaN-free too: a warp reduction's `v += __shfl_down_sync(v, o)` chain
  * (mov to .b32, shfl, mov back, add) keeps one canonicalisation at its end.
  * The index of the moved source operand, or -1. */
-static int moved_src(const ptx_ins *ins)
+int zn_moved_src(const ptx_ins *ins)
 {
     if (ins->nopnds < 2 || ins->opnds[0].kind != PTX_OPND_REG || ins->opnds[0].reg < 0 ||
         ins->opnds[1].kind != PTX_OPND_REG || ins->opnds[1].reg2 >= 0 ||
@@ -83,7 +83,7 @@ static void nan_free_pass(zn_lfn *l)
     for (uint32_t i = 0; i < f->nins; i++) {
         const ptx_ins *ins = &f->ins[i];
         bool cons = canon_consumer(ins);
-        int mv = moved_src(ins);
+        int mv = zn_moved_src(ins);
         /* a consumer's plain register sources are the reads allowed; every
          * other register an instruction names counts as another read (its
          * destinations too: cautious, and simpler than telling them apart),

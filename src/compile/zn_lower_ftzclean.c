@@ -6,7 +6,12 @@
  * (nvcc -use_fast_math, llama.cpp's kernels) only the results are flushed.
  * A register whose every read flushes it (.ftz f32 sources) is flushed
  * where it is written instead, once, and becomes clean too: the load
- * before a loop of .ftz FMAs. Any other register keeps its flushes;
+ * before a loop of .ftz FMAs. Writes that keep a register clean too: f16
+ * and integer values converted to f32 (never subnormal there), and moves
+ * of a clean register (zn_moved_src: a warp reduction's mov.b32, shfl,
+ * mov.b32 back into the next add.ftz; ggml's reductions under
+ * -use_fast_math flushed every shuffled value, five vector operations on
+ * each step of the chain). Any other register keeps its flushes;
  * functions that call or are called are left alone. */
 #include <stdlib.h>
 #include "zn_lower.h"
@@ -80,6 +85,57 @@ static void reads(zn_lfn *l, bool *read_ok)
     }
 }
 
+/* an f32 result never subnormal: f16 (its smallest subnormal is a normal
+ * f32) or an integer converted */
+static bool never_subnormal(const ptx_ins *ins)
+{
+    if (ins->op != PTX_OP_cvt || ins->type[0] != PTX_T_F32 || ins->ntypes < 2 ||
+        ins->opnds[0].kind != PTX_OPND_REG || ins->opnds[0].reg2 >= 0)
+        return false;
+    switch (ins->type[1]) {
+    case PTX_T_F16:
+    case PTX_T_S8: case PTX_T_S16: case PTX_T_S32: case PTX_T_S64:
+    case PTX_T_U8: case PTX_T_U16: case PTX_T_U32: case PTX_T_U64:
+        return true;
+    default:
+        return false;
+    }
+}
+
+static bool write_keeps_clean(const ptx_ins *ins, const bool *clean)
+{
+    if (zn_ftz_flushes_result(ins) || never_subnormal(ins))
+        return true;
+    int mv = zn_moved_src(ins);
+    return mv >= 0 && clean[ins->opnds[mv].reg];
+}
+
+static uint32_t clean_count(const zn_lfn *l)
+{
+    uint32_t n = 0;
+    for (uint32_t r = 0; r < l->f->nregs; r++)
+        n += l->reg_ftz_clean[r];
+    return n;
+}
+
+/* One pass over the writes; written[r]: r has a write that keeps it clean. */
+static void clean_pass(zn_lfn *l, bool *written)
+{
+    const ptx_func *f = l->f;
+    walk w = {l, l->reg_ftz_clean, 0};
+    for (uint32_t i = 0; i < f->nins; i++) {
+        const ptx_ins *ins = &f->ins[i];
+        if (!ins->nopnds)
+            continue;
+        if (write_keeps_clean(ins, l->reg_ftz_clean)) {
+            if (ins->opnds[0].reg >= 0 && (uint32_t)ins->opnds[0].reg < f->nregs)
+                written[ins->opnds[0].reg] = true;
+            continue;
+        }
+        zn_each_def(&ins->opnds[0], clear, &w);
+    }
+}
+
 void zn_ftz_clean_regs(zn_lfn *l)
 {
     const ptx_func *f = l->f;
@@ -93,18 +149,11 @@ void zn_ftz_clean_regs(zn_lfn *l)
     bool *written = calloc(f->nregs + 1, sizeof *written);
     for (uint32_t r = 0; r < f->nregs; r++)
         l->reg_ftz_clean[r] = l->reg_ftz_flushdef[r] = true;
-    walk w = {l, l->reg_ftz_clean, 0};
-    for (uint32_t i = 0; i < f->nins; i++) {
-        const ptx_ins *ins = &f->ins[i];
-        if (!ins->nopnds)
-            continue;
-        if (zn_ftz_flushes_result(ins)) {
-            if (ins->opnds[0].reg >= 0 && (uint32_t)ins->opnds[0].reg < f->nregs)
-                written[ins->opnds[0].reg] = true;
-            continue;
-        }
-        zn_each_def(&ins->opnds[0], clear, &w);
-    }
+    /* greatest fixed point: a move's destination loses it when its source
+     * does, so repeat until nothing changes */
+    for (uint32_t before = UINT32_MAX, now = clean_count(l); now != before;
+         before = now, now = clean_count(l))
+        clean_pass(l, written);
     reads(l, l->reg_ftz_flushdef);
     for (uint32_t r = 0; r < f->nregs; r++) {
         /* flushed where written: only flushing reads, some other write */

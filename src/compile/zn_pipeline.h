@@ -48,6 +48,9 @@ void zn_internalize(LLVMModuleRef mod, const char *keep);
 uint64_t zn_func_instrs(LLVMValueRef f);
 /* The new pass manager's default<On> pipeline; 0 or -1. */
 int zn_optimise(LLVMModuleRef mod, const zn_target *t, char *err, size_t errlen);
+/* After the optimiser: fcmps of half vectors widened to float where the
+ * target has no half compare (zn_half_fcmp.c); how many. */
+unsigned zn_widen_half_fcmp(LLVMModuleRef mod, const zn_target *t);
 /* the kernel's function attribute (zn_lower_coro.c: a barrier in a loop)
  * that asks zn_coro_batch for a zk_K.batch */
 #define ZN_ATTR_BATCH_INLINE "zn-batch-inline"
