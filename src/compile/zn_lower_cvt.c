@@ -297,7 +297,7 @@ void zn_lower_cvt(zn_lfn *l, const ptx_ins *ins)
     } else {
         r = a;
     }
-    if (dt == PTX_T_F32)
+    if (dt == PTX_T_F32 && !zn_nan_canon_elided(l, ins)) /* unless every read redoes it */
         r = zn_canon_nan(l, r);
     if (dt == PTX_T_F32 && at == PTX_T_F64)
         r = with_nan_narrow(l, a, r, 23, 8);

@@ -13,6 +13,9 @@
  *    only the adds' results: their shuffled copies and the cvt.f32.f16
  *    inputs are never subnormal (zn_lower_ftzclean.c). The pre-optimiser
  *    IR's flush compares are counted; the sums are checked.
+ *    The f32 results of cvt.f32.f16 that only add.ftz reads are not made
+ *    canonical NaNs (the add does that); NaN halves must still sum to
+ *    0x7fffffff.
  * 3. A subnormal that reaches an .ftz instruction through moves of a load,
  *    or through a register one of whose writes is a load, is still
  *    flushed. */
@@ -251,6 +254,11 @@ static void test_hdot(void)
             CHECK(hf == 0, "%zu fcmps of <N x half> left for the backend to scalarize", hf);
         /* six add.ftz, each flushing its result only */
         CHECK(fl == 6, "%zu f32 flushes in the reduction (want 6: the adds' results)", fl);
+        /* NaN tests: the two cvt.rn.f16.f32, the two halves of mul.f16x2
+         * and of add.f16x2, the stored sum; not the cvt.f32.f16 results,
+         * which only add.ftz reads (it canonicalises its own NaN) */
+        size_t uno = zt_count(pre, "fcmp uno");
+        CHECK(uno == 7, "%zu NaN tests before the optimiser (want 7)", uno);
     }
     free(pre);
     free(opt);
