@@ -188,20 +188,24 @@ LLVMValueRef zn_ftz64(zn_lfn *l, LLVMValueRef v)
     return LLVMBuildSelect(l->b, small, z, v, "");
 }
 
-/* An f64 value w whose exact value is w + e (e: a residue, or NULL for 0)
- * rounded to f32 by rounding to odd: the result has 24 bits and, when
- * inexact, an odd last bit, so rounding it once more to a format of at
- * most 22 bits (f16, bf16) is the correct rounding of w + e. */
+/* An f64 (or f32) value w whose exact value is w + e (e: a residue, or
+ * NULL for 0) rounded to f32 by rounding to odd: the result has 24 bits
+ * and, when inexact, an odd last bit, so rounding it once more to a format
+ * of at most 22 bits (f16, bf16) is the correct rounding of w + e. */
 LLVMValueRef zn_round_odd_f32(zn_lfn *l, LLVMValueRef w, LLVMValueRef e)
 {
     zn_lmod *m = l->m;
     LLVMBuilderRef b = l->b;
     LLVMTypeRef ft = ll_vec(m->t_f32), it = ll_vec(m->t_i32);
-    LLVMValueRef r = LLVMBuildFPTrunc(b, w, ft, "");
-    LLVMValueRef d = LLVMBuildFSub(b, w, LLVMBuildFPExt(b, r, LLVMTypeOf(w), ""), "");
+    bool narrow = ll_elem(LLVMTypeOf(w)) != m->t_f32;
+    LLVMValueRef r = narrow ? LLVMBuildFPTrunc(b, w, ft, "") : w;
+    LLVMValueRef d = narrow ? LLVMBuildFSub(b, w, LLVMBuildFPExt(b, r, LLVMTypeOf(w), ""), "")
+                            : NULL;
     if (e)
-        d = LLVMBuildFAdd(b, d, e, "");
-    LLVMValueRef zero = LLVMConstNull(LLVMTypeOf(w));
+        d = d ? LLVMBuildFAdd(b, d, e, "") : e;
+    if (!d)
+        return r;
+    LLVMValueRef zero = LLVMConstNull(LLVMTypeOf(d));
     LLVMValueRef bits = LLVMBuildBitCast(b, r, it, "");
     LLVMValueRef even = LLVMBuildICmp(b, LLVMIntEQ, LLVMBuildAnd(b, bits,
                                       ll_const_vec(m->t_i32, 1), ""),

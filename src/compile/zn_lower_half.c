@@ -162,6 +162,23 @@ static bool f32_rounds_once(const ptx_ins *ins, bool bf)
     return ins->op == PTX_OP_add || ins->op == PTX_OP_sub || (ins->op == PTX_OP_mul && !bf);
 }
 
+/* Whether an f16 fma's product and TwoSum residue are exact in f32: the
+ * product of two f16 values has 22 bits and exponents -48 .. 32, the sum
+ * with a third stays far from f32's overflow and subnormals, so the sum
+ * and its residue in f32 are its exact value, which zn_round_odd_f32 then
+ * rounds to odd as it does from f64 (24 >= 11 + 2 bits). A bf16 product
+ * can fall below f32's subnormals: f64. */
+static bool f32_exact_product(const ptx_ins *ins, bool bf)
+{
+    return !bf && (ins->rnd == PTX_RND_NONE || ins->rnd == PTX_RND_RN);
+}
+
+/* f32 lanes as type t (f32 or f64) */
+static LLVMValueRef widen(zn_lfn *l, LLVMValueRef v, LLVMTypeRef t)
+{
+    return LLVMTypeOf(v) == t ? v : LLVMBuildFPExt(l->b, v, t, "");
+}
+
 /* one element: i16 bits in, i16 bits out; NULL if unsupported */
 static LLVMValueRef one(zn_lfn *l, const ptx_ins *ins, LLVMValueRef *h, bool bf)
 {
@@ -194,7 +211,9 @@ static LLVMValueRef one(zn_lfn *l, const ptx_ins *ins, LLVMValueRef *h, bool bf)
         /* fall through */
     case PTX_OP_fma: case PTX_OP_mad: {
         LLVMValueRef x, y, e;
-        LLVMValueRef d0 = LLVMBuildFPExt(b, f[0], dt, ""), d1 = LLVMBuildFPExt(b, f[1], dt, "");
+        if (f32_exact_product(ins, bf))
+            dt = ll_vec(m->t_f32);
+        LLVMValueRef d0 = widen(l, f[0], dt), d1 = widen(l, f[1], dt);
         if (ins->op == PTX_OP_add || ins->op == PTX_OP_sub) {
             x = d0;
             y = ins->op == PTX_OP_sub ? LLVMBuildFNeg(b, d1, "") : d1;
@@ -202,7 +221,7 @@ static LLVMValueRef one(zn_lfn *l, const ptx_ins *ins, LLVMValueRef *h, bool bf)
             x = LLVMBuildFMul(b, d0, d1, ""); /* exact */
             /* mul: -0 is the additive identity that keeps x's sign */
             y = ins->op == PTX_OP_mul ? LLVMBuildFNeg(b, LLVMConstNull(dt), "")
-                                      : LLVMBuildFPExt(b, f[2], dt, "");
+                                      : widen(l, f[2], dt);
         }
         LLVMValueRef s = LLVMBuildFAdd(b, x, y, "");
         LLVMValueRef bb = LLVMBuildFSub(b, s, x, "");
