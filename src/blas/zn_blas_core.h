@@ -32,6 +32,15 @@ void zn_blas_sgemm(int transa, int transb, int m, int n, int k, float alpha,
                    const float *a, int lda, const float *b, int ldb, float beta,
                    float *c, int ldc);
 
+/* A real GEMM of one column or one row (n = 1 or m = 1) done as gemv;
+ * false (nothing done) for other shapes. Same arguments as above. */
+bool zn_blas_gemm_gemv_s(int transa, int transb, int m, int n, int k, float alpha,
+                         const float *a, int lda, const float *b, int ldb, float beta,
+                         float *c, int ldc);
+bool zn_blas_gemm_gemv_d(int transa, int transb, int m, int n, int k, double alpha,
+                         const double *a, int lda, const double *b, int ldb, double beta,
+                         double *c, int ldc);
+
 /* zn_blas_log.c: "zinc: <fn>: <why>" at ZINC_LOG >= 1. */
 void zn_blas_unsupported(const char *fn, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 

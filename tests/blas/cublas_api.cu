@@ -49,9 +49,10 @@ static void gather(const float *c, int m, int n, int ldc, float *out)
             out[i + (size_t)j * m] = c[i + (size_t)j * ldc];
 }
 
-static void test_sgemm(cublasHandle_t h)
+// one shape; n = 1 and m = 1 are matrix-vector products (gemv inside)
+static void test_sgemm_shape(cublasHandle_t h, int m, int n, int k)
 {
-    const int m = 37, n = 29, k = 23, ld = 41, ldc = 40;
+    const int ld = 41, ldc = 40;
     size_t sz = (size_t)ld * ld;
     float *ha = (float *)malloc(sz * 4), *hb = (float *)malloc(sz * 4), *hc = (float *)malloc(sz * 4);
     float *got = (float *)malloc(sz * 4);
@@ -97,8 +98,9 @@ static void test_sgemm(cublasHandle_t h)
                     gemm_ref(ops[ta], ops[tb], m, n, k, alphas[s], ha, ld, hb, ld, betas[s], c0,
                              ldc, ref);
                     double e = rel_err(g, ref, (size_t)m * n);
-                    CHECK(e < 1e-5, "Sgemm ta=%d tb=%d alpha=%g beta=%g %s mode: rel err %g", ta,
-                          tb, alphas[s], betas[s], dev ? "device" : "host", e);
+                    CHECK(e < 1e-5, "Sgemm %dx%dx%d ta=%d tb=%d alpha=%g beta=%g %s mode: "
+                          "rel err %g", m, n, k, ta, tb, alphas[s], betas[s],
+                          dev ? "device" : "host", e);
                     // rows below m in each column (ldc > m) stay untouched
                     if (betas[s] != 0.0f)
                         CHECK(got[m] == c0[m], "Sgemm wrote past m in column 0");
@@ -111,6 +113,14 @@ static void test_sgemm(cublasHandle_t h)
     cudaFree(dc);
     cudaFree(dscal);
     free(ha); free(hb); free(hc); free(got); free(ref);
+}
+
+static void test_sgemm(cublasHandle_t h)
+{
+    test_sgemm_shape(h, 37, 29, 23);
+    test_sgemm_shape(h, 37, 1, 23);
+    test_sgemm_shape(h, 1, 29, 23);
+    test_sgemm_shape(h, 1, 1, 23);
 }
 
 // Kernel -> cuBLAS -> kernel on one stream: the BLAS call sees the first
