@@ -24,6 +24,7 @@
 #include <string.h>
 #include <llvm-c/Core.h>
 #include <llvm-c/TargetMachine.h>
+#include "util/zn_bits.h"
 #include "zn_test_harness.h"
 
 #define T 64          /* threads: two warps, one block */
@@ -90,20 +91,6 @@ static const char *flush_ptx =
     "  st.global.f32 [%rd7], %f6;\n"
     "  ret;\n}\n";
 
-static uint32_t ubits(float f)
-{
-    uint32_t u;
-    memcpy(&u, &f, 4);
-    return u;
-}
-
-static float fbits(uint32_t u)
-{
-    float f;
-    memcpy(&f, &u, 4);
-    return f;
-}
-
 static double h2d(uint16_t h)
 {
     int e = h >> 10 & 0x1f, m = h & 0x3ff;
@@ -147,7 +134,7 @@ static float flush(float f)
 
 static uint32_t canon32(float f)
 {
-    return isnan(f) ? 0x7fffffffu : ubits(f);
+    return isnan(f) ? 0x7fffffffu : zn_bits_from_f32(f);
 }
 
 /* x: K x T half2 words (lane-major per step), y: K x T float pairs */
@@ -183,9 +170,9 @@ static void fill(uint32_t *x, float *y)
             if (t < 32 && (t + k) % 3 == 0)
                 lo = special[(t + 2 * k) % (sizeof special / sizeof *special)];
             if (t < 32 && (t + k) % 4 == 1)
-                a = fbits(fspecial[(t + k) % (sizeof fspecial / sizeof *fspecial)]);
+                a = zn_f32_from_bits(fspecial[(t + k) % (sizeof fspecial / sizeof *fspecial)]);
             if (t < 32 && (t + 3 * k) % 5 == 2)
-                b = fbits(fspecial[(3 * t + k) % (sizeof fspecial / sizeof *fspecial)]);
+                b = zn_f32_from_bits(fspecial[(3 * t + k) % (sizeof fspecial / sizeof *fspecial)]);
             x[k * T + t] = hi << 16 | lo;
             y[2 * (k * T + t)] = a;
             y[2 * (k * T + t) + 1] = b;
@@ -312,7 +299,7 @@ static void test_moved(void)
         /* subnormals of both signs, the smallest normal, ordinary values */
         static const uint32_t v[] = {0x00000001u, 0x80400000u, 0x007fffffu, 0x00800000u,
                                      0x3f800000u, 0xc0400000u, 0x00012345u, 0x80000000u};
-        in[t] = fbits(v[t % 8]);
+        in[t] = zn_f32_from_bits(v[t % 8]);
         out[t] = out2[t] = POISON;
     }
     float *pin = in;
@@ -321,12 +308,12 @@ static void test_moved(void)
     CHECK(zt_run(jm, "moved", ZT_DIM1(1), ZT_DIM1(32), 0, args) == 0, "moved status");
     for (int t = 0; t < 32; t++) {
         float w = flush(flush(in[t ^ 1]) * 0x1p126f);
-        CHECK(out[t] == ubits(w), "moved lane %d: 0x%08x, want 0x%08x (input 0x%08x)", t, out[t],
-              ubits(w), ubits(in[t ^ 1]));
+        CHECK(out[t] == zn_bits_from_f32(w), "moved lane %d: 0x%08x, want 0x%08x (input 0x%08x)", t, out[t],
+              zn_bits_from_f32(w), zn_bits_from_f32(in[t ^ 1]));
         float r = (t & 1) ? in[t] : flush(flush(in[t]) + 1.0f);
         float w2 = flush(flush(r) * 0x1p126f);
-        CHECK(out2[t] == ubits(w2), "moved lane %d (second): 0x%08x, want 0x%08x", t, out2[t],
-              ubits(w2));
+        CHECK(out2[t] == zn_bits_from_f32(w2), "moved lane %d (second): 0x%08x, want 0x%08x", t, out2[t],
+              zn_bits_from_f32(w2));
     }
     zn_jit_module_free(jm);
 }

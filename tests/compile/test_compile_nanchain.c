@@ -14,6 +14,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include "util/zn_bits.h"
 #include "zn_test_harness.h"
 
 #define N 16            /* steps in the chain */
@@ -73,23 +74,9 @@ static char *make_ptx(int which)
     return s;
 }
 
-static float fbits(uint32_t u)
-{
-    float f;
-    memcpy(&f, &u, 4);
-    return f;
-}
-
-static uint32_t ubits(float f)
-{
-    uint32_t u;
-    memcpy(&u, &f, 4);
-    return u;
-}
-
 static uint32_t canon(float f)
 {
-    return isnan(f) ? 0x7fffffffu : ubits(f);
+    return isnan(f) ? 0x7fffffffu : zn_bits_from_f32(f);
 }
 
 /* the reference chain; r4, r8: steps 4 and 8 */
@@ -135,9 +122,9 @@ static void fill(float *a, float *b, float *c)
         int p = t % (N + 3), k = (t / (N + 3)) % N;
         uint32_t pay = payloads[t % NPAY];
         if (p < N)
-            ((t & 1) ? a : b)[t * N + p] = fbits(pay);
+            ((t & 1) ? a : b)[t * N + p] = zn_f32_from_bits(pay);
         else if (p == N)
-            c[t] = fbits(pay);
+            c[t] = zn_f32_from_bits(pay);
         else if (p == N + 2) {
             a[t * N + k] = INFINITY;
             b[t * N + k] = 0.0f;
@@ -255,7 +242,7 @@ static void test_shfl(void)
     }
     for (int w = 0; w < T / 32; w++)   /* warp w: a NaN of some payload at lane 3 * w + 1 */
         if (w > 0)
-            in[32 * w + 3 * w + 1] = fbits(payloads[w % NPAY]);
+            in[32 * w + 3 * w + 1] = zn_f32_from_bits(payloads[w % NPAY]);
     for (int tapped = 0; tapped < 2; tapped++) {
         uint32_t out[T], tap[T];
         for (int i = 0; i < T; i++)
