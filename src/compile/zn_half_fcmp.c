@@ -14,30 +14,15 @@
  * after this). */
 #include "zn_pipeline.h"
 
-#include <string.h>
-
-static bool has_feature(const char *features, const char *feat)
-{
-    size_t n = strlen(feat);
-    for (const char *p = features; p && *p;) {
-        if (p[0] == '+' && !strncmp(p + 1, feat, n) && (p[1 + n] == ',' || !p[1 + n]))
-            return true;
-        p = strchr(p, ',');
-        p = p ? p + 1 : NULL;
-    }
-    return false;
-}
-
 static bool is_half_vector(LLVMTypeRef ty)
 {
     return LLVMGetTypeKind(ty) == LLVMVectorTypeKind &&
            LLVMGetTypeKind(LLVMGetElementType(ty)) == LLVMHalfTypeKind;
 }
 
-/* the fcmps of half vectors in f, widened; how many */
-static unsigned widen_function(LLVMBuilderRef b, LLVMValueRef f)
+/* the fcmps of half vectors in f, widened */
+static void widen_function(LLVMBuilderRef b, LLVMValueRef f)
 {
-    unsigned n = 0;
     for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(f); bb; bb = LLVMGetNextBasicBlock(bb)) {
         LLVMValueRef next;
         for (LLVMValueRef i = LLVMGetFirstInstruction(bb); i; i = next) {
@@ -56,22 +41,18 @@ static unsigned widen_function(LLVMBuilderRef b, LLVMValueRef f)
                 LLVMSetFastMathFlags(c, LLVMGetFastMathFlags(i));
             LLVMReplaceAllUsesWith(i, c);
             LLVMInstructionEraseFromParent(i);
-            n++;
         }
     }
-    return n;
 }
 
-unsigned zn_widen_half_fcmp(LLVMModuleRef mod, const zn_target *t)
+void zn_widen_half_fcmp(LLVMModuleRef mod, const zn_target *t)
 {
-    if (t->amdgpu || has_feature(t->features, "avx512fp16") ||
-        has_feature(t->features, "fullfp16"))
-        return 0;
+    if (t->amdgpu || zn_features_have(t->features, "avx512fp16") ||
+        zn_features_have(t->features, "fullfp16"))
+        return;
     LLVMBuilderRef b = LLVMCreateBuilderInContext(LLVMGetModuleContext(mod));
-    unsigned n = 0;
     for (LLVMValueRef f = LLVMGetFirstFunction(mod); f; f = LLVMGetNextFunction(f))
         if (!LLVMIsDeclaration(f))
-            n += widen_function(b, f);
+            widen_function(b, f);
     LLVMDisposeBuilder(b);
-    return n;
 }

@@ -1,5 +1,6 @@
 /* zn_ll.c: small helpers that make building warp-SIMD IR concise. */
 #include "zn_lower.h"
+#include "zn_pipeline.h"
 
 #include <string.h>
 #include "util/zn_log.h"
@@ -457,12 +458,5 @@ bool zn_target_is_zen(const zn_lmod *m)
 
 bool zn_target_has(const zn_lmod *m, const char *feat)
 {
-    size_t n = strlen(feat);
-    for (const char *p = m->features; p && *p;) {
-        if (p[0] == '+' && !strncmp(p + 1, feat, n) && (p[1 + n] == ',' || !p[1 + n]))
-            return true;
-        p = strchr(p, ',');
-        p = p ? p + 1 : NULL;
-    }
-    return false;
+    return zn_features_have(m->features, feat);
 }

@@ -457,6 +457,9 @@ void zn_nan_free_regs(zn_lfn *l);
 /* The operand of ins that it only moves to its destination's 32 bits
  * (mov.b32/f32 between registers, shfl's value), or -1. */
 int zn_moved_src(const ptx_ins *ins);
+/* cvt into one f32 register (zn_lower_cvt.c canonicalises its NaN, or
+ * not, as the arithmetic does) */
+bool zn_cvt_to_f32(const ptx_ins *ins);
 /* zn_lower_ftzclean.c: registers whose every write is a flushed .ftz f32
  * result, a value never subnormal in f32, or a move of such a register;
  * zn_ftz_clean: o is such a register (its .ftz reads need no flush) */

@@ -68,9 +68,7 @@ int zn_moved_src(const ptx_ins *ins)
     return -1;
 }
 
-/* cvt to an f32 register, which zn_lower_cvt.c canonicalises (or not)
- * as the arithmetic does */
-static bool cvt_to_f32(const ptx_ins *ins)
+bool zn_cvt_to_f32(const ptx_ins *ins)
 {
     return ins->op == PTX_OP_cvt && ins->type[0] == PTX_T_F32 && ins->nopnds >= 2 &&
            ins->opnds[0].kind == PTX_OPND_REG && ins->opnds[0].reg2 < 0;
@@ -100,7 +98,7 @@ static void nan_free_pass(zn_lfn *l)
             const ptx_opnd *o = &ins->opnds[k];
             if (cons && o->kind == PTX_OPND_REG && o->reg2 < 0)
                 continue;
-            if (k == 0 && cvt_to_f32(ins))   /* its result, elided like a consumer's */
+            if (k == 0 && zn_cvt_to_f32(ins))   /* its result, elided like a consumer's */
                 continue;
             if (mv >= 0 && k == 0) {
                 other_read(o->reg2, l);   /* shfl's predicate */

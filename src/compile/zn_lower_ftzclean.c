@@ -89,8 +89,7 @@ static void reads(zn_lfn *l, bool *read_ok)
  * f32) or an integer converted */
 static bool never_subnormal(const ptx_ins *ins)
 {
-    if (ins->op != PTX_OP_cvt || ins->type[0] != PTX_T_F32 || ins->ntypes < 2 ||
-        ins->opnds[0].kind != PTX_OPND_REG || ins->opnds[0].reg2 >= 0)
+    if (!zn_cvt_to_f32(ins) || ins->ntypes < 2)
         return false;
     switch (ins->type[1]) {
     case PTX_T_F16:

@@ -170,7 +170,8 @@ static bool f32_rounds_once(const ptx_ins *ins, bool bf)
  * can fall below f32's subnormals: f64. */
 static bool f32_exact_product(const ptx_ins *ins, bool bf)
 {
-    return !bf && (ins->rnd == PTX_RND_NONE || ins->rnd == PTX_RND_RN);
+    return !bf && (ins->op == PTX_OP_fma || ins->op == PTX_OP_mad) &&
+           (ins->rnd == PTX_RND_NONE || ins->rnd == PTX_RND_RN);
 }
 
 /* f32 lanes as type t (f32 or f64) */

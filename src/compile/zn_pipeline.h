@@ -20,6 +20,8 @@ typedef struct zn_target {
     bool amdgpu;
 } zn_target;
 
+/* Whether an LLVM feature string ("+avx2,-avx512f,...") enables feat. */
+bool zn_features_have(const char *features, const char *feat);
 /* LLVM's targets, once per process. */
 void zn_llvm_init(void);
 /* LLVM's command-line options Zinc sets (zn_build.c); called by
@@ -49,8 +51,8 @@ uint64_t zn_func_instrs(LLVMValueRef f);
 /* The new pass manager's default<On> pipeline; 0 or -1. */
 int zn_optimise(LLVMModuleRef mod, const zn_target *t, char *err, size_t errlen);
 /* After the optimiser: fcmps of half vectors widened to float where the
- * target has no half compare (zn_half_fcmp.c); how many. */
-unsigned zn_widen_half_fcmp(LLVMModuleRef mod, const zn_target *t);
+ * target has no half compare (zn_half_fcmp.c). */
+void zn_widen_half_fcmp(LLVMModuleRef mod, const zn_target *t);
 /* the kernel's function attribute (zn_lower_coro.c: a barrier in a loop)
  * that asks zn_coro_batch for a zk_K.batch */
 #define ZN_ATTR_BATCH_INLINE "zn-batch-inline"

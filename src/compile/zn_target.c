@@ -39,6 +39,18 @@ bool zn_large_code_model(void)
     return s && *s && strcmp(s, "0");
 }
 
+bool zn_features_have(const char *features, const char *feat)
+{
+    size_t n = strlen(feat);
+    for (const char *p = features; p && *p;) {
+        if (p[0] == '+' && !strncmp(p + 1, feat, n) && (p[1 + n] == ',' || !p[1 + n]))
+            return true;
+        p = strchr(p, ',');
+        p = p ? p + 1 : NULL;
+    }
+    return false;
+}
+
 void zn_target_fini(zn_target *t)
 {
     if (t->tm)
