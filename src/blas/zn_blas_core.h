@@ -25,7 +25,7 @@ void zn_blas_store(void *p, int type, int64_t i, int64_t j, int64_t ld, bool row
  * out of memory. free() it. */
 float *zn_blas_to_f32(const void *p, int type, int64_t rows, int64_t cols, int64_t ld, bool row_major);
 
-/* zn_blas_sgemm.c: C = alpha op(A) op(B) + beta C, column-major, with
+/* zn_blas_gemm.c: C = alpha op(A) op(B) + beta C, column-major, with
  * trans 0 = N, else T. beta == 0 writes C without reading it (NaN in C is
  * ignored, as cuBLAS does). */
 void zn_blas_sgemm(int transa, int transb, int m, int n, int k, float alpha,
@@ -40,6 +40,46 @@ bool zn_blas_gemm_gemv_s(int transa, int transb, int m, int n, int k, float alph
 bool zn_blas_gemm_gemv_d(int transa, int transb, int m, int n, int k, double alpha,
                          const double *a, int lda, const double *b, int ldb, double beta,
                          double *c, int ldc);
+
+/* C = alpha op(A) op(B) + beta C by CBLAS, column-major, split over the
+ * worker pool when large; ops 0 = N, 1 = T, 2 = conjugate T (cuBLAS's
+ * numbering). Scalars point to the element type (float, double, or the
+ * complex pairs); CBLAS's rules for beta = 0. */
+#define ZN_DECL_GEMM(t)                                                                      \
+    void zn_blas_gemm_##t(int transa, int transb, int m, int n, int k, const void *alpha,   \
+                          const void *a, int lda, const void *b, int ldb, const void *beta,  \
+                          void *c, int ldc);
+ZN_DECL_GEMM(s)
+ZN_DECL_GEMM(d)
+ZN_DECL_GEMM(c)
+ZN_DECL_GEMM(z)
+
+/* zn_blas_par.c: work on libcuda's worker pool when libcuda is Zinc's
+ * (then OpenBLAS runs one thread per call), else on the calling thread.
+ * Threads that run work at once: 1 without the pool or inside a part. */
+unsigned zn_blas_par_workers(void);
+/* The workers worth using for this many multiply-adds (1 when a hand-off
+ * to the pool would cost more than it saves). */
+unsigned zn_blas_par_share(double macs);
+/* fn(arg, i) for every i < n; returns when all have returned. */
+void zn_blas_par_for(uint64_t n, void (*fn)(void *arg, uint64_t i), void *arg);
+
+/* One GEMM to cut into panels of C: run() multiplies a panel serially
+ * (its sizes and pointers are the panel's, the rest the whole's). */
+typedef struct zn_gemm_split {
+    int transa, transb, m, n, k;
+    const void *a;
+    int lda;
+    const void *b;
+    int ldb;
+    void *c;
+    int ldc;
+    const void *alpha, *beta;
+    size_t elem;                /* bytes per element */
+    void (*run)(const struct zn_gemm_split *panel);
+} zn_gemm_split;
+/* Runs s whole when small or without the pool, else its panels at once. */
+void zn_blas_gemm_split(const zn_gemm_split *s);
 
 /* zn_blas_log.c: "zinc: <fn>: <why>" at ZINC_LOG >= 1. */
 void zn_blas_unsupported(const char *fn, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

@@ -12,6 +12,7 @@
 #include "zn_blas_types.h"
 
 #include <stdlib.h>
+#include <stdatomic.h>
 #include <string.h>
 
 enum path { PATH_NONE, PATH_F32, PATH_MIXED, PATH_D, PATH_C, PATH_Z, PATH_I8 };
@@ -151,7 +152,6 @@ static void clear_c(const zn_blas_args *a, void *C, size_t elem)
 
 static cublasStatus_t gemm_one(const zn_blas_args *a, const void *A, const void *B, void *C)
 {
-    enum CBLAS_TRANSPOSE ta = zn_cblas_trans(a->trans), tb = zn_cblas_trans(a->transb);
     switch ((enum path)a->path) {
     case PATH_F32:
         zn_blas_sgemm(a->trans != CUBLAS_OP_N, a->transb != CUBLAS_OP_N, a->m, a->n, a->k,
@@ -162,20 +162,20 @@ static cublasStatus_t gemm_one(const zn_blas_args *a, const void *A, const void 
     case PATH_D:
         if (a->beta.d == 0.0)
             clear_c(a, C, 8);
-        cblas_dgemm(CblasColMajor, ta, tb, a->m, a->n, a->k, a->alpha.d, A, a->lda, B, a->ldb,
-                    a->beta.d, C, a->ldc);
+        zn_blas_gemm_d(a->trans, a->transb, a->m, a->n, a->k, &a->alpha, A, a->lda, B, a->ldb,
+                       &a->beta, C, a->ldc);
         return CUBLAS_STATUS_SUCCESS;
     case PATH_C:
         if (zn_zero_c(&a->beta))
             clear_c(a, C, 8);
-        cblas_cgemm(CblasColMajor, ta, tb, a->m, a->n, a->k, a->alpha.c, A, a->lda, B, a->ldb,
-                    a->beta.c, C, a->ldc);
+        zn_blas_gemm_c(a->trans, a->transb, a->m, a->n, a->k, &a->alpha, A, a->lda, B, a->ldb,
+                       &a->beta, C, a->ldc);
         return CUBLAS_STATUS_SUCCESS;
     case PATH_Z:
         if (zn_zero_z(&a->beta))
             clear_c(a, C, 16);
-        cblas_zgemm(CblasColMajor, ta, tb, a->m, a->n, a->k, a->alpha.z, A, a->lda, B, a->ldb,
-                    a->beta.z, C, a->ldc);
+        zn_blas_gemm_z(a->trans, a->transb, a->m, a->n, a->k, &a->alpha, A, a->lda, B, a->ldb,
+                       &a->beta, C, a->ldc);
         return CUBLAS_STATUS_SUCCESS;
     case PATH_I8:
         return gemm_i8(a, A, B, C);
@@ -184,23 +184,44 @@ static cublasStatus_t gemm_one(const zn_blas_args *a, const void *A, const void 
     }
 }
 
-/* The closure: batch entries from pointer arrays or strides. */
+/* Batch entry b's matrices, from pointer arrays or strides. */
+static cublasStatus_t gemm_entry(const zn_blas_args *a, int b)
+{
+    if (a->a_array)
+        return gemm_one(a, a->a_array[b], a->b_array[b], a->c_array[b]);
+    return gemm_one(a, (const char *)a->a + (ptrdiff_t)b * a->stride_a * (ptrdiff_t)elem_size(a->atype),
+                    (const char *)a->b + (ptrdiff_t)b * a->stride_b * (ptrdiff_t)elem_size(a->btype),
+                    (char *)a->c + (ptrdiff_t)b * a->stride_c * (ptrdiff_t)elem_size(a->ctype));
+}
+
+typedef struct batch_run {
+    const zn_blas_args *a;
+    _Atomic int status;     /* the first entry's failure */
+} batch_run;
+
+static void batch_part(void *p, uint64_t b)
+{
+    batch_run *r = p;
+    cublasStatus_t st = gemm_entry(r->a, (int)b);
+    int ok = CUBLAS_STATUS_SUCCESS;
+    if (st != CUBLAS_STATUS_SUCCESS)
+        atomic_compare_exchange_strong(&r->status, &ok, (int)st);
+}
+
+/* The closure. A batch of at least as many entries as workers runs its
+ * entries at once (llama.cpp's attention: many small products); a shorter
+ * one runs them in turn, each split into panels when large. */
 static cublasStatus_t run_gemm_ex(const zn_blas_args *a)
 {
-    size_t ea = elem_size(a->atype), eb = elem_size(a->btype), ec = elem_size(a->ctype);
+    unsigned w = zn_blas_par_share((double)a->m * a->n * a->k * a->batch);
+    if (w > 1 && (unsigned)a->batch >= w) {
+        batch_run r = {.a = a};
+        atomic_init(&r.status, CUBLAS_STATUS_SUCCESS);
+        zn_blas_par_for((uint64_t)a->batch, batch_part, &r);
+        return (cublasStatus_t)atomic_load(&r.status);
+    }
     for (int b = 0; b < a->batch; b++) {
-        const void *A, *B;
-        void *C;
-        if (a->a_array) {
-            A = a->a_array[b];
-            B = a->b_array[b];
-            C = a->c_array[b];
-        } else {
-            A = (const char *)a->a + (ptrdiff_t)b * a->stride_a * (ptrdiff_t)ea;
-            B = (const char *)a->b + (ptrdiff_t)b * a->stride_b * (ptrdiff_t)eb;
-            C = (char *)a->c + (ptrdiff_t)b * a->stride_c * (ptrdiff_t)ec;
-        }
-        cublasStatus_t st = gemm_one(a, A, B, C);
+        cublasStatus_t st = gemm_entry(a, b);
         if (st != CUBLAS_STATUS_SUCCESS)
             return st;
     }

@@ -12,6 +12,7 @@ ZN_API cublasStatus_t cublasCreate_v2(cublasHandle_t *handle)
     struct cublasContext *h = calloc(1, sizeof *h);
     if (!h)
         return CUBLAS_STATUS_ALLOC_FAILED;
+    zn_blas_par_workers();  /* OpenBLAS to one thread before any routine */
     *handle = h;
     return CUBLAS_STATUS_SUCCESS;
 }

@@ -24,30 +24,13 @@ static void clear_mat(void *c, int m, int n, int ldc, size_t elem, bool tri, int
 }
 
 /* ---- gemm: C = alpha op(A) op(B) + beta C ---- */
-/* one column or one row as gemv (zn_blas_sgemm.c); complex keeps gemm
- * (a conjugated op(B) row has no gemv form) */
-#define GEMV_ROUTE(t, type, field)                                                           \
-    static bool gemv_route_##t(const zn_blas_args *a)                                        \
-    {                                                                                        \
-        return zn_blas_gemm_gemv_##t(a->trans != CUBLAS_OP_N, a->transb != CUBLAS_OP_N,      \
-                                     a->m, a->n, a->k, a->alpha.field, a->a, a->lda, a->b,   \
-                                     a->ldb, a->beta.field, a->c, a->ldc);                   \
-    }
-GEMV_ROUTE(s, float, f)
-GEMV_ROUTE(d, double, d)
-static bool gemv_route_c(const zn_blas_args *a) { (void)a; return false; }
-static bool gemv_route_z(const zn_blas_args *a) { (void)a; return false; }
-
 #define DEF_GEMM(T, t, type, real, field)                                                    \
     static cublasStatus_t run_##t##gemm(const zn_blas_args *a)                               \
     {                                                                                        \
         if (ZN_SCALAR_ZERO(field, a->beta))                                                  \
             clear_mat(a->c, a->m, a->n, a->ldc, sizeof(type), false, 0);                     \
-        if (gemv_route_##t(a))                                                               \
-            return OK;                                                                       \
-        cblas_##t##gemm(CblasColMajor, zn_cblas_trans(a->trans), zn_cblas_trans(a->transb),  \
-                        a->m, a->n, a->k, ZN_CBLAS_SCALAR(field, a->alpha), a->a, a->lda,    \
-                        a->b, a->ldb, ZN_CBLAS_SCALAR(field, a->beta), a->c, a->ldc);        \
+        zn_blas_gemm_##t(a->trans, a->transb, a->m, a->n, a->k, &a->alpha, a->a, a->lda,     \
+                         a->b, a->ldb, &a->beta, a->c, a->ldc);                              \
         return OK;                                                                           \
     }                                                                                        \
     ZN_API cublasStatus_t cublas##T##gemm_v2(cublasHandle_t h, cublasOperation_t ta,         \

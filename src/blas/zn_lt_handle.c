@@ -9,6 +9,7 @@ ZN_API cublasStatus_t cublasLtCreate(cublasLtHandle_t *handle)
     if (!handle)
         return CUBLAS_STATUS_INVALID_VALUE;
     *handle = calloc(1, sizeof **handle);
+    zn_blas_par_workers();  /* OpenBLAS to one thread before any matmul */
     return *handle ? CUBLAS_STATUS_SUCCESS : CUBLAS_STATUS_ALLOC_FAILED;
 }
 

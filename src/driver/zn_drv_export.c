@@ -6,6 +6,7 @@
  * their table and slot, so that a new runtime using one shows up in the log.
  */
 #include "zn_drv.h"
+#include "../util/zn_host_pool.h"
 #include "../util/zn_log.h"
 
 #include <string.h>
@@ -138,6 +139,18 @@ const void *const zn_export_integrity[] = {
     (const void *)stub_integrity_3,
 };
 
+/* ---- Zinc's own: the worker pool for host work (util/zn_host_pool.h) */
+static unsigned host_pool_workers(void)
+{
+    return zn_exec_threads();
+}
+
+static const zn_host_pool_table export_host_pool = {
+    .size = sizeof(zn_host_pool_table),
+    .workers = host_pool_workers,
+    .parallel = zn_exec_parallel,
+};
+
 /* ---- lookup by UUID ---- */
 typedef struct export_row {
     unsigned char uuid[16];
@@ -158,6 +171,7 @@ static const export_row export_rows[] = {
         0x92, 0xf6, 0xbb, 0xd5, 0x00, 0x6d, 0xfa, 0x7e }, export_checks, "context checks" },
     { { 0xd4, 0x08, 0x20, 0x55, 0xbd, 0xe6, 0x70, 0x4b,
         0x8d, 0x34, 0xba, 0x12, 0x3c, 0x66, 0xe1, 0xf2 }, zn_export_integrity, "integrity" },
+    { ZN_HOST_POOL_UUID, (const void *const *)&export_host_pool, "zinc host pool" },
 };
 
 CUresult cuGetExportTable(const void **table, const CUuuid *id)

@@ -228,6 +228,11 @@ typedef struct zn_launch {
  * at once: their grids share the worker pool and run concurrently. */
 int zn_exec_launch(const zn_launch *l);
 
+/* fn(arg, i) for every i < n, spread over the worker pool and the calling
+ * thread; returns when all have returned. For host work (the BLAS
+ * libraries' GEMM panels) that should share the CPUs with kernels. */
+void zn_exec_parallel(uint64_t n, void (*fn)(void *arg, uint64_t i), void *arg);
+
 /* A cooperative launch (cuLaunchCooperativeKernel): every block is alive
  * at once, each on its own thread, so grid.sync() (a spin on a counter in
  * the grid workspace the blocks see as %envreg1:%envreg2) can complete.

@@ -86,15 +86,6 @@ static _Thread_local zn_worker *tl_worker;
  * launches, short enough not to matter when the host is busy. */
 #define ZN_SPIN_ITERS 4000
 
-static inline void pool_pause(void)
-{
-#if defined(__x86_64__)
-    __builtin_ia32_pause();
-#elif defined(__aarch64__)
-    __asm__ volatile("yield");
-#endif
-}
-
 /* Claims chunks until the hand-out is exhausted, the grid failed, or its
  * context was poisoned by another grid's fault (l->abort). */
 static void pool_work(zn_job *job, zn_worker *wk)
@@ -111,7 +102,13 @@ static void pool_work(zn_job *job, zn_worker *wk)
         if (first >= job->nblocks)
             return;
         uint64_t end = first + job->chunk;
-        zn_block_run_range(job, wk, first, end < job->nblocks ? end : job->nblocks);
+        if (end > job->nblocks)
+            end = job->nblocks;
+        if (job->host_fn)
+            for (uint64_t i = first; i < end; i++)
+                job->host_fn(job->host_arg, i);
+        else
+            zn_block_run_range(job, wk, first, end);
     }
 }
 
@@ -161,7 +158,7 @@ static void *pool_thread(void *arg)
         uint64_t seen = atomic_load(&pool.gen);
         pthread_mutex_unlock(&pool.m);
         for (int i = 0; i < ZN_SPIN_ITERS && atomic_load(&pool.gen) == seen; i++)
-            pool_pause();
+            zn_spin_step(i);
         pthread_mutex_lock(&pool.m);
         pool.sleepers++;
         while (atomic_load(&pool.gen) == seen)
@@ -374,13 +371,35 @@ static void board_withdraw(zn_job *job)
         pool_wake_one();
     pthread_mutex_unlock(&pool.m);
     for (int i = 0; i < ZN_SPIN_ITERS && atomic_load(&job->joined) > 0; i++)
-        pool_pause();
+        zn_spin_step(i);
     if (atomic_load(&job->joined) > 0) {
         pthread_mutex_lock(&pool.m);
         while (atomic_load(&job->joined) > 0)
             pthread_cond_wait(&pool.done, &pool.m);
         pthread_mutex_unlock(&pool.m);
     }
+}
+
+/* Runs job on the calling thread (wk) with parts - 1 pool helpers wanted;
+ * returns when all its blocks are done. */
+static int job_run(zn_job *job, zn_worker *wk, unsigned parts)
+{
+    job->helpers = parts - 1;
+    atomic_fetch_add(&pool.busy, 1);
+    if (parts > 1)
+        board_publish(job);
+    pool_work(job, wk);
+    if (parts > 1) {
+        board_withdraw(job);
+    } else {
+        atomic_fetch_sub(&pool.busy, 1);
+        if (atomic_load(&pool.published) > 0) {
+            pthread_mutex_lock(&pool.m);
+            pool_wake_one();
+            pthread_mutex_unlock(&pool.m);
+        }
+    }
+    return atomic_load(&job->status);
 }
 
 void zn_job_setup(zn_job *job, const zn_launch *l)
@@ -426,21 +445,28 @@ int zn_exec_launch(const zn_launch *l)
         parts = (unsigned)job.nblocks;
     uint64_t chunk = job.nblocks / ((uint64_t)parts * 8);
     job.chunk = chunk < 1 || l->polls ? 1 : chunk > ZN_CHUNK_MAX ? ZN_CHUNK_MAX : (uint32_t)chunk;
-    job.helpers = parts - 1;
 
-    atomic_fetch_add(&pool.busy, 1);
-    if (parts > 1)
-        board_publish(&job);
-    pool_work(&job, wk);
-    if (parts > 1) {
-        board_withdraw(&job);
-    } else {
-        atomic_fetch_sub(&pool.busy, 1);
-        if (atomic_load(&pool.published) > 0) {
-            pthread_mutex_lock(&pool.m);
-            pool_wake_one();
-            pthread_mutex_unlock(&pool.m);
-        }
+    return job_run(&job, wk, parts);
+}
+
+/* Host work on the pool: fn(arg, i) for i < n, one index per claim, the
+ * calling thread taking its share like a launcher. The BLAS libraries
+ * split large GEMMs this way (src/blas/zn_blas_par.c) instead of running
+ * OpenBLAS's own threads, which spin beside the pool's. */
+void zn_exec_parallel(uint64_t n, void (*fn)(void *arg, uint64_t i), void *arg)
+{
+    if (n == 0)
+        return;
+    if (n == 1 || zn_exec_init(0) != 0) {
+        for (uint64_t i = 0; i < n; i++)
+            fn(arg, i);
+        return;
     }
-    return atomic_load(&job.status);
+    zn_job job = {.host_fn = fn, .host_arg = arg, .nblocks = n, .chunk = 1};
+    atomic_init(&job.next_block, 0);
+    atomic_init(&job.status, ZN_KSTATUS_OK);
+    atomic_init(&job.joined, 0);
+    job.seq = atomic_fetch_add(&pool.seq, 1) + 1;
+    unsigned parts = pool.nthreads < n ? pool.nthreads : (unsigned)n;
+    job_run(&job, NULL, parts);
 }

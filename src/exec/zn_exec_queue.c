@@ -45,15 +45,6 @@ static zn_queue *free_queues;
  * idle queue finishes within it, and the waiter avoids a futex round trip. */
 #define ZN_QUEUE_SPIN 2000
 
-static inline void queue_pause(void)
-{
-#if defined(__x86_64__)
-    __builtin_ia32_pause();
-#elif defined(__aarch64__)
-    __asm__ volatile("yield");
-#endif
-}
-
 /* An emptied queue's thread polls about as long before it sleeps: a host
  * that launches again right after synchronising (a launch/sync loop,
  * a framework's next step) finds it awake instead of paying a futex wake
@@ -63,7 +54,7 @@ static void queue_idle_spin(zn_queue *q)
     uint64_t seen = atomic_load(&q->submitted);
     pthread_mutex_unlock(&q->m);
     for (int i = 0; i < ZN_QUEUE_SPIN && atomic_load(&q->submitted) == seen; i++)
-        queue_pause();
+        zn_spin_step(i);
     pthread_mutex_lock(&q->m);
 }
 
@@ -190,7 +181,7 @@ void zn_queue_wait(zn_queue *q, uint64_t ticket, bool spin)
 {
     if (spin)
         for (int i = 0; i < ZN_QUEUE_SPIN && atomic_load(&q->completed) < ticket; i++)
-            queue_pause();
+            zn_spin_step(i);
     if (atomic_load(&q->completed) >= ticket)
         return;
     pthread_mutex_lock(&q->m);

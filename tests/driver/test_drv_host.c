@@ -13,6 +13,7 @@
 #include <cuda.h>
 #include <dlfcn.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -20,6 +21,7 @@
 #include <string.h>
 #include <unistd.h>
 #include "test_md2_ref.h"
+#include "util/zn_host_pool.h"
 
 #include "drv_test.h"
 
@@ -270,6 +272,57 @@ static const void **table(const char *uuid_hex)
 #define T_CHECKS "263e88607cd2614392f6bbd5006dfa7e"
 #define T_INTEGRITY "d4082055bde6704b8d34ba123c66e1f2"
 #define T_UNKNOWN "f8cff95121468b4eb9e2fb469e7c0dd9"
+
+#define T_ZINC_POOL "7a696e632d686f73742d706f6f6c0001"
+
+/* Zinc's own table: host work on the worker pool, each index once, the
+ * caller's thread among the workers, a nested loop inside a part too. */
+typedef struct pool_probe {
+    const zn_host_pool_table *t;
+    _Atomic int hits[1000];
+    _Atomic int nested;
+    pthread_t caller;
+    _Atomic int on_caller;
+} pool_probe;
+
+static void pool_inner(void *arg, uint64_t i)
+{
+    (void)i;
+    atomic_fetch_add(&((pool_probe *)arg)->nested, 1);
+}
+
+static void pool_part(void *arg, uint64_t i)
+{
+    pool_probe *p = arg;
+    atomic_fetch_add(&p->hits[i], 1);
+    if (pthread_equal(pthread_self(), p->caller))
+        atomic_store(&p->on_caller, 1);
+    if (i % 100 == 0)
+        p->t->parallel(3, pool_inner, p);
+}
+
+static void test_host_pool_table(void)
+{
+    const zn_host_pool_table *t = (const zn_host_pool_table *)table(T_ZINC_POOL);
+    EXPECT(t != NULL);
+    if (!t)
+        return;
+    EXPECT(t->size >= sizeof *t && t->workers && t->parallel);
+    EXPECT(t->workers() >= 1);
+    static pool_probe p;
+    p.t = t;
+    p.caller = pthread_self();
+    t->parallel(0, pool_part, &p);
+    for (int i = 0; i < 1000; i++)
+        EXPECT(atomic_load(&p.hits[i]) == 0);
+    t->parallel(1000, pool_part, &p);
+    int once = 0;
+    for (int i = 0; i < 1000; i++)
+        once += atomic_load(&p.hits[i]) == 1;
+    EXPECT(once == 1000);
+    EXPECT(atomic_load(&p.nested) == 30);
+    EXPECT(atomic_load(&p.on_caller) == 1);
+}
 
 static int dtor_calls;
 static void cls_dtor(CUcontext ctx, void *key, void *value) { dtor_calls++; }
@@ -693,6 +746,7 @@ int main(void)
     test_errors();
     test_device();
     test_export_tables();
+    test_host_pool_table();
     test_contexts();
     test_memory();
     test_streams_events();

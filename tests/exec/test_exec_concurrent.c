@@ -1,8 +1,12 @@
-/* test_exec_concurrent.c: launches from two host threads at once (plain
- * and barrier kernels), each checked against its own reference. */
+/* test_exec_concurrent.c: launches from four host threads at once (plain
+ * and barrier kernels), each checked against its own reference, beside a
+ * fifth thread running host loops on the pool (zn_exec_parallel), nested
+ * ones included. */
 #include "exec_test.h"
 
 #include <pthread.h>
+#include <stdatomic.h>
+#include <stdlib.h>
 
 /* out[gid] = gid * mul + add; params: uint32_t *out, uint32_t mul, add */
 static int32_t k_affine(zn_warp_ctx *w)
@@ -69,17 +73,60 @@ static void *host_thread(void *arg)
     return NULL;
 }
 
+/* Host work on the pool: out[i] written once per loop (plain stores: a
+ * second visit or a missed index shows, and TSan sees any overlap). */
+typedef struct loop_job {
+    uint32_t *out;
+    uint32_t rep;
+    _Atomic uint32_t nested;
+} loop_job;
+
+static void nested_part(void *arg, uint64_t i)
+{
+    atomic_fetch_add(&((loop_job *)arg)->nested, (uint32_t)i + 1);
+}
+
+static void loop_part(void *arg, uint64_t i)
+{
+    loop_job *j = arg;
+    j->out[i] = (uint32_t)i * 13 + j->rep;
+    if (i % 1000 == 0)
+        zn_exec_parallel(4, nested_part, j);    /* 1 + 2 + 3 + 4 */
+}
+
+static void *loop_thread(void *arg)
+{
+    int *failures = arg;
+    const uint32_t n = 3001;
+    uint32_t *out = calloc(n, 4);
+    CHECK(out);
+    for (uint32_t rep = 0; rep < 40; rep++) {
+        loop_job j = {out, rep, 0};
+        zn_exec_parallel(n, loop_part, &j);
+        for (uint32_t i = 0; i < n; i++)
+            if (out[i] != i * 13 + rep)
+                (*failures)++;
+        if (atomic_load(&j.nested) != 4 * 10)
+            (*failures)++;
+    }
+    free(out);
+    return NULL;
+}
+
 int main(void)
 {
     CHECK_EQ(zn_exec_init(3), 0);
     host_job jobs[4] = {{0, 3, 0}, {1, 5, 0}, {1, 7, 0}, {0, 11, 0}};
-    pthread_t t[4];
+    pthread_t t[5];
+    int loop_failures = 0;
     for (int i = 0; i < 4; i++)
         CHECK_EQ(pthread_create(&t[i], NULL, host_thread, &jobs[i]), 0);
-    for (int i = 0; i < 4; i++)
+    CHECK_EQ(pthread_create(&t[4], NULL, loop_thread, &loop_failures), 0);
+    for (int i = 0; i < 5; i++)
         CHECK_EQ(pthread_join(t[i], NULL), 0);
     for (int i = 0; i < 4; i++)
         CHECK_EQ(jobs[i].failures, 0);
+    CHECK_EQ(loop_failures, 0);
     printf("concurrent: ok\n");
     return 0;
 }
