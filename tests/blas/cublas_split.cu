@@ -1,7 +1,7 @@
 // cublas_split.cu: GEMMs large enough for Zinc's libcublas to cut into
 // panels for the worker pool (rows of C when m > n, columns otherwise,
 // also when C is one column or one row and gemv does the panel), and
-// batches it spreads over the pool, checked element by element against
+// batches it spreads over the pool, and f16 widened for GemmEx, checked against
 // products in double written here. Every type (S, D, C, Z), every
 // transpose (and conjugate transpose for complex), beta = 0 over a C full
 // of NaN and beta = 0.5 over numbers; rows below m in each column of C
@@ -152,7 +152,7 @@ template <typename T> static void test_type(cublasHandle_t h, const char *name)
 // part: f32, and f16 in with f32 out (each entry widened on its own).
 static void test_batches(cublasHandle_t h)
 {
-    const int m = 40, n = 36, k = 48, batch = 8;
+    const int m = 43, n = 36, k = 45, batch = 8;   // columns of 43, 45: vector + tail
     const long long sa = (long long)m * k, sb = (long long)k * n, sc = (long long)m * n;
     float *ha = (float *)malloc(sa * batch * 4), *hb = (float *)malloc(sb * batch * 4);
     __half *fa = (__half *)malloc(sa * batch * 2), *fb = (__half *)malloc(sb * batch * 2);
@@ -224,6 +224,49 @@ static void test_batches(cublasHandle_t h)
     free(ha); free(hb); free(fa); free(fb); free(got);
 }
 
+// Every finite f16 value, both infinities and three tail elements, widened
+// for GemmEx (one column of A times 1): each product must be the value
+// exactly, bit for bit (subnormals included; the vector path converts
+// eight at a time, the tail one by one).
+static void test_f16_widening(cublasHandle_t h)
+{
+    __half *ha = (__half *)malloc(65536 * 2);
+    int m = 0;
+    for (unsigned u = 0; u < 65536; u++) {
+        unsigned short bits = (unsigned short)u;
+        if ((bits & 0x7c00) == 0x7c00 && (bits & 0x3ff))
+            continue;   // NaN
+        memcpy(&ha[m++], &bits, 2);
+    }
+    m -= 5;             // 63490 values: not a multiple of 8
+    __half one = __float2half(1.0f);
+    __half *da, *db;
+    float *dc, *got = (float *)malloc((size_t)m * 4);
+    CUDA_OK(cudaMalloc(&da, (size_t)m * 2));
+    CUDA_OK(cudaMalloc(&db, 2));
+    CUDA_OK(cudaMalloc(&dc, (size_t)m * 4));
+    CUDA_OK(cudaMemcpy(da, ha, (size_t)m * 2, cudaMemcpyHostToDevice));
+    CUDA_OK(cudaMemcpy(db, &one, 2, cudaMemcpyHostToDevice));
+    CUDA_OK(cudaMemset(dc, 0xff, (size_t)m * 4));
+    const float alpha = 1.0f, beta = 0.0f;
+    STATUS_OK(cublasGemmEx(h, CUBLAS_OP_N, CUBLAS_OP_N, m, 1, 1, &alpha, da, CUDA_R_16F, m, db,
+                           CUDA_R_16F, 1, &beta, dc, CUDA_R_32F, m, CUBLAS_COMPUTE_32F,
+                           CUBLAS_GEMM_DEFAULT));
+    CUDA_OK(cudaMemcpy(got, dc, (size_t)m * 4, cudaMemcpyDeviceToHost));
+    int bad = 0, first = -1;
+    for (int i = 0; i < m; i++) {
+        float want = __half2float(ha[i]);
+        // -0 * 1 may come out +0 (C is cleared, then accumulated into)
+        if (want == 0.0f ? got[i] != 0.0f : memcmp(&want, &got[i], 4) != 0) {
+            bad++;
+            first = first < 0 ? i : first;
+        }
+    }
+    CHECK(bad == 0, "GemmEx f16 widening: %d of %d values wrong (first at %d)", bad, m, first);
+    cudaFree(da); cudaFree(db); cudaFree(dc);
+    free(ha); free(got);
+}
+
 int main(void)
 {
     srand(77);
@@ -241,6 +284,7 @@ int main(void)
     test_type<cuComplex>(h, "Cgemm");
     test_type<cuDoubleComplex>(h, "Zgemm");
     test_batches(h);
+    test_f16_widening(h);
     STATUS_OK(cublasDestroy(h));
     return finish("cublas_split");
 }
