@@ -33,7 +33,8 @@ void zn_blas_sgemm(int transa, int transb, int m, int n, int k, float alpha,
                    float *c, int ldc);
 
 /* A real GEMM of one column or one row (n = 1 or m = 1) done as gemv;
- * false (nothing done) for other shapes. Same arguments as above. */
+ * false (nothing done) for other shapes and for k = 0. Same arguments as
+ * above. */
 bool zn_blas_gemm_gemv_s(int transa, int transb, int m, int n, int k, float alpha,
                          const float *a, int lda, const float *b, int ldb, float beta,
                          float *c, int ldc);

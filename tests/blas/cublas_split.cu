@@ -267,6 +267,34 @@ static void test_f16_widening(cublasHandle_t h)
     free(ha); free(got);
 }
 
+// k = 0: C = beta C, also for one column or one row (where gemv, which
+// returns at once for an empty product, must not be used).
+static void test_k0(cublasHandle_t h)
+{
+    const int shapes[3][2] = { { 7, 1 }, { 1, 7 }, { 7, 3 } };
+    float *dc, *da, got[21];
+    CUDA_OK(cudaMalloc(&dc, sizeof got));
+    CUDA_OK(cudaMalloc(&da, sizeof got));
+    for (int s = 0; s < 3; s++)
+        for (int bz = 0; bz < 2; bz++) {
+            int m = shapes[s][0], n = shapes[s][1];
+            float c0[21];
+            for (int i = 0; i < 21; i++)
+                c0[i] = bz ? NAN : (float)(i + 1);
+            CUDA_OK(cudaMemcpy(dc, c0, sizeof c0, cudaMemcpyHostToDevice));
+            const float alpha = 1.0f, beta = bz ? 0.0f : 0.5f;
+            STATUS_OK(cublasSgemm(h, CUBLAS_OP_N, CUBLAS_OP_N, m, n, 0, &alpha, da, m, da, 1,
+                                  &beta, dc, m));
+            CUDA_OK(cudaMemcpy(got, dc, sizeof got, cudaMemcpyDeviceToHost));
+            int bad = 0;
+            for (int i = 0; i < m * n; i++)
+                bad += got[i] != (bz ? 0.0f : 0.5f * c0[i]);
+            CHECK(bad == 0, "Sgemm %dx%dx0 beta=%g: %d elements not beta C", m, n, beta, bad);
+        }
+    cudaFree(dc);
+    cudaFree(da);
+}
+
 int main(void)
 {
     srand(77);
@@ -285,6 +313,7 @@ int main(void)
     test_type<cuDoubleComplex>(h, "Zgemm");
     test_batches(h);
     test_f16_widening(h);
+    test_k0(h);
     STATUS_OK(cublasDestroy(h));
     return finish("cublas_split");
 }
