@@ -28,8 +28,12 @@
 
 static const zn_host_pool_table *pool;
 static pthread_once_t pool_once = PTHREAD_ONCE_INIT;
-/* set while this thread runs a part: nested work stays serial */
-static _Thread_local bool in_part;
+/* Set while this thread runs a part: nested work stays serial.
+ * initial-exec: read with a plain %fs offset, not __tls_get_addr; under
+ * CI's preloaded ASan (GCC 12, glibc 2.36) a __tls_get_addr call for this
+ * library's static TLS on a thread libcuda created left a bogus dynamic-TLS
+ * range that crashed LeakSanitizer's scan at exit. */
+static __attribute__((tls_model("initial-exec"))) _Thread_local bool in_part;
 
 typedef int (*export_table_fn)(const void **table, const void *uuid);
 
