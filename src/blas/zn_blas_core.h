@@ -8,6 +8,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include <cblas.h>
+
 /* zn_blas_half.c: IEEE binary16 and bfloat16, round to nearest even. */
 float zn_f16_to_f32(uint16_t h);
 uint16_t zn_f32_to_f16(float f);
@@ -32,15 +34,11 @@ void zn_blas_sgemm(int transa, int transb, int m, int n, int k, float alpha,
                    const float *a, int lda, const float *b, int ldb, float beta,
                    float *c, int ldc);
 
-/* A real GEMM of one column or one row (n = 1 or m = 1) done as gemv;
- * false (nothing done) for other shapes and for k = 0. Same arguments as
- * above. */
-bool zn_blas_gemm_gemv_s(int transa, int transb, int m, int n, int k, float alpha,
-                         const float *a, int lda, const float *b, int ldb, float beta,
-                         float *c, int ldc);
-bool zn_blas_gemm_gemv_d(int transa, int transb, int m, int n, int k, double alpha,
-                         const double *a, int lda, const double *b, int ldb, double beta,
-                         double *c, int ldc);
+/* cuBLAS's operation numbering (0 N, 1 T, 2 C) as CBLAS's. */
+static inline enum CBLAS_TRANSPOSE zn_cblas_trans(int op)
+{
+    return op == 0 ? CblasNoTrans : op == 1 ? CblasTrans : CblasConjTrans;
+}
 
 /* C = alpha op(A) op(B) + beta C by CBLAS, column-major, split over the
  * worker pool when large; ops 0 = N, 1 = T, 2 = conjugate T (cuBLAS's

@@ -47,11 +47,7 @@ static inline bool zn_zero_z(const zn_scalar *s) { return s->z[0] == 0.0 && s->z
         zn_blas_scalar(&(dst), (p), sizeof *(p));                \
     } while (0)
 
-/* cuBLAS enums -> CBLAS enums. */
-static inline enum CBLAS_TRANSPOSE zn_cblas_trans(int op)
-{
-    return op == CUBLAS_OP_N ? CblasNoTrans : op == CUBLAS_OP_T ? CblasTrans : CblasConjTrans;
-}
+/* cuBLAS enums -> CBLAS enums (zn_cblas_trans: zn_blas_core.h). */
 static inline enum CBLAS_UPLO zn_cblas_uplo(int u)
 {
     return u == CUBLAS_FILL_MODE_UPPER ? CblasUpper : CblasLower;

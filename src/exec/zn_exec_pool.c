@@ -466,7 +466,6 @@ void zn_exec_parallel(uint64_t n, void (*fn)(void *arg, uint64_t i), void *arg)
     atomic_init(&job.next_block, 0);
     atomic_init(&job.status, ZN_KSTATUS_OK);
     atomic_init(&job.joined, 0);
-    job.seq = atomic_fetch_add(&pool.seq, 1) + 1;
     unsigned parts = pool.nthreads < n ? pool.nthreads : (unsigned)n;
     job_run(&job, NULL, parts);
 }

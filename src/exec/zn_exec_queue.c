@@ -41,8 +41,9 @@ struct zn_queue {
 static pthread_mutex_t free_lock = PTHREAD_MUTEX_INITIALIZER;
 static zn_queue *free_queues;
 
-/* Roughly 20 microseconds of polling before sleeping: a short item on an
- * idle queue finishes within it, and the waiter avoids a futex round trip. */
+/* Tens of microseconds of polling before sleeping (pauses, and a
+ * sched_yield every 16th step: zn_spin_step): a short item on an idle
+ * queue finishes within it, and the waiter avoids a futex round trip. */
 #define ZN_QUEUE_SPIN 2000
 
 /* An emptied queue's thread polls about as long before it sleeps: a host

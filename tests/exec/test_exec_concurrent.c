@@ -7,6 +7,7 @@
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdlib.h>
+#include <string.h>
 
 /* out[gid] = gid * mul + add; params: uint32_t *out, uint32_t mul, add */
 static int32_t k_affine(zn_warp_ctx *w)
@@ -98,9 +99,10 @@ static void *loop_thread(void *arg)
 {
     int *failures = arg;
     const uint32_t n = 3001;
-    uint32_t *out = calloc(n, 4);
+    uint32_t *out = malloc(n * 4);
     CHECK(out);
     for (uint32_t rep = 0; rep < 40; rep++) {
+        memset(out, 0xff, n * 4);   /* an index never visited shows */
         loop_job j = {out, rep, 0};
         zn_exec_parallel(n, loop_part, &j);
         for (uint32_t i = 0; i < n; i++)
