@@ -70,13 +70,19 @@ static LLVMValueRef ftz16(zn_lfn *l, LLVMValueRef h, bool bf)
     return LLVMBuildSelect(b, sub, LLVMBuildAnd(b, h, c16(l, 0x8000), ""), h, "");
 }
 
+/* Part p of a source. An f16x2/bf16x2 register's 32 lanes are 64 halves
+ * in memory order (lane k's low half, then its high one), and every
+ * operation here is elementwise, so the two <32 x i16> vectors `one` works
+ * on are the first and the last 32 of those halves: each is one 512-bit
+ * register as it stands. Splitting each lane into its low and high halves
+ * instead took narrowing moves, shifts and a re-packing around every
+ * operation (ggml's half2 dot products). */
 static LLVMValueRef part(zn_lfn *l, LLVMValueRef v, unsigned p, bool x2)
 {
     if (!x2)
         return v;
-    if (p)
-        v = LLVMBuildLShr(l->b, v, ll_const_vec(l->m->t_i32, 16), "");
-    return LLVMBuildTrunc(l->b, v, ll_vec(l->m->t_i16), "");
+    LLVMValueRef h = LLVMBuildBitCast(l->b, v, LLVMVectorType(l->m->t_i16, 2 * ZN_LANES), "");
+    return ll_lanes(l, h, p * ZN_LANES, ZN_LANES);
 }
 
 static unsigned nsrc(ptx_op op)
@@ -292,11 +298,7 @@ void zn_lower_half(zn_lfn *l, const ptx_ins *ins)
         }
     }
     LLVMValueRef d = res[0];
-    if (x2) {
-        LLVMTypeRef v32 = ll_vec(m->t_i32);
-        d = LLVMBuildOr(l->b, LLVMBuildZExt(l->b, res[0], v32, ""),
-                        LLVMBuildShl(l->b, LLVMBuildZExt(l->b, res[1], v32, ""),
-                                     ll_const_vec(m->t_i32, 16), ""), "");
-    }
+    if (x2) /* the halves back in memory order (part) */
+        d = LLVMBuildBitCast(l->b, ll_join_halves(l, res[0], res[1]), ll_vec(m->t_i32), "");
     zn_dst(l, &ins->opnds[0], t, d);
 }
