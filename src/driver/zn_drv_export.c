@@ -140,14 +140,9 @@ const void *const zn_export_integrity[] = {
 };
 
 /* ---- Zinc's own: the worker pool for host work (util/zn_host_pool.h) */
-static unsigned host_pool_workers(void)
-{
-    return zn_exec_threads();
-}
-
 static const zn_host_pool_table export_host_pool = {
     .size = sizeof(zn_host_pool_table),
-    .workers = host_pool_workers,
+    .workers = zn_exec_threads,
     .parallel = zn_exec_parallel,
 };
 

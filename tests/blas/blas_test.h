@@ -25,6 +25,16 @@ static int g_fail, g_checks;
 #define CUDA_OK(x) CHECK((x) == cudaSuccess, "%s -> %s", #x, cudaGetErrorString(x))
 #define STATUS_OK(x) do { int st_ = (int)(x); CHECK(st_ == 0, "%s -> status %d", #x, st_); } while (0)
 
+/* A device copy of n host bytes (NULL, a failed check, on error). */
+static inline void *dev_upload(const void *host, size_t n)
+{
+    void *d = NULL;
+    CUDA_OK(cudaMalloc(&d, n));
+    if (d)
+        CUDA_OK(cudaMemcpy(d, host, n, cudaMemcpyHostToDevice));
+    return d;
+}
+
 static inline float bf16_to_f(unsigned short h)
 {
     unsigned u = (unsigned)h << 16;

@@ -91,12 +91,8 @@ static void test_shape(cublasHandle_t h, const char *name, int m, int n, int k)
         elem<T>::put(ha, i, zd(frand1(), frand1()));
         elem<T>::put(hb, i, zd(frand1(), frand1()));
     }
-    T *da, *db, *dc;
-    CUDA_OK(cudaMalloc(&da, sz * sizeof(T)));
-    CUDA_OK(cudaMalloc(&db, sz * sizeof(T)));
+    T *da = (T *)dev_upload(ha, sz * sizeof(T)), *db = (T *)dev_upload(hb, sz * sizeof(T)), *dc;
     CUDA_OK(cudaMalloc(&dc, sz * sizeof(T)));
-    CUDA_OK(cudaMemcpy(da, ha, sz * sizeof(T), cudaMemcpyHostToDevice));
-    CUDA_OK(cudaMemcpy(db, hb, sz * sizeof(T), cudaMemcpyHostToDevice));
     const cublasOperation_t ops[3] = { CUBLAS_OP_N, CUBLAS_OP_T, CUBLAS_OP_C };
     int nops = elem<T>::cplx() ? 3 : 2;
     T alpha, beta;
@@ -164,17 +160,10 @@ static void test_batches(cublasHandle_t h)
         fb[i] = __float2half(frand1());
         hb[i] = __half2float(fb[i]);
     }
-    float *da, *db, *dc, *got = (float *)malloc(sc * batch * 4);
-    __half *dfa, *dfb;
-    CUDA_OK(cudaMalloc(&da, sa * batch * 4));
-    CUDA_OK(cudaMalloc(&db, sb * batch * 4));
+    float *da = (float *)dev_upload(ha, sa * batch * 4), *db = (float *)dev_upload(hb, sb * batch * 4);
+    __half *dfa = (__half *)dev_upload(fa, sa * batch * 2), *dfb = (__half *)dev_upload(fb, sb * batch * 2);
+    float *dc, *got = (float *)malloc(sc * batch * 4);
     CUDA_OK(cudaMalloc(&dc, sc * batch * 4));
-    CUDA_OK(cudaMalloc(&dfa, sa * batch * 2));
-    CUDA_OK(cudaMalloc(&dfb, sb * batch * 2));
-    CUDA_OK(cudaMemcpy(da, ha, sa * batch * 4, cudaMemcpyHostToDevice));
-    CUDA_OK(cudaMemcpy(db, hb, sb * batch * 4, cudaMemcpyHostToDevice));
-    CUDA_OK(cudaMemcpy(dfa, fa, sa * batch * 2, cudaMemcpyHostToDevice));
-    CUDA_OK(cudaMemcpy(dfb, fb, sb * batch * 2, cudaMemcpyHostToDevice));
     // pointer arrays: entry b multiplies A[b] by B[batch - 1 - b]
     const void *pa[batch], *pb[batch];
     void *pc[batch];
@@ -183,14 +172,9 @@ static void test_batches(cublasHandle_t h)
         pb[b] = dfb + (batch - 1 - b) * sb;
         pc[b] = dc + b * sc;
     }
-    const void **dpa, **dpb;
-    void **dpc;
-    CUDA_OK(cudaMalloc(&dpa, sizeof pa));
-    CUDA_OK(cudaMalloc(&dpb, sizeof pb));
-    CUDA_OK(cudaMalloc(&dpc, sizeof pc));
-    CUDA_OK(cudaMemcpy(dpa, pa, sizeof pa, cudaMemcpyHostToDevice));
-    CUDA_OK(cudaMemcpy(dpb, pb, sizeof pb, cudaMemcpyHostToDevice));
-    CUDA_OK(cudaMemcpy(dpc, pc, sizeof pc, cudaMemcpyHostToDevice));
+    const void **dpa = (const void **)dev_upload(pa, sizeof pa);
+    const void **dpb = (const void **)dev_upload(pb, sizeof pb);
+    void **dpc = (void **)dev_upload(pc, sizeof pc);
     const float alpha = 0.5f, beta = 0.0f;
     for (int arrays = 0; arrays < 2; arrays++) {
         CUDA_OK(cudaMemset(dc, 0xff, sc * batch * 4));    // NaN
@@ -240,13 +224,9 @@ static void test_f16_widening(cublasHandle_t h)
     }
     m -= 5;             // 63490 values: not a multiple of 8
     __half one = __float2half(1.0f);
-    __half *da, *db;
+    __half *da = (__half *)dev_upload(ha, (size_t)m * 2), *db = (__half *)dev_upload(&one, 2);
     float *dc, *got = (float *)malloc((size_t)m * 4);
-    CUDA_OK(cudaMalloc(&da, (size_t)m * 2));
-    CUDA_OK(cudaMalloc(&db, 2));
     CUDA_OK(cudaMalloc(&dc, (size_t)m * 4));
-    CUDA_OK(cudaMemcpy(da, ha, (size_t)m * 2, cudaMemcpyHostToDevice));
-    CUDA_OK(cudaMemcpy(db, &one, 2, cudaMemcpyHostToDevice));
     CUDA_OK(cudaMemset(dc, 0xff, (size_t)m * 4));
     const float alpha = 1.0f, beta = 0.0f;
     STATUS_OK(cublasGemmEx(h, CUBLAS_OP_N, CUBLAS_OP_N, m, 1, 1, &alpha, da, CUDA_R_16F, m, db,
