@@ -45,6 +45,9 @@ void zn_compile_key(const ptx_module *pm, const zn_compile_opts *o,
     add_str(&s, "options", num);
     /* its default depends on the CPU, already in the key */
     add_str(&s, "no-conflict-add", getenv("ZINC_NO_CONFLICT_ADD"));
+    /* window loads and their tests carried in loops (A/B switches) */
+    add_str(&s, "no-window", getenv("ZINC_NO_WINDOW"));
+    add_str(&s, "no-winslot", getenv("ZINC_NO_WINSLOT"));
     /* non-temporal stores: on or off, and the launch size their test uses */
     snprintf(num, sizeof num, "%s min %llu", zn_stream_stores_disabled() ? "off" : "on",
              (unsigned long long)zn_stream_min_bytes());

@@ -171,6 +171,7 @@ typedef struct zn_lfn {
     uint8_t *lazy_at;           /* per ins: ZN_LAZY_OWE/PAY (zn_lower_lazybar.c), or NULL */
     LLVMValueRef owed_slot;     /* i32: block barriers the warp owes */
     struct zn_lanetab *lanetab; /* predicted lane offsets (zn_lower_lanetab.c), or NULL */
+    struct zn_winslot *winslot; /* window tests carried in loops (zn_lower_winslot.c), or NULL */
     zn_win_seen win_seen[ZN_WIN_SEEN]; /* recent window tests (zn_lower_window.c) */
     unsigned win_next;          /* the entry the next test replaces */
     unsigned load_align;        /* alignment of the load being lowered when
@@ -665,6 +666,8 @@ void zn_drop_dead_writes(zn_lfn *l);
  * checks at run time; false: none. *step: what a loop iteration adds to
  * the address when it is stepped by immediates (0: not known). */
 bool zn_lanetab_addr(zn_lfn *l, int64_t *out, int64_t *step);
+/* The same prediction for register r (zeros for a uniform one). */
+bool zn_lanetab_reg(zn_lfn *l, int32_t r, int64_t *out);
 /* whether a lane table is all zeros (the same value in every lane) */
 bool zn_lanetab_is_zero(const int64_t *t);
 void zn_lanetab_free(struct zn_lanetab *t);
@@ -688,6 +691,19 @@ LLVMValueRef zn_window_fetch(zn_lfn *l, const zn_window *w, LLVMTypeRef et);
  * them when ins leaves straight-line code, so that a later load never
  * reuses a stale one. */
 void zn_window_forget(zn_lfn *l, const ptx_ins *ins);
+/* i1: the active lanes of v (<32 x i64>) are base + t[lane] for one base
+ * (*base, i64). */
+LLVMValueRef zn_window_lanes_at(zn_lfn *l, LLVMValueRef v, const int64_t *t, LLVMValueRef *base);
+/* Window tests carried around loops (zn_lower_winslot.c): plan before
+ * lowering, slots in the prologue, zn_winslot_def after each instruction;
+ * at a window load, known: whether the address's test is known to pass
+ * (then *base is its base), and tested: record a test's answer. */
+void zn_winslot_plan(zn_lfn *l);
+void zn_winslot_prologue(zn_lfn *l);
+void zn_winslot_def(zn_lfn *l, const ptx_ins *ins);
+bool zn_winslot_known(zn_lfn *l, const ptx_opnd *a, LLVMValueRef *hit, LLVMValueRef *base);
+void zn_winslot_tested(zn_lfn *l, const ptx_opnd *a, LLVMValueRef exact, LLVMValueRef base);
+void zn_winslot_free(struct zn_winslot *s);
 /* Shared by both (zn_lower_invariant.c): ops without side effects whose
  * result depends on their operands only; ld.param of a kernel parameter;
  * f(reg) for every register an operand names. */

@@ -565,6 +565,7 @@ static void prologue(zn_lfn *l)
     LLVMBuildStore(l->b, LLVMConstInt(m->t_i32, 0, 0), l->exited_slot);
     zn_stagger_prologue(l);
     zn_lazy_barrier_prologue(l);
+    zn_winslot_prologue(l);
 
     zn_sreg_prologue(l);
 
@@ -706,6 +707,7 @@ void zn_lower_func(zn_lmod *m, const ptx_func *f, LLVMValueRef fn)
     zn_park_plan(l);
     zn_thread_plan(l);
     zn_lazy_barrier_plan(l);
+    zn_winslot_plan(l);
     LLVMBasicBlockRef entry = LLVMAppendBasicBlockInContext(m->ctx, fn, "entry");
     l->bbs = calloc(l->nblocks + 1, sizeof *l->bbs);
     for (uint32_t k = 0; k < l->nblocks; k++) {
@@ -792,6 +794,7 @@ void zn_lower_func(zn_lmod *m, const ptx_func *f, LLVMValueRef fn)
     zn_prefetch_free(l);
     free(l->gs_latch);
     zn_lanetab_free(l->lanetab);
+    zn_winslot_free(l->winslot);
     free(l->reg_uni);
     zn_layout_free(l->own_f);
     free(l->reg_nan_free);

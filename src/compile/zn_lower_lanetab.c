@@ -344,3 +344,13 @@ bool zn_lanetab_addr(zn_lfn *l, int64_t *out, int64_t *step)
     *step = v[LT_STEP];
     return true;
 }
+
+bool zn_lanetab_reg(zn_lfn *l, int32_t r, int64_t *out)
+{
+    int64_t v[LT_N];
+    if (l->f->nins > LT_MAX_INS || !lanetab_of(l) || !reg_tab(l, r, v))
+        return false;
+    for (unsigned i = 0; i < ZN_LANES; i++)
+        out[i] = v[i] - v[0];
+    return true;
+}

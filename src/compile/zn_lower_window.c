@@ -103,6 +103,56 @@ bool zn_window_plan(zn_lfn *l, unsigned size, zn_window *w)
     return false;
 }
 
+/* Whether the active lanes of v are exactly base + t[lane] for one base
+ * (set in *base). base is a - T of the first active lane, and every active
+ * lane must equal it (so any lane's value would be safe: a wrong one fails
+ * the test; frozen, as with no lane active it is an inactive lane's, which
+ * no byte mask then uses). Not the lanes' lowest a - T: that umin over
+ * four vectors of 64-bit lanes was a chain of ~14 instructions per test,
+ * this extract a store and a load (bench/mmvq_thin 9-11 % faster per
+ * block, mmvq's 4096 x 4096 10 %, on Zen 4). */
+LLVMValueRef zn_window_lanes_at(zn_lfn *l, LLVMValueRef v, const int64_t *t, LLVMValueRef *base)
+{
+    LLVMBuilderRef b = l->b;
+    LLVMValueRef tv[ZN_LANES];
+    for (unsigned i = 0; i < ZN_LANES; i++)
+        tv[i] = c64(l, (uint64_t)t[i]);
+    LLVMValueRef d = LLVMBuildSub(b, v, LLVMConstVector(tv, ZN_LANES), "win.d");
+    *base = LLVMBuildFreeze(b, ll_extract_dyn(l, d, ll_first_lane(l, l->emask)), "win.base");
+    LLVMValueRef off = LLVMBuildAnd(b, LLVMBuildICmp(b, LLVMIntNE, d, ll_splat(l, *base), ""),
+                                    l->emask, "");
+    return LLVMBuildICmp(b, LLVMIntEQ, ll_mask_to_i32(l, off),
+                         LLVMConstInt(l->m->t_i32, 0, 0), "win.shape");
+}
+
+/* The test where zn_lower_winslot.c may already know the answer (the
+ * address register stepped since a test passed): the vector test only
+ * where it does not. */
+static LLVMValueRef slot_test(zn_lfn *l, zn_window *w, LLVMValueRef a, LLVMValueRef known,
+                              LLVMValueRef kbase)
+{
+    zn_lmod *m = l->m;
+    LLVMBuilderRef b = l->b;
+    const ptx_opnd *ao = &l->ins->opnds[1];
+    LLVMBasicBlockRef from = LLVMGetInsertBlock(b),
+        bb_test = LLVMAppendBasicBlockInContext(m->ctx, l->fn, "win.test"),
+        bb_join = LLVMAppendBasicBlockInContext(m->ctx, l->fn, "win.tested");
+    LLVMBuildCondBr(b, known, bb_join, bb_test);
+    LLVMPositionBuilderAtEnd(b, bb_test);
+    LLVMValueRef tbase, texact = zn_window_lanes_at(l, a, w->t, &tbase);
+    zn_winslot_tested(l, ao, texact, tbase);
+    LLVMBasicBlockRef end_test = LLVMGetInsertBlock(b);
+    LLVMBuildBr(b, bb_join);
+    LLVMPositionBuilderAtEnd(b, bb_join);
+    LLVMBasicBlockRef in_b[2] = {from, end_test};
+    LLVMValueRef in_base[2] = {kbase, tbase}, in_exact[2] = {LLVMConstInt(m->t_i1, 1, 0), texact};
+    w->base = LLVMBuildPhi(b, m->t_i64, "win.base");
+    LLVMAddIncoming(w->base, in_base, in_b, 2);
+    LLVMValueRef exact = LLVMBuildPhi(b, m->t_i1, "win.shape");
+    LLVMAddIncoming(exact, in_exact, in_b, 2);
+    return exact;
+}
+
 /* Whether the active lanes' addresses a are exactly base + T[lane] for one
  * base (set in w->base). A load of the same address register as one of
  * the last ZN_WIN_SEEN tests, in the same straight-line code with the same
@@ -113,7 +163,6 @@ bool zn_window_plan(zn_lfn *l, unsigned size, zn_window *w)
  * each test is ~15 vector instructions). */
 static LLVMValueRef exact_test(zn_lfn *l, zn_window *w, LLVMValueRef a)
 {
-    zn_lmod *m = l->m;
     LLVMBuilderRef b = l->b;
     const ptx_opnd *ao = &l->ins->opnds[1];
     for (unsigned k = 0; k < ZN_WIN_SEEN; k++) {
@@ -125,22 +174,10 @@ static LLVMValueRef exact_test(zn_lfn *l, zn_window *w, LLVMValueRef a)
             return e->exact;
         }
     }
-    LLVMValueRef tv[ZN_LANES];
-    for (unsigned i = 0; i < ZN_LANES; i++)
-        tv[i] = c64(l, (uint64_t)w->t[i]);
-    /* base: a - T of the first active lane, and every active lane must
-     * equal it (so any lane's value would be safe: a wrong one fails the
-     * test; frozen, as with no lane active it is an inactive lane's, which
-     * no byte mask then uses). Not the lanes' lowest a - T: that umin over
-     * four vectors of 64-bit lanes was a chain of ~14 instructions per
-     * test, this extract a store and a load (bench/mmvq_thin 9-11 % faster
-     * per block, mmvq's 4096 x 4096 10 %, on Zen 4). */
-    LLVMValueRef d = LLVMBuildSub(b, a, LLVMConstVector(tv, ZN_LANES), "win.d");
-    w->base = LLVMBuildFreeze(b, ll_extract_dyn(l, d, ll_first_lane(l, l->emask)), "win.base");
-    LLVMValueRef off = LLVMBuildAnd(b, LLVMBuildICmp(b, LLVMIntNE, d, ll_splat(l, w->base), ""),
-                                    l->emask, "");
-    LLVMValueRef exact = LLVMBuildICmp(b, LLVMIntEQ, ll_mask_to_i32(l, off),
-                                       LLVMConstInt(m->t_i32, 0, 0), "win.shape");
+    LLVMValueRef known, kbase;
+    LLVMValueRef exact = zn_winslot_known(l, ao, &known, &kbase)
+                             ? slot_test(l, w, a, known, kbase)
+                             : zn_window_lanes_at(l, a, w->t, &w->base);
     zn_win_seen *e = &l->win_seen[l->win_next++ % ZN_WIN_SEEN];
     e->reg = ao->reg;
     e->space = (int)l->ins->space;
@@ -162,6 +199,7 @@ static void forget_def(int32_t r, void *ud)
 
 void zn_window_forget(zn_lfn *l, const ptx_ins *ins)
 {
+    zn_winslot_def(l, ins);     /* slots follow the registers across blocks */
     if (!ins || ins->op == PTX_OP_call ||
         (ptx_op_table[ins->op].flags & (PTX_OF_BRANCH | PTX_OF_CONVERGENT))) {
         for (unsigned k = 0; k < ZN_WIN_SEEN; k++)
@@ -179,17 +217,17 @@ LLVMValueRef zn_window_test(zn_lfn *l, zn_window *w, LLVMValueRef a)
     LLVMValueRef ok = exact_test(l, w, a);
     /* each group all active or all idle */
     w->mi = ll_mask_to_i32(l, l->emask);
-    uint64_t full = group_bits(w->p);
-    for (unsigned g = 0; g < ZN_LANES / w->p; g++) {
-        LLVMValueRef mg = LLVMBuildAnd(b, LLVMBuildLShr(b, w->mi,
-                                       LLVMConstInt(m->t_i32, g * w->p, 0), ""),
-                                       LLVMConstInt(m->t_i32, full, 0), "");
-        LLVMValueRef whole = LLVMBuildOr(b,
-            LLVMBuildICmp(b, LLVMIntEQ, mg, LLVMConstInt(m->t_i32, 0, 0), ""),
-            LLVMBuildICmp(b, LLVMIntEQ, mg, LLVMConstInt(m->t_i32, full, 0), ""), "");
-        ok = LLVMBuildAnd(b, ok, whole, "");
-    }
-    return ok;
+    /* each group all active or all idle: the mask is its groups' lowest
+     * bits times a whole group's bits (the groups do not overlap, so the
+     * product has no carries) */
+    uint64_t lowest = 0;
+    for (unsigned g = 0; g < ZN_LANES / w->p; g++)
+        lowest |= (uint64_t)1 << (g * w->p);
+    LLVMValueRef low = LLVMBuildAnd(b, w->mi, LLVMConstInt(m->t_i32, lowest, 0), "");
+    LLVMValueRef whole = LLVMBuildICmp(b, LLVMIntEQ, w->mi,
+                                       LLVMBuildMul(b, low, LLVMConstInt(m->t_i32,
+                                                    group_bits(w->p), 0), ""), "win.whole");
+    return LLVMBuildAnd(b, ok, whole, "");
 }
 
 LLVMValueRef zn_window_fetch(zn_lfn *l, const zn_window *w, LLVMTypeRef et)
