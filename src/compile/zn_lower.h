@@ -703,6 +703,10 @@ void zn_winslot_prologue(zn_lfn *l);
 void zn_winslot_def(zn_lfn *l, const ptx_ins *ins);
 bool zn_winslot_known(zn_lfn *l, const ptx_opnd *a, LLVMValueRef *hit, LLVMValueRef *base);
 void zn_winslot_tested(zn_lfn *l, const ptx_opnd *a, LLVMValueRef exact, LLVMValueRef base);
+/* the same for a load whose register's table is lane * stride (the
+ * contiguous run-time shape of zn_lower_access.c); *ao: its [addr] */
+bool zn_winslot_contig(zn_lfn *l, uint64_t stride, LLVMValueRef *hit, LLVMValueRef *base,
+                       const ptx_opnd **ao);
 void zn_winslot_free(struct zn_winslot *s);
 /* Shared by both (zn_lower_invariant.c): ops without side effects whose
  * result depends on their operands only; ld.param of a kernel parameter;

@@ -297,9 +297,11 @@ static void load_part(zn_lfn *l, const zn_part *p, LLVMTypeRef et, unsigned n,
 }
 
 /* The whole warp contiguous (one test, one access); otherwise each half
- * on its own. */
+ * on its own. carry: may use and fill zn_lower_winslot.c's slots (not on
+ * an affine plan's rare fall-back path, whose slots would keep their
+ * terms' tests alive in the kernel's main path). */
 static void load_rt(zn_lfn *l, LLVMValueRef a, LLVMTypeRef et, unsigned n,
-                    LLVMValueRef *out)
+                    LLVMValueRef *out, bool carry)
 {
     unsigned size = ll_bits(et) / 8;
     zn_part whole = {.a = a, .m = l->emask, .w = ZN_LANES};
@@ -307,13 +309,29 @@ static void load_rt(zn_lfn *l, LLVMValueRef a, LLVMTypeRef et, unsigned n,
         load_gather(l, &whole, et, n, size, out);
         return;
     }
+    LLVMBasicBlockRef bb_join = new_bb(l, "ld.done"), end_known = NULL;
+    /* contiguous at a base carried from an earlier test (zn_lower_winslot.c):
+     * no test (the F16 decode's mul_mat_vec steps, whose pointers the
+     * affine analysis cannot follow out of the remainder loop) */
+    LLVMValueRef known, kbase, vk[8];
+    const ptx_opnd *ao = NULL;
+    if (carry && zn_winslot_contig(l, (uint64_t)n * size, &known, &kbase, &ao)) {
+        LLVMBasicBlockRef bb_known = new_bb(l, "ld.known"), bb_test = new_bb(l, "ld.test");
+        LLVMBuildCondBr(l->b, known, bb_known, bb_test);
+        LLVMPositionBuilderAtEnd(l->b, bb_known);
+        load_contig(l, &whole, kbase, et, n, size, vk);
+        end_known = LLVMGetInsertBlock(l->b);
+        LLVMBuildBr(l->b, bb_join);
+        LLVMPositionBuilderAtEnd(l->b, bb_test);
+    }
     zn_shape s = shape_of(l, &whole, (uint64_t)n * size);
-    LLVMBasicBlockRef bb_vec = new_bb(l, "ld.warp"), bb_parts = new_bb(l, "ld.halves"),
-        bb_join = new_bb(l, "ld.done");
+    LLVMBasicBlockRef bb_vec = new_bb(l, "ld.warp"), bb_parts = new_bb(l, "ld.halves");
     LLVMBuildCondBr(l->b, s.contig, bb_vec, bb_parts);
 
     LLVMValueRef vv[8], vp[8];
     LLVMPositionBuilderAtEnd(l->b, bb_vec);
+    if (ao)
+        zn_winslot_tested(l, ao, LLVMConstInt(l->m->t_i1, 1, 0), s.base);
     load_contig(l, &whole, s.base, et, n, size, vv);
     LLVMBasicBlockRef end_vec = LLVMGetInsertBlock(l->b);
     LLVMBuildBr(l->b, bb_join);
@@ -332,9 +350,9 @@ static void load_rt(zn_lfn *l, LLVMValueRef a, LLVMTypeRef et, unsigned n,
     LLVMPositionBuilderAtEnd(l->b, bb_join);
     for (unsigned i = 0; i < n; i++) {
         out[i] = LLVMBuildPhi(l->b, ll_vec(et), "ld");
-        LLVMValueRef in_v[2] = {vv[i], vp[i]};
-        LLVMBasicBlockRef in_b[2] = {end_vec, end_parts};
-        LLVMAddIncoming(out[i], in_v, in_b, 2);
+        LLVMValueRef in_v[3] = {vv[i], vp[i], end_known ? vk[i] : NULL};
+        LLVMBasicBlockRef in_b[3] = {end_vec, end_parts, end_known};
+        LLVMAddIncoming(out[i], in_v, in_b, end_known ? 3 : 2);
     }
 }
 
@@ -663,7 +681,7 @@ static void load_path(zn_lfn *l, int k, const aff_plan *pl, LLVMValueRef a, LLVM
         return;
     }
     default:
-        load_rt(l, a, et, n, out);
+        load_rt(l, a, et, n, out, false);
         return;
     }
 }
@@ -815,7 +833,7 @@ void zn_access_load(zn_lfn *l, LLVMValueRef a, LLVMTypeRef et, unsigned n,
     aff_plan pl;
     if (!affine_plan(l, n, size, &pl)) {
         if (n != 1 || !load_window(l, a, et, out))
-            load_rt(l, a, et, n, out);
+            load_rt(l, a, et, n, out, true);
         return;
     }
     run_plan(l, &pl, a, et, n, out, NULL, size);

@@ -147,11 +147,12 @@ static bool alu_defs_only(const zn_lfn *l, const uint32_t *start, const uint32_t
     return start[r] < start[r + 1];
 }
 
-/* The load's address register when it may take a window (over-approximate:
- * the slots of a register no load uses are dead code). */
+/* The load's address register when it may take a window or a contiguous
+ * run-time shape (over-approximate: the slots of a register no load uses
+ * are dead code). */
 static int32_t window_reg(zn_lfn *l, const ptx_ins *ins)
 {
-    if ((ins->op != PTX_OP_ld && ins->op != PTX_OP_ldu) || ins->vec > 1 || ins->nopnds < 2 ||
+    if ((ins->op != PTX_OP_ld && ins->op != PTX_OP_ldu) || ins->nopnds < 2 ||
         ins->space == PTX_SPACE_SHARED || zn_ins_shared_cluster(ins))
         return -1;
     const ptx_opnd *a = &ins->opnds[1];
@@ -372,4 +373,23 @@ void zn_winslot_tested(zn_lfn *l, const ptx_opnd *a, LLVMValueRef exact, LLVMVal
     LLVMValueRef rbase = LLVMBuildSub(l->b, base, LLVMConstInt(l->m->t_i64, (uint64_t)a->ival, 0),
                                       "");
     set_slots(l, a->reg, exact, rbase, ll_mask_to_i32(l, l->emask));
+}
+
+bool zn_winslot_contig(zn_lfn *l, uint64_t stride, LLVMValueRef *hit, LLVMValueRef *base,
+                       const ptx_opnd **ao)
+{
+    const ptx_ins *ins = l->ins;
+    if (!l->winslot || !ins || (ins->op != PTX_OP_ld && ins->op != PTX_OP_ldu) ||
+        ins->nopnds < 2)
+        return false;
+    const ptx_opnd *a = &ins->opnds[1];
+    int64_t t[ZN_LANES];
+    if (a->kind != PTX_OPND_ADDR || a->reg < 0 || (uint32_t)a->reg >= l->f->nregs ||
+        !(l->winslot->use[a->reg] & WS_ADDR) || !zn_lanetab_reg(l, a->reg, t))
+        return false;
+    for (unsigned i = 0; i < ZN_LANES; i++)
+        if (t[i] != (int64_t)(i * stride))
+            return false;
+    *ao = a;
+    return zn_winslot_known(l, a, hit, base);
 }

@@ -16,8 +16,8 @@
  * by an immediate, so the windows also prefetch ahead (past the unmapped
  * page too, which a prefetch may do: it never faults), unless every block
  * reads the same bytes (the same kernel without its %ctaid row step: in
- * the cache after the first block, no prefetch). A second kernel (steps)
- * checks the tests carried around its loop (zn_lower_winslot.c). */
+ * the cache after the first block, no prefetch). Two more kernels (steps,
+ * contig) check the tests carried around loops (zn_lower_winslot.c). */
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -123,6 +123,42 @@ static const char *ptx_step =
     "  setp.lt.s32 %p1, %r21, 8;\n  @%p1 bra LOOP;\n"
     "  ret;\n}\n";
 
+/* The contiguous run-time shape carried the same way: %rd10 = x + 4 * col
+ * where col leaves a first loop (pskip uniform steps of 32), so the affine
+ * analysis cannot follow it and each load tests its lanes at run time;
+ * after one passing test (or the test of %rd11, the term, at its
+ * definition) the loads of the second loop need none. In iteration podd
+ * the lanes with tid & 8 step 4 bytes further: the next loads must not be
+ * contiguous at the carried base. */
+#define CONTIG_ITERS 6
+static const char *ptx_contig =
+    ".version 7.0\n.target sm_70\n.address_size 64\n"
+    ".visible .entry contig(.param .u64 px, .param .u64 po, .param .u32 pskip, .param .u32 podd)\n{\n"
+    "  .reg .pred %p<4>;\n  .reg .b32 %r<24>;\n  .reg .b64 %rd<20>;\n"
+    "  ld.param.u64 %rd1, [px];\n  ld.param.u64 %rd2, [po];\n"
+    "  ld.param.u32 %r1, [pskip];\n  ld.param.u32 %r22, [podd];\n"
+    "  mov.u32 %r2, %tid.y;\n  shl.b32 %r3, %r2, 5;\n  mov.u32 %r4, %tid.x;\n"
+    "  add.s32 %r5, %r3, %r4;\n  cvt.s64.s32 %rd9, %r5;\n"
+    "  mov.u32 %r6, 0;\n"
+    "SKIP:\n"
+    "  setp.ge.s32 %p1, %r6, %r1;\n  @%p1 bra SKIPPED;\n"
+    "  add.s64 %rd9, %rd9, 32;\n  add.s32 %r6, %r6, 1;\n  bra SKIP;\n"
+    "SKIPPED:\n"
+    "  shl.b64 %rd11, %rd9, 2;\n  add.s64 %rd10, %rd1, %rd11;\n"
+    "  and.b32 %r20, %r5, 8;\n  setp.ne.s32 %p2, %r20, 0;\n"
+    "  mul.wide.u32 %rd6, %r5, 4;\n  add.s64 %rd7, %rd2, %rd6;\n"
+    "  mov.u32 %r21, 0;\n"
+    "LOOP:\n"
+    "  ld.global.u32 %r17, [%rd10];\n  ld.global.u32 %r18, [%rd10+4];\n"
+    "  st.global.u32 [%rd7], %r17;\n  st.global.u32 [%rd7+512], %r18;\n"
+    "  setp.ne.s32 %p3, %r21, %r22;\n  @%p3 bra NOODD;\n"
+    "  @%p2 add.s64 %rd10, %rd10, 4;\n"
+    "NOODD:\n"
+    "  add.s64 %rd10, %rd10, 132;\n"
+    "  add.s64 %rd7, %rd7, 1024;\n  add.s32 %r21, %r21, 1;\n"
+    "  setp.lt.s32 %p1, %r21, 6;\n  @%p1 bra LOOP;\n"
+    "  ret;\n}\n";
+
 static uint64_t le(const uint8_t *p, int n)
 {
     uint64_t v = 0;
@@ -221,6 +257,40 @@ static void run_steps(zn_jit_module *jm, const uint8_t *x, uint32_t odd, const c
     free(out);
 }
 
+/* contig on 32 x 4 threads: skip steps of the first loop, the guarded
+ * step in iteration odd (none when out of range) */
+static void run_contig(zn_jit_module *jm, const uint8_t *x, uint32_t skip, uint32_t odd,
+                       const char *what)
+{
+    enum { THREADS = 128, N = CONTIG_ITERS * 256 };
+    uint32_t *out = malloc(N * sizeof *out);
+    CHECK(out != NULL, "malloc");
+    if (!out)
+        return;
+    for (size_t i = 0; i < N; i++)
+        out[i] = POISON;
+    void *px = (void *)x, *po = out;
+    void *args[] = {&px, &po, &skip, &odd};
+    CHECK(zt_run(jm, "contig", ZT_DIM1(1), (zt_dim){32, 4, 1}, 0, args) == 0, "%s: status", what);
+    int bad = 0;
+    for (int tid = 0; tid < THREADS; tid++) {
+        int64_t p = 4 * (tid + 32 * (int64_t)skip);
+        for (uint32_t k = 0; k < CONTIG_ITERS; k++) {
+            uint32_t want[2] = {(uint32_t)le(x + p, 4), (uint32_t)le(x + p + 4, 4)};
+            for (int j = 0; j < 2; j++) {
+                uint32_t got = out[k * 256 + (uint32_t)j * 128 + (uint32_t)tid];
+                if (got != want[j] && bad++ < 6)
+                    CHECK(0, "%s: thread %d iteration %u word %d: 0x%08x, want 0x%08x", what, tid,
+                          k, j, got, want[j]);
+            }
+            if (k == odd && (tid & 8))
+                p += 4;
+            p += 132;
+        }
+    }
+    free(out);
+}
+
 static void run_all(zn_jit_module *jm, const uint8_t *page_end, const char *what)
 {
     static const int nbs[] = {2, 5, 16, 31, 64, 100};
@@ -287,6 +357,20 @@ int main(void)
         run_steps(jm, mem, 0, "steps, guarded step in iteration 0");
         run_steps(jm, mem, 3, "steps, guarded step in iteration 3");
         run_steps(jm, mem, 99, "steps, no guarded step");
+        zn_jit_module_free(jm);
+    }
+    jm = zt_load_text(ptx_contig, NULL);
+    CHECK(jm != NULL, "contig did not compile");
+    if (jm) {
+        char *ir = zn_jit_ir_text(jm, 0);
+        if (ir && !getenv("ZINC_NO_WINDOW") && !getenv("ZINC_NO_WINSLOT") &&
+            __builtin_cpu_supports("avx512vbmi"))
+            CHECK(strstr(ir, "ld.known") != NULL, "no carried contiguous test in the contig IR");
+        free(ir);
+        run_contig(jm, mem, 0, 99, "contig, no skip, no guarded step");
+        run_contig(jm, mem, 3, 99, "contig, 3 skips, no guarded step");
+        run_contig(jm, mem, 1, 0, "contig, guarded step in iteration 0");
+        run_contig(jm, mem, 2, 3, "contig, guarded step in iteration 3");
         zn_jit_module_free(jm);
     }
     zn_compile_keep_ir(0);
