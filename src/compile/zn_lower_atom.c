@@ -22,6 +22,7 @@ typedef struct atom_job {
     LLVMAtomicRMWBinOp op;
     bool cas;
     bool plain;                /* shared space: load, op, store */
+    LLVMValueRef keys, sbase;  /* plain: <32 x i32> offsets from sbase (i8 *) */
 } atom_job;
 
 /* Whether op has a plain form below (fp min/max keep the atomic's exact
@@ -77,7 +78,12 @@ static LLVMValueRef atom_lane(zn_lfn *l, LLVMValueRef lane, void *ud)
 {
     atom_job *j = ud;
     LLVMBuilderRef b = l->b;
-    LLVMValueRef p = ll_lane_elt(l, j->ptrs, lane);
+    LLVMValueRef p;
+    if (j->keys) {
+        LLVMValueRef k = LLVMBuildZExt(b, ll_lane_elt(l, j->keys, lane), l->m->t_i64, "");
+        p = LLVMBuildInBoundsGEP2(b, l->m->t_i8, j->sbase, &k, 1, "");
+    } else
+        p = ll_lane_elt(l, j->ptrs, lane);
     LLVMValueRef v = ll_lane_elt(l, j->b, lane);
     LLVMAtomicOrdering ord = LLVMAtomicOrderingSequentiallyConsistent;
     if (j->cas) {
@@ -123,21 +129,29 @@ static bool uniform_value(const zn_lfn *l, const ptx_opnd *v)
            (v->kind == PTX_OPND_REG && v->reg2 < 0 && l->reg_uni && l->reg_uni[v->reg]);
 }
 
+/* Shared addresses lie in one window far smaller than 2 GiB: their 32-bit
+ * offsets in it tell them apart. As a lane loop's operand they are half
+ * the bytes of 64-bit pointers (one vector store before the loop, not
+ * four: bench/histogram's per-lane loop), and as a gather's and scatter's
+ * indices from the block's shared base one 16-lane vpgatherdd/vpscatterdd
+ * per half instead of two 8-lane ones. */
+static void shared_keys(zn_lfn *l, atom_job *j)
+{
+    zn_lmod *m = l->m;
+    LLVMBuilderRef b = l->b;
+    j->keys = LLVMBuildTrunc(b, LLVMBuildSub(b, LLVMBuildPtrToInt(b, j->ptrs, ll_vec(m->t_i64), ""),
+                                             zn_shared_base(l), ""),
+                             ll_vec(m->t_i32), "");
+    j->sbase = LLVMBuildIntToPtr(b, LLVMBuildExtractElement(b, zn_shared_base(l),
+                                 LLVMConstInt(m->t_i32, 0, 0), ""), m->t_ptr, "");
+}
+
 static LLVMValueRef conflict_add(zn_lfn *l, const atom_job *j)
 {
     zn_lmod *m = l->m;
     LLVMBuilderRef b = l->b;
     LLVMTypeRef v16 = LLVMVectorType(m->t_i32, 16), p16 = LLVMVectorType(m->t_ptr, 16);
-    /* shared addresses lie in one window far smaller than 2 GiB: their
-     * 32-bit offsets in it tell them apart, and as the gather's and
-     * scatter's indices from the block's shared base they make one 16-lane
-     * vpgatherdd/vpscatterdd per half instead of two 8-lane ones of 64-bit
-     * addresses */
-    LLVMValueRef keys = LLVMBuildTrunc(b, LLVMBuildSub(b, LLVMBuildPtrToInt(b, j->ptrs,
-                                       ll_vec(m->t_i64), ""), zn_shared_base(l), ""),
-                                       ll_vec(m->t_i32), "");
-    LLVMValueRef base = LLVMBuildIntToPtr(b, LLVMBuildExtractElement(b, zn_shared_base(l),
-                                          LLVMConstInt(m->t_i32, 0, 0), ""), m->t_ptr, "");
+    LLVMValueRef keys = j->keys, base = j->sbase;
     LLVMValueRef bits = ll_mask_to_i32(l, l->emask), old[2];
     for (unsigned h = 0; h < 2; h++) {
         LLVMValueRef k = ll_lanes(l, keys, 16 * h, 16);
@@ -223,6 +237,8 @@ void zn_lower_atom(zn_lfn *l, const ptx_ins *ins)
     j.ptrs = zn_mem_ptrs(l, &o[ai], ins->space);
     zn_check_access(l, LLVMBuildPtrToInt(l->b, j.ptrs, ll_vec(l->m->t_i64), ""),
                     ll_bits(j.et) / 8, ins->space, ZN_CHECK_WRITE | ZN_CHECK_ATOMIC);
+    if (j.plain && ins->space == PTX_SPACE_SHARED)
+        shared_keys(l, &j);
     j.b = zn_src(l, &o[ai + 1], t);
     if (j.cas)
         j.c = zn_src(l, &o[ai + 2], t);
