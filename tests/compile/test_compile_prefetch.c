@@ -108,12 +108,9 @@ static void run_rows(zn_jit_module *jm, const uint8_t *page_end, uint32_t w)
 {
     size_t n = (size_t)32 * w;
     const uint32_t *in = (const uint32_t *)page_end - n;
-    uint32_t *out = malloc(n * sizeof *out);
-    CHECK(out != NULL, "malloc");
+    uint32_t *out = zt_poisoned(n, POISON);
     if (!out)
         return;
-    for (size_t i = 0; i < n; i++)
-        out[i] = POISON;
     void *pin = (void *)in, *pout = out;
     void *args[] = {&pin, &pout, &w};
     CHECK(zt_run(jm, "rows", ZT_DIM1(w / 32), (zt_dim){32, 8, 1}, 0, args) == 0, "rows %u: status", w);

@@ -172,12 +172,9 @@ static void run(zn_jit_module *jm, const uint8_t *page_end, uint32_t bx, uint32_
 {
     uint32_t slots = 32 * by, iters = (uint32_t)(nb + 31) / 32 + 1;
     size_t nout = (size_t)slots * iters * WORDS;
-    uint32_t *out = malloc(nout * sizeof *out);
-    CHECK(out != NULL, "malloc");
+    uint32_t *out = zt_poisoned(nout, POISON);
     if (!out)
         return;
-    for (size_t i = 0; i < nout; i++)
-        out[i] = POISON;
     uint32_t base = 5; /* bytes before block 0 */
     const uint8_t *x = page_end - 34 * nb - base;
     uint64_t stride = (uint64_t)slots * WORDS * 4;
@@ -214,38 +211,48 @@ static void run(zn_jit_module *jm, const uint8_t *page_end, uint32_t bx, uint32_
     free(out);
 }
 
-/* steps on 32 x 4 threads; odd: the iteration that takes the guarded
- * step (none when out of range) */
-static void run_steps(zn_jit_module *jm, const uint8_t *x, uint32_t odd, const char *what)
+/* Runs a carried-test kernel on one block of 32 x 4 threads writing word
+ * (k, j) of thread t at out[k * stride + j * 128 + t] (k < iters, j <
+ * words) and checks every word of out[iters * stride] against want[]
+ * (POISON where nothing is written). */
+static void check_carried(zn_jit_module *jm, const char *kernel, void **args, void **pout,
+                          const uint32_t *want, uint32_t iters, uint32_t stride,
+                          const char *what)
 {
-    enum { THREADS = 128, N = STEP_ITERS * 512 };
-    uint32_t *out = malloc(N * sizeof *out);
-    CHECK(out != NULL, "malloc");
+    size_t n = (size_t)iters * stride;
+    uint32_t *out = zt_poisoned(n, POISON);
     if (!out)
         return;
-    for (size_t i = 0; i < N; i++)
-        out[i] = POISON;
-    uint64_t step = 1088;
-    void *px = (void *)x, *po = out;
-    void *args[] = {&px, &po, &step, &odd};
-    CHECK(zt_run(jm, "steps", ZT_DIM1(1), (zt_dim){32, 4, 1}, 0, args) == 0, "%s: status", what);
+    *pout = out;
+    CHECK(zt_run(jm, kernel, ZT_DIM1(1), (zt_dim){32, 4, 1}, 0, args) == 0, "%s: status", what);
     int bad = 0;
-    for (int tid = 0; tid < THREADS; tid++) {
+    for (size_t i = 0; i < n; i++)
+        if (out[i] != want[i] && bad++ < 6)
+            CHECK(0, "%s: iteration %zu word %zu thread %zu: 0x%08x, want 0x%08x", what,
+                  i / stride, i % stride / 128, i % 128, out[i], want[i]);
+    free(out);
+}
+
+/* steps; odd: the iteration that takes the guarded step (none when out
+ * of range) */
+static void run_steps(zn_jit_module *jm, const uint8_t *x, uint32_t odd, const char *what)
+{
+    enum { STRIDE = 512 };
+    static uint32_t want[STEP_ITERS * STRIDE];
+    for (size_t i = 0; i < STEP_ITERS * STRIDE; i++)
+        want[i] = POISON;
+    for (int tid = 0; tid < 128; tid++) {
         int64_t p = 34 * (tid >> 2), q = 8 * (tid & 3), p9 = p + 12;
         for (uint32_t k = 0; k < STEP_ITERS; k++) {
-            uint32_t want[STEP_WORDS] = {(uint32_t)le(x + p + q + 2, 2), (uint32_t)le(x + p, 2),
-                                         (uint32_t)le(x + p9, 2)};
-            for (int j = 0; j < STEP_WORDS; j++) {
-                uint32_t got = out[k * 512 + (uint32_t)j * 128 + (uint32_t)tid];
-                if (got != want[j] && bad++ < 6)
-                    CHECK(0, "%s: thread %d iteration %u word %d: 0x%08x, want 0x%08x", what, tid,
-                          k, j, got, want[j]);
-            }
+            uint32_t *w = want + k * STRIDE + tid;
+            w[0] = (uint32_t)le(x + p + q + 2, 2);
+            w[128] = (uint32_t)le(x + p, 2);
+            w[256] = (uint32_t)le(x + p9, 2);
             if (k == odd && (tid & 4))
                 p += 2;
-            p += (int64_t)step;
-            p9 += (int64_t)step;
-            int64_t p17 = 34 * (tid >> 2) + 6 + (int64_t)(k + 1) * (int64_t)step;
+            p += 1088;
+            p9 += 1088;
+            int64_t p17 = 34 * (tid >> 2) + 6 + (int64_t)(k + 1) * 1088;
             if (k == STEP_COPY)
                 p = p17;
             if (k == STEP_SUB) {
@@ -254,41 +261,46 @@ static void run_steps(zn_jit_module *jm, const uint8_t *x, uint32_t odd, const c
             }
         }
     }
-    free(out);
+    uint64_t step = 1088;
+    void *px = (void *)x, *po = NULL;
+    void *args[] = {&px, &po, &step, &odd};
+    check_carried(jm, "steps", args, &po, want, STEP_ITERS, STRIDE, what);
 }
 
-/* contig on 32 x 4 threads: skip steps of the first loop, the guarded
- * step in iteration odd (none when out of range) */
+/* contig: skip steps of the first loop, the guarded step in iteration odd
+ * (none when out of range) */
 static void run_contig(zn_jit_module *jm, const uint8_t *x, uint32_t skip, uint32_t odd,
                        const char *what)
 {
-    enum { THREADS = 128, N = CONTIG_ITERS * 256 };
-    uint32_t *out = malloc(N * sizeof *out);
-    CHECK(out != NULL, "malloc");
-    if (!out)
-        return;
-    for (size_t i = 0; i < N; i++)
-        out[i] = POISON;
-    void *px = (void *)x, *po = out;
-    void *args[] = {&px, &po, &skip, &odd};
-    CHECK(zt_run(jm, "contig", ZT_DIM1(1), (zt_dim){32, 4, 1}, 0, args) == 0, "%s: status", what);
-    int bad = 0;
-    for (int tid = 0; tid < THREADS; tid++) {
+    enum { STRIDE = 256 };
+    static uint32_t want[CONTIG_ITERS * STRIDE];
+    for (int tid = 0; tid < 128; tid++) {
         int64_t p = 4 * (tid + 32 * (int64_t)skip);
         for (uint32_t k = 0; k < CONTIG_ITERS; k++) {
-            uint32_t want[2] = {(uint32_t)le(x + p, 4), (uint32_t)le(x + p + 4, 4)};
-            for (int j = 0; j < 2; j++) {
-                uint32_t got = out[k * 256 + (uint32_t)j * 128 + (uint32_t)tid];
-                if (got != want[j] && bad++ < 6)
-                    CHECK(0, "%s: thread %d iteration %u word %d: 0x%08x, want 0x%08x", what, tid,
-                          k, j, got, want[j]);
-            }
+            want[k * STRIDE + tid] = (uint32_t)le(x + p, 4);
+            want[k * STRIDE + 128 + tid] = (uint32_t)le(x + p + 4, 4);
             if (k == odd && (tid & 8))
                 p += 4;
             p += 132;
         }
     }
-    free(out);
+    void *px = (void *)x, *po = NULL;
+    void *args[] = {&px, &po, &skip, &odd};
+    check_carried(jm, "contig", args, &po, want, CONTIG_ITERS, STRIDE, what);
+}
+
+/* Compiles a carried-test kernel; on a VBMI host with windows and slots
+ * on, its IR must hold `marker` (the carried path). */
+static zn_jit_module *load_carried(const char *text, const char *name, const char *marker)
+{
+    zn_jit_module *jm = zt_load_text(text, NULL);
+    CHECK(jm != NULL, "%s did not compile", name);
+    char *ir = jm ? zn_jit_ir_text(jm, 0) : NULL;
+    if (ir && !getenv("ZINC_NO_WINDOW") && !getenv("ZINC_NO_WINSLOT") &&
+        __builtin_cpu_supports("avx512vbmi"))
+        CHECK(strstr(ir, marker) != NULL, "%s: no carried test (%s) in the IR", name, marker);
+    free(ir);
+    return jm;
 }
 
 static void run_all(zn_jit_module *jm, const uint8_t *page_end, const char *what)
@@ -344,14 +356,7 @@ int main(void)
         run_all(jm, page_end, "host");
         zn_jit_module_free(jm);
     }
-    jm = zt_load_text(ptx_step, NULL);
-    CHECK(jm != NULL, "steps did not compile");
-    if (jm) {
-        char *ir = zn_jit_ir_text(jm, 0);
-        if (ir && !getenv("ZINC_NO_WINDOW") && !getenv("ZINC_NO_WINSLOT") &&
-            __builtin_cpu_supports("avx512vbmi"))
-            CHECK(strstr(ir, "win.known") != NULL, "no carried window test in the steps IR");
-        free(ir);
+    if ((jm = load_carried(ptx_step, "steps", "win.known"))) {
         /* the guarded step before the copy, after it (the slots known
          * valid then must forget the lanes that moved), never */
         run_steps(jm, mem, 0, "steps, guarded step in iteration 0");
@@ -359,14 +364,7 @@ int main(void)
         run_steps(jm, mem, 99, "steps, no guarded step");
         zn_jit_module_free(jm);
     }
-    jm = zt_load_text(ptx_contig, NULL);
-    CHECK(jm != NULL, "contig did not compile");
-    if (jm) {
-        char *ir = zn_jit_ir_text(jm, 0);
-        if (ir && !getenv("ZINC_NO_WINDOW") && !getenv("ZINC_NO_WINSLOT") &&
-            __builtin_cpu_supports("avx512vbmi"))
-            CHECK(strstr(ir, "ld.known") != NULL, "no carried contiguous test in the contig IR");
-        free(ir);
+    if ((jm = load_carried(ptx_contig, "contig", "ld.known"))) {
         run_contig(jm, mem, 0, 99, "contig, no skip, no guarded step");
         run_contig(jm, mem, 3, 99, "contig, 3 skips, no guarded step");
         run_contig(jm, mem, 1, 0, "contig, guarded step in iteration 0");

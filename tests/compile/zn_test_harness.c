@@ -140,6 +140,15 @@ zn_jit_module *zt_load(const char *path, const ptx_module **pm_out)
     return jm;
 }
 
+uint32_t *zt_poisoned(size_t n, uint32_t poison)
+{
+    uint32_t *out = malloc((n ? n : 1) * sizeof *out);
+    CHECK(out != NULL, "malloc of %zu words", n);
+    for (size_t i = 0; out && i < n; i++)
+        out[i] = poison;
+    return out;
+}
+
 zn_jit_module *zt_load_text(const char *text, const ptx_module **pm_out)
 {
     return compile_text(text, strlen(text), "inline.ptx", pm_out, NULL);

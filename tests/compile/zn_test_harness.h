@@ -32,6 +32,10 @@ typedef struct zt_record {
 } zt_record;
 extern zt_record zt_rec;
 
+/* n words of `poison` (a kernel's output: unwritten words show); NULL on
+ * failure (reported). */
+uint32_t *zt_poisoned(size_t n, uint32_t poison);
+
 /* Parses and compiles a PTX file; module .global/.const variables get
  * malloc'd storage with their initial values. NULL on failure (reported). */
 zn_jit_module *zt_load(const char *path, const ptx_module **pm_out);
