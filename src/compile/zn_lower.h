@@ -689,7 +689,8 @@ LLVMValueRef zn_window_fetch(zn_lfn *l, const zn_window *w, LLVMTypeRef et);
 /* After instruction ins (or at a block's start, ins NULL): forget the
  * remembered window tests whose register ins may have written, or all of
  * them when ins leaves straight-line code, so that a later load never
- * reuses a stale one. */
+ * reuses a stale one; and update the carried slots of the registers ins
+ * wrote (zn_winslot_def). */
 void zn_window_forget(zn_lfn *l, const ptx_ins *ins);
 /* i1: the active lanes of v (<32 x i64>) are base + t[lane] for one base
  * (*base, i64). */

@@ -29,7 +29,9 @@
  * The slots start invalid in the entry block. Only 64-bit registers whose
  * every definition is an ALU instruction take part (a load or call writing
  * R goes through the same hook, but keeping to plain arithmetic keeps the
- * rules above the whole story). ZINC_NO_WINSLOT=1 turns it off. */
+ * rules above the whole story). Like window loads it needs AVX-512 VBMI
+ * and BW (and is off with ZINC_NO_WINDOW); ZINC_NO_WINSLOT=1 turns it
+ * off. */
 #include "zn_lower.h"
 
 #include <stdlib.h>
@@ -346,15 +348,22 @@ void zn_winslot_def(zn_lfn *l, const ptx_ins *ins)
     zn_each_def(&ins->opnds[0], each_def, &c);
 }
 
+/* whether [addr] a of the load being lowered has slots (a tracked
+ * address register, outside the shared window) */
+static bool tracked_addr(const zn_lfn *l, const ptx_opnd *a)
+{
+    const ptx_ins *ins = l->ins;
+    return l->winslot && ins && a->kind == PTX_OPND_ADDR && a->reg >= 0 &&
+           (uint32_t)a->reg < l->f->nregs && (l->winslot->use[a->reg] & WS_ADDR) &&
+           ins->space != PTX_SPACE_SHARED && !zn_ins_shared_cluster(ins);
+}
+
 bool zn_winslot_known(zn_lfn *l, const ptx_opnd *a, LLVMValueRef *hit, LLVMValueRef *base)
 {
     struct zn_winslot *s = l->winslot;
     zn_lmod *m = l->m;
     LLVMBuilderRef b = l->b;
-    const ptx_ins *ins = l->ins;
-    if (!s || a->kind != PTX_OPND_ADDR || a->reg < 0 || (uint32_t)a->reg >= l->f->nregs ||
-        !(s->use[a->reg] & WS_ADDR) || ins->space == PTX_SPACE_SHARED ||
-        zn_ins_shared_cluster(ins))
+    if (!tracked_addr(l, a))
         return false;
     int32_t r = a->reg;
     LLVMValueRef ran = ll_mask_to_i32(l, l->emask);
@@ -379,13 +388,11 @@ bool zn_winslot_contig(zn_lfn *l, uint64_t stride, LLVMValueRef *hit, LLVMValueR
                        const ptx_opnd **ao)
 {
     const ptx_ins *ins = l->ins;
-    if (!l->winslot || !ins || (ins->op != PTX_OP_ld && ins->op != PTX_OP_ldu) ||
-        ins->nopnds < 2)
+    if (!ins || (ins->op != PTX_OP_ld && ins->op != PTX_OP_ldu) || ins->nopnds < 2)
         return false;
     const ptx_opnd *a = &ins->opnds[1];
     int64_t t[ZN_LANES];
-    if (a->kind != PTX_OPND_ADDR || a->reg < 0 || (uint32_t)a->reg >= l->f->nregs ||
-        !(l->winslot->use[a->reg] & WS_ADDR) || !zn_lanetab_reg(l, a->reg, t))
+    if (!tracked_addr(l, a) || !zn_lanetab_reg(l, a->reg, t))
         return false;
     for (unsigned i = 0; i < ZN_LANES; i++)
         if (t[i] != (int64_t)(i * stride))
