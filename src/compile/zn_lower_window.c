@@ -19,6 +19,8 @@
 #include <stdlib.h>
 
 #define WIN_BYTES 64
+/* the smallest page x86-64 and AArch64 hosts protect memory by */
+#define ZN_WIN_PAGE_SHIFT 12
 /* A window load in a loop whose address steps by an immediate also
  * prefetches this far ahead in the step's direction, unless every block
  * reads the same bytes (the ctaid walk of zn_lower_prefetch.c: in the
@@ -210,12 +212,28 @@ void zn_window_forget(zn_lfn *l, const ptx_ins *ins)
         zn_each_def(&ins->opnds[0], forget_def, l);
 }
 
+/* Whether every byte the warp's windows may read lies in one page: the
+ * bytes base + [lowest T, highest T + size). */
+static LLVMValueRef one_page(zn_lfn *l, const zn_window *w)
+{
+    LLVMBuilderRef b = l->b;
+    int64_t lo = w->t[0], hi = w->t[0];
+    for (unsigned i = 1; i < ZN_LANES; i++) {
+        lo = w->t[i] < lo ? w->t[i] : lo;
+        hi = w->t[i] > hi ? w->t[i] : hi;
+    }
+    LLVMValueRef first = LLVMBuildAdd(b, w->base, c64(l, (uint64_t)lo), "");
+    LLVMValueRef last = LLVMBuildAdd(b, w->base, c64(l, (uint64_t)(hi + w->size - 1)), "");
+    LLVMValueRef pg = c64(l, ZN_WIN_PAGE_SHIFT);
+    return LLVMBuildICmp(b, LLVMIntEQ, LLVMBuildLShr(b, first, pg, ""),
+                         LLVMBuildLShr(b, last, pg, ""), "win.page");
+}
+
 LLVMValueRef zn_window_test(zn_lfn *l, zn_window *w, LLVMValueRef a)
 {
     zn_lmod *m = l->m;
     LLVMBuilderRef b = l->b;
     LLVMValueRef ok = exact_test(l, w, a);
-    /* each group all active or all idle */
     w->mi = ll_mask_to_i32(l, l->emask);
     /* each group all active or all idle: the mask is its groups' lowest
      * bits times a whole group's bits (the groups do not overlap, so the
@@ -227,7 +245,12 @@ LLVMValueRef zn_window_test(zn_lfn *l, zn_window *w, LLVMValueRef a)
     LLVMValueRef whole = LLVMBuildICmp(b, LLVMIntEQ, w->mi,
                                        LLVMBuildMul(b, low, LLVMConstInt(m->t_i32,
                                                     group_bits(w->p), 0), ""), "win.whole");
-    return LLVMBuildAnd(b, ok, whole, "");
+    /* or a group partly active (a branch on lane bits inside the group:
+     * llama.cpp's Q4_K scales, `if (j < 2)` of 4-lane groups) reads its
+     * idle lanes' bytes as well, which is safe when all the windows lie in
+     * one page with an active lane's bytes: memory is protected by pages
+     * (the fetch zeroes those lanes) */
+    return LLVMBuildAnd(b, ok, LLVMBuildOr(b, whole, one_page(l, w), ""), "");
 }
 
 LLVMValueRef zn_window_fetch(zn_lfn *l, const zn_window *w, LLVMTypeRef et)
@@ -267,5 +290,8 @@ LLVMValueRef zn_window_fetch(zn_lfn *l, const zn_window *w, LLVMTypeRef et)
     }
     LLVMTypeRef it = LLVMIntTypeInContext(m->ctx, w->size * 8);
     LLVMValueRef v = LLVMBuildBitCast(b, ll_concat(l, part, ng), ll_vec(it), "");
+    /* idle lanes of a partly active group read memory: zeros like the
+     * gather's (a destination's merge under the same mask folds this) */
+    v = LLVMBuildSelect(b, l->emask, v, LLVMConstNull(ll_vec(it)), "");
     return it == et ? v : LLVMBuildBitCast(b, v, ll_vec(et), "win.ld");
 }

@@ -159,6 +159,38 @@ static const char *ptx_contig =
     "  setp.lt.s32 %p1, %r21, 6;\n  @%p1 bra LOOP;\n"
     "  ret;\n}\n";
 
+/* Loads under a branch on lane bits inside a lane group, as llama.cpp's
+ * Q4_K scales (`if (j < 2)` on tid % 16 / 4): 144-byte blocks, block
+ * tid / 16, u16 at 2 * (tid % 16 / 4). Groups of 16 lanes read 8 bytes
+ * each and the branch leaves half of each group idle: the window path
+ * reads the idle lanes' bytes too, which is allowed only when every
+ * window lies in one page (x placed so that the idle lanes' bytes of the
+ * taken side fall on the unmapped page must fall back and not fault).
+ * Word 0: [a + 4] for tid % 16 < 8, [a] otherwise; word 1: [a], every
+ * lane. */
+static const char *ptx_part =
+    ".version 7.0\n.target sm_70\n.address_size 64\n"
+    ".visible .entry part(.param .u64 px, .param .u64 po)\n{\n"
+    "  .reg .pred %p<2>;\n  .reg .b16 %rs<4>;\n  .reg .b32 %r<24>;\n  .reg .b64 %rd<12>;\n"
+    "  ld.param.u64 %rd1, [px];\n  ld.param.u64 %rd2, [po];\n"
+    "  mov.u32 %r2, %tid.y;\n  shl.b32 %r3, %r2, 5;\n  mov.u32 %r4, %tid.x;\n"
+    "  add.s32 %r5, %r3, %r4;\n"
+    /* kb = tid / 16, j = tid % 16, j / 4: nvcc's signed idioms */
+    "  shr.s32 %r6, %r5, 31;\n  shr.u32 %r7, %r6, 28;\n  add.s32 %r8, %r5, %r7;\n"
+    "  shr.s32 %r9, %r8, 4;\n  and.b32 %r10, %r8, -16;\n  sub.s32 %r11, %r5, %r10;\n"
+    "  shr.s32 %r12, %r11, 31;\n  shr.u32 %r13, %r12, 30;\n  add.s32 %r14, %r11, %r13;\n"
+    "  shr.s32 %r15, %r14, 2;\n"
+    "  mul.wide.s32 %rd3, %r9, 144;\n  add.s64 %rd4, %rd1, %rd3;\n"
+    "  mul.wide.s32 %rd5, %r15, 2;\n  add.s64 %rd6, %rd4, %rd5;\n"
+    "  mul.wide.u32 %rd7, %r5, 4;\n  add.s64 %rd8, %rd2, %rd7;\n"
+    "  setp.lt.s32 %p1, %r11, 8;\n  @%p1 bra LOW;\n"
+    "  ld.global.nc.u16 %rs1, [%rd6];\n  bra.uni JOIN;\n"
+    "LOW:\n  ld.global.nc.u16 %rs1, [%rd6+4];\n"
+    "JOIN:\n  ld.global.nc.u16 %rs2, [%rd6];\n"
+    "  cvt.u32.u16 %r16, %rs1;\n  cvt.u32.u16 %r17, %rs2;\n"
+    "  st.global.u32 [%rd8], %r16;\n  st.global.u32 [%rd8+512], %r17;\n"
+    "  ret;\n}\n";
+
 static uint64_t le(const uint8_t *p, int n)
 {
     uint64_t v = 0;
@@ -289,6 +321,22 @@ static void run_contig(zn_jit_module *jm, const uint8_t *x, uint32_t skip, uint3
     check_carried(jm, "contig", args, &po, want, CONTIG_ITERS, STRIDE, what);
 }
 
+/* part with its blocks at x */
+static void run_part(zn_jit_module *jm, const uint8_t *x, const char *what)
+{
+    enum { STRIDE = 128 };
+    uint32_t want[2 * STRIDE];
+    for (int tid = 0; tid < 128; tid++) {
+        int j = tid % 16;
+        const uint8_t *a = x + 144 * (tid / 16) + 2 * (j / 4);
+        want[tid] = (uint32_t)le(a + (j < 8 ? 4 : 0), 2);
+        want[STRIDE + tid] = (uint32_t)le(a, 2);
+    }
+    void *px = (void *)x, *po = NULL;
+    void *args[] = {&px, &po};
+    check_carried(jm, "part", args, &po, want, 1, 2 * STRIDE, what);
+}
+
 /* Compiles a carried-test kernel; on a VBMI host with windows and slots
  * on, its IR must hold `marker` (the carried path). */
 static zn_jit_module *load_carried(const char *text, const char *name, const char *marker)
@@ -369,6 +417,13 @@ int main(void)
         run_contig(jm, mem, 3, 99, "contig, 3 skips, no guarded step");
         run_contig(jm, mem, 1, 0, "contig, guarded step in iteration 0");
         run_contig(jm, mem, 2, 3, "contig, guarded step in iteration 3");
+        zn_jit_module_free(jm);
+    }
+    if ((jm = load_carried(ptx_part, "part", "win.page"))) {
+        run_part(jm, mem + 1000, "part, mid-page");
+        /* the last block's taken side reads its bytes 4..7, the page's
+         * last; its idle lanes' bytes 8..11 are on the unmapped page */
+        run_part(jm, page_end - 8 - 7 * 144, "part, idle lanes' bytes past the page");
         zn_jit_module_free(jm);
     }
     zn_compile_keep_ir(0);
