@@ -686,6 +686,12 @@ typedef struct zn_window {
 bool zn_window_plan(zn_lfn *l, unsigned size, zn_window *w);
 LLVMValueRef zn_window_test(zn_lfn *l, zn_window *w, LLVMValueRef a);
 LLVMValueRef zn_window_fetch(zn_lfn *l, const zn_window *w, LLVMTypeRef et);
+/* A u8/u16/u32 load from a module table of up to 128 bytes at a
+ * lane-varying offset (zn_lower_table.c): byte permutes of the table where
+ * every active lane's offset is inside it, zn_access_load elsewhere; false
+ * (nothing emitted): not such a load. a: the lanes' host addresses. */
+bool zn_table_load(zn_lfn *l, const ptx_ins *ins, LLVMValueRef a, LLVMTypeRef et,
+                   LLVMValueRef *out);
 /* After instruction ins (or at a block's start, ins NULL): forget the
  * remembered window tests whose register ins may have written, or all of
  * them when ins leaves straight-line code, so that a later load never

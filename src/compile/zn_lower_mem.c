@@ -196,8 +196,11 @@ static void lower_ld_one(zn_lfn *l, const ptx_ins *ins)
     else if (zn_uniform_access(l, ins, NULL)) {
         lower_ld_uniform(l, ins);
         return;
-    } else
-        zn_access_load(l, host_addr(l, addr_of(l, a), ins->space), et, n, out);
+    } else {
+        LLVMValueRef ha = host_addr(l, addr_of(l, a), ins->space);
+        if (n != 1 || !zn_table_load(l, ins, ha, et, out)) /* zn_lower_table.c */
+            zn_access_load(l, ha, et, n, out);
+    }
     for (unsigned i = 0; i < n; i++) {
         const ptx_opnd *di = d->kind == PTX_OPND_VEC ? &d->elems[i] : d;
         zn_dst(l, di, t, out[i]);

@@ -1,0 +1,162 @@
+/* zn_lower_table.c: loads from a small module table as byte permutes.
+ *
+ * llama.cpp's IQ4_NL / IQ4_XS dot products map each 4-bit quant through
+ * a 16-byte table (`kvalues_iq4nl[q & 15]`), and the IQ2 kinds read sign
+ * bytes from a 128-byte one: per thread eight u8 loads a step from a
+ * module variable plus a lane-varying index, each a 32-lane byte gather
+ * (four 8-lane dword gathers and shifts on AVX-512): about 85 % of
+ * mul_mat_vec_q<IQ4_NL>'s time on Zen 4.
+ *
+ * When the PTX address is `var + idx` (an add of a register whose one
+ * definition is `mov.u64 r, var`, var a .global or .const module variable
+ * of at most 128 bytes), the load reads the whole table into two 64-byte
+ * registers (masked to the variable's bytes, so nothing outside it is
+ * touched) and picks each lane's bytes with one two-table byte permute
+ * (vpermi2b, AVX-512 VBMI) per 64 result bytes. The table is read where
+ * the load is, so a kernel writing it sees its own writes as a gather
+ * would. At run time the path is taken only when every active lane's
+ * offset from the variable lies inside it; otherwise the caller's load
+ * runs (an index out of the table reads whatever memory follows, as on
+ * the GPU). */
+#include "zn_lower.h"
+
+#define TBL_MAX 128     /* two 64-byte permute tables */
+
+/* the module variable v when register r's one definition is `mov r, v` */
+static const ptx_var *table_of_reg(zn_lfn *l, int32_t r, const ptx_opnd **sym)
+{
+    if (r < 0 || !l->reg_def || l->reg_def[r] < 0)
+        return NULL;
+    const ptx_ins *d = &l->f->ins[l->reg_def[r]];
+    if (d->op != PTX_OP_mov || d->nopnds != 2 || d->guard_reg >= 0)
+        return NULL;
+    const ptx_opnd *o = &d->opnds[1];
+    if ((o->kind != PTX_OPND_SYM && o->kind != PTX_OPND_ADDR) || o->reg >= 0 || o->ival)
+        return NULL;
+    uint32_t idx;
+    const ptx_var *v;
+    if (zn_var_find(l, o, &idx, &v) != ZN_VAR_MODULE)
+        return NULL;
+    if ((v->space != PTX_SPACE_GLOBAL && v->space != PTX_SPACE_CONST) || v->unsized ||
+        v->size == 0 || v->size > TBL_MAX)
+        return NULL;
+    *sym = o;
+    return v;
+}
+
+/* The table the load at [r + imm] reads from: r's one definition adds a
+ * table register to another */
+static const ptx_var *table_plan(zn_lfn *l, const ptx_ins *ins, const ptx_opnd **sym)
+{
+    const ptx_opnd *a = &ins->opnds[1];
+    if (a->kind != PTX_OPND_ADDR || a->reg < 0 ||
+        (ins->space != PTX_SPACE_GLOBAL && ins->space != PTX_SPACE_CONST &&
+         ins->space != PTX_SPACE_GENERIC) ||
+        !l->reg_def || l->reg_def[a->reg] < 0)
+        return NULL;
+    const ptx_ins *d = &l->f->ins[l->reg_def[a->reg]];
+    if (d->op != PTX_OP_add || d->nopnds != 3 || d->guard_reg >= 0 ||
+        ptx_type_size(d->type[0]) != 8)
+        return NULL;
+    for (unsigned k = 1; k <= 2; k++)
+        if (d->opnds[k].kind == PTX_OPND_REG) {
+            const ptx_var *v = table_of_reg(l, d->opnds[k].reg, sym);
+            if (v)
+                return v;
+        }
+    return NULL;
+}
+
+static LLVMValueRef table_half(zn_lfn *l, LLVMValueRef base, uint64_t from, uint64_t bytes)
+{
+    zn_lmod *m = l->m;
+    LLVMTypeRef v64 = LLVMVectorType(m->t_i8, 64);
+    if (bytes <= from)
+        return LLVMConstNull(v64);
+    uint64_t n = bytes - from > 64 ? 64 : bytes - from;
+    uint64_t bits = n == 64 ? ~0ull : (1ull << n) - 1;
+    LLVMValueRef mask = LLVMBuildBitCast(l->b, LLVMConstInt(m->t_i64, bits, 0),
+                                         LLVMVectorType(m->t_i1, 64), "");
+    LLVMValueRef p = LLVMBuildIntToPtr(l->b, LLVMBuildAdd(l->b, base,
+                                       LLVMConstInt(m->t_i64, from, 0), ""), m->t_ptr, "");
+    LLVMTypeRef over[2] = {v64, m->t_ptr};
+    LLVMValueRef args[4] = {p, LLVMConstInt(m->t_i32, 1, 0), mask, LLVMConstNull(v64)};
+    return ll_intrin(l, "llvm.masked.load", over, 2, args, 4);
+}
+
+/* lanes [first, first + n) of off: their `size` bytes each as 64 permute
+ * indices into the table (byte k of lane i at off[i] + k) */
+static LLVMValueRef byte_indices(zn_lfn *l, LLVMValueRef off8, unsigned first, unsigned size)
+{
+    zn_lmod *m = l->m;
+    LLVMValueRef sel[64], add[64];
+    for (unsigned j = 0; j < 64; j++) {
+        unsigned lane = first + j / size;   /* u8: 32 lanes fill half */
+        sel[j] = LLVMConstInt(m->t_i32, lane < ZN_LANES ? lane : 0, 0);
+        add[j] = LLVMConstInt(m->t_i8, j % size, 0);
+    }
+    LLVMValueRef spread = LLVMBuildShuffleVector(l->b, off8, LLVMGetPoison(LLVMTypeOf(off8)),
+                                                 LLVMConstVector(sel, 64), "");
+    return LLVMBuildAdd(l->b, spread, LLVMConstVector(add, 64), "");
+}
+
+/* the run-time test, the table path and zn_access_load as the other;
+ * false: not a table load (nothing emitted) */
+bool zn_table_load(zn_lfn *l, const ptx_ins *ins, LLVMValueRef a, LLVMTypeRef et,
+                   LLVMValueRef *out)
+{
+    zn_lmod *m = l->m;
+    LLVMBuilderRef b = l->b;
+    unsigned size = ll_bits(et) / 8;
+    const ptx_opnd *sym = NULL;
+    const ptx_var *v = table_plan(l, ins, &sym);
+    if (!v || (size != 1 && size != 2 && size != 4) || v->size < size ||
+        !zn_target_has(m, "avx512vbmi") || !zn_target_has(m, "avx512bw"))
+        return false;
+    LLVMValueRef base = LLVMBuildExtractElement(b, zn_sym_addr(l, sym),
+                                                LLVMConstInt(m->t_i32, 0, 0), "tbl.base");
+    LLVMValueRef off = LLVMBuildSub(b, a, ll_splat(l, base), "tbl.off");
+    LLVMValueRef out_of = LLVMBuildICmp(b, LLVMIntUGT, off,
+                                        ll_const_vec(m->t_i64, v->size - size), "");
+    LLVMValueRef bad = ll_mask_to_i32(l, LLVMBuildAnd(b, out_of, l->emask, ""));
+    LLVMValueRef inside = LLVMBuildICmp(b, LLVMIntEQ, bad, LLVMConstInt(m->t_i32, 0, 0),
+                                        "tbl.inside");
+    LLVMBasicBlockRef bb_tbl = LLVMAppendBasicBlockInContext(m->ctx, l->fn, "ld.table"),
+        bb_other = LLVMAppendBasicBlockInContext(m->ctx, l->fn, "ld.table.other"),
+        bb_join = LLVMAppendBasicBlockInContext(m->ctx, l->fn, "ld.table.done");
+    LLVMBuildCondBr(b, inside, bb_tbl, bb_other);
+
+    LLVMPositionBuilderAtEnd(b, bb_tbl);
+    LLVMValueRef lo = table_half(l, base, 0, v->size), hi = table_half(l, base, 64, v->size);
+    LLVMValueRef off8 = LLVMBuildTrunc(b, off, ll_vec(m->t_i8), "");
+    LLVMValueRef part[4];
+    unsigned nparts = ZN_LANES * size / 64 ? ZN_LANES * size / 64 : 1;
+    for (unsigned k = 0; k < nparts; k++) {
+        LLVMValueRef args[3] = {lo, byte_indices(l, off8, k * 64 / size, size), hi};
+        part[k] = ll_intrin(l, "llvm.x86.avx512.vpermi2var.qi.512", NULL, 0, args, 3);
+    }
+    LLVMValueRef bytes = nparts == 1 ? part[0] : ll_concat(l, part, nparts);
+    if (ZN_LANES * size < 64)   /* u8: the first 32 of 64 bytes */
+        bytes = ll_lanes(l, bytes, 0, ZN_LANES);
+    LLVMTypeRef it = LLVMIntTypeInContext(m->ctx, size * 8);
+    LLVMValueRef vt = LLVMBuildBitCast(b, bytes, ll_vec(it), "");
+    /* inactive lanes zero, as the gather leaves them */
+    vt = LLVMBuildSelect(b, l->emask, vt, LLVMConstNull(ll_vec(it)), "");
+    if (it != et)
+        vt = LLVMBuildBitCast(b, vt, ll_vec(et), "tbl.ld");
+    LLVMBasicBlockRef end_tbl = LLVMGetInsertBlock(b);
+    LLVMBuildBr(b, bb_join);
+
+    LLVMPositionBuilderAtEnd(b, bb_other);
+    LLVMValueRef vo;
+    zn_access_load(l, a, et, 1, &vo);
+    LLVMBasicBlockRef end_other = LLVMGetInsertBlock(b);
+    LLVMBuildBr(b, bb_join);
+
+    LLVMPositionBuilderAtEnd(b, bb_join);
+    *out = LLVMBuildPhi(b, ll_vec(et), "ld");
+    LLVMValueRef in_v[2] = {vt, vo};
+    LLVMBasicBlockRef in_b[2] = {end_tbl, end_other};
+    LLVMAddIncoming(*out, in_v, in_b, 2);
+    return true;
+}
