@@ -44,9 +44,106 @@ static const ptx_var *table_of_reg(zn_lfn *l, int32_t r, const ptx_opnd **sym)
     return v;
 }
 
+#define RANGE_DEPTH 8
+
+static bool reg_range(zn_lfn *l, int32_t r, uint64_t *lo, uint64_t *hi, int depth);
+
+static bool opnd_range(zn_lfn *l, const ptx_opnd *o, uint64_t *lo, uint64_t *hi, int depth)
+{
+    if (o->kind == PTX_OPND_IMM && o->ival >= 0) {
+        *lo = *hi = (uint64_t)o->ival;
+        return true;
+    }
+    return o->kind == PTX_OPND_REG && reg_range(l, o->reg, lo, hi, depth);
+}
+
+static uint64_t ones(unsigned bits)
+{
+    return bits >= 64 ? ~0ull : (1ull << bits) - 1;
+}
+
+/* [*lo, *hi]: every value register r can hold, when r has one unguarded
+ * definition of a few integer forms (masks, logical shifts, widening
+ * conversions, small multiples, narrow loads) whose sources are such
+ * registers or immediates; false: unknown. A single definition bounds
+ * every value the register holds, wherever it is read. */
+static bool reg_range(zn_lfn *l, int32_t r, uint64_t *lo, uint64_t *hi, int depth)
+{
+    if (depth <= 0 || r < 0 || !l->reg_def || l->reg_def[r] < 0)
+        return false;
+    const ptx_ins *d = &l->f->ins[l->reg_def[r]];
+    if (d->guard_reg >= 0 || d->nopnds < 2 || d->opnds[0].kind != PTX_OPND_REG)
+        return false;
+    unsigned w = ptx_type_size(d->type[0]) * 8;
+    uint64_t alo, ahi, blo, bhi;
+    bool ka = opnd_range(l, &d->opnds[1], &alo, &ahi, depth - 1);
+    bool kb = d->nopnds > 2 && opnd_range(l, &d->opnds[2], &blo, &bhi, depth - 1);
+    const ptx_opnd *b = d->nopnds > 2 ? &d->opnds[2] : NULL;
+    switch (d->op) {
+    case PTX_OP_mov:
+        *lo = alo, *hi = ahi;
+        return ka && d->nopnds == 2;
+    case PTX_OP_and:
+        if (!ka && !kb)
+            return false;
+        *lo = 0;
+        *hi = ka && kb ? (ahi < bhi ? ahi : bhi) : ka ? ahi : bhi;
+        return true;
+    case PTX_OP_shr:
+        if (!b || b->kind != PTX_OPND_IMM || b->ival < 0 || b->ival >= 64)
+            return false;
+        if (!ka) {  /* logical: the type's bits shifted */
+            if (ptx_type_is_signed(d->type[0]))
+                return false;
+            alo = 0, ahi = ones(w);
+        } else if (ptx_type_is_signed(d->type[0]) && ahi > ones(w - 1)) {
+            return false;
+        }
+        *lo = alo >> b->ival, *hi = ahi >> b->ival;
+        return true;
+    case PTX_OP_cvt: {
+        unsigned sw = ptx_type_size(d->type[1]) * 8;
+        if (!ka) {
+            if (ptx_type_is_signed(d->type[1]) || ptx_type_is_float(d->type[1]))
+                return false;
+            alo = 0, ahi = ones(sw);
+        }
+        if (ptx_type_is_float(d->type[0]) || ptx_type_is_float(d->type[1]) ||
+            ahi > ones(sw < w ? sw : w) || (ptx_type_is_signed(d->type[1]) && ahi > ones(sw - 1)))
+            return false;
+        *lo = alo, *hi = ahi;
+        return true;
+    }
+    case PTX_OP_shl:
+        if (!ka || !b || b->kind != PTX_OPND_IMM || b->ival < 0 || b->ival >= 32 ||
+            ahi > (ones(w) >> b->ival))
+            return false;
+        *lo = alo << b->ival, *hi = ahi << b->ival;
+        return true;
+    case PTX_OP_mul:
+    case PTX_OP_add: {
+        bool wide = d->op == PTX_OP_mul && (d->flags & PTX_F(wide));
+        if (!ka || !kb || ahi > UINT32_MAX || bhi > UINT32_MAX ||
+            (d->op == PTX_OP_mul && !wide && !(d->flags & PTX_F(lo_half))))
+            return false;
+        *lo = d->op == PTX_OP_mul ? alo * blo : alo + blo;
+        *hi = d->op == PTX_OP_mul ? ahi * bhi : ahi + bhi;
+        return *hi <= ones(wide ? 2 * w : w);
+    }
+    case PTX_OP_ld:
+        if (ptx_type_is_signed(d->type[0]) || w > 16 || d->opnds[0].kind != PTX_OPND_REG)
+            return false;
+        *lo = 0, *hi = ones(w);
+        return true;
+    default:
+        return false;
+    }
+}
+
 /* The table the load at [r + imm] reads from: r's one definition adds a
- * table register to another */
-static const ptx_var *table_plan(zn_lfn *l, const ptx_ins *ins, const ptx_opnd **sym)
+ * table register to another (*idx) */
+static const ptx_var *table_plan(zn_lfn *l, const ptx_ins *ins, const ptx_opnd **sym,
+                                 const ptx_opnd **idx)
 {
     const ptx_opnd *a = &ins->opnds[1];
     if (a->kind != PTX_OPND_ADDR || a->reg < 0 ||
@@ -61,8 +158,10 @@ static const ptx_var *table_plan(zn_lfn *l, const ptx_ins *ins, const ptx_opnd *
     for (unsigned k = 1; k <= 2; k++)
         if (d->opnds[k].kind == PTX_OPND_REG) {
             const ptx_var *v = table_of_reg(l, d->opnds[k].reg, sym);
-            if (v)
+            if (v) {
+                *idx = &d->opnds[3 - k];
                 return v;
+            }
         }
     return NULL;
 }
@@ -100,6 +199,28 @@ static LLVMValueRef byte_indices(zn_lfn *l, LLVMValueRef off8, unsigned first, u
     return LLVMBuildAdd(l->b, spread, LLVMConstVector(add, 64), "");
 }
 
+/* each lane's `size` bytes at its offset off (<32 x i64>, inside the
+ * table of tsize bytes at base) as <32 x et> */
+static LLVMValueRef table_pick(zn_lfn *l, LLVMValueRef base, uint64_t tsize, LLVMValueRef off,
+                               LLVMTypeRef et)
+{
+    zn_lmod *m = l->m;
+    LLVMBuilderRef b = l->b;
+    unsigned size = ll_bits(et) / 8;
+    LLVMValueRef lo = table_half(l, base, 0, tsize), hi = table_half(l, base, 64, tsize);
+    LLVMValueRef off8 = LLVMBuildTrunc(b, off, ll_vec(m->t_i8), "");
+    LLVMValueRef part[4];
+    unsigned nparts = ZN_LANES * size / 64 ? ZN_LANES * size / 64 : 1;
+    for (unsigned k = 0; k < nparts; k++) {
+        LLVMValueRef args[3] = {lo, byte_indices(l, off8, k * 64 / size, size), hi};
+        part[k] = ll_intrin(l, "llvm.x86.avx512.vpermi2var.qi.512", NULL, 0, args, 3);
+    }
+    LLVMValueRef bytes = nparts == 1 ? part[0] : ll_concat(l, part, nparts);
+    if (ZN_LANES * size < 64)   /* u8: the first 32 of 64 bytes */
+        bytes = ll_lanes(l, bytes, 0, ZN_LANES);
+    return LLVMBuildBitCast(b, bytes, ll_vec(et), "");
+}
+
 /* the run-time test, the table path and zn_access_load as the other;
  * false: not a table load (nothing emitted) */
 bool zn_table_load(zn_lfn *l, const ptx_ins *ins, LLVMValueRef a, LLVMTypeRef et,
@@ -108,14 +229,23 @@ bool zn_table_load(zn_lfn *l, const ptx_ins *ins, LLVMValueRef a, LLVMTypeRef et
     zn_lmod *m = l->m;
     LLVMBuilderRef b = l->b;
     unsigned size = ll_bits(et) / 8;
-    const ptx_opnd *sym = NULL;
-    const ptx_var *v = table_plan(l, ins, &sym);
+    const ptx_opnd *sym = NULL, *idx = NULL;
+    const ptx_var *v = table_plan(l, ins, &sym, &idx);
     if (!v || (size != 1 && size != 2 && size != 4) || v->size < size ||
         !zn_target_has(m, "avx512vbmi") || !zn_target_has(m, "avx512bw"))
         return false;
     LLVMValueRef base = LLVMBuildExtractElement(b, zn_sym_addr(l, sym),
                                                 LLVMConstInt(m->t_i32, 0, 0), "tbl.base");
     LLVMValueRef off = LLVMBuildSub(b, a, ll_splat(l, base), "tbl.off");
+    /* the index's definitions bound it inside the table (`q & 15`): no test */
+    uint64_t lo, hi;
+    int64_t imm = ins->opnds[1].ival;
+    if (imm >= 0 && imm < TBL_MAX && opnd_range(l, idx, &lo, &hi, RANGE_DEPTH) &&
+        hi <= v->size - size - (uint64_t)imm) {
+        LLVMValueRef vt = table_pick(l, base, v->size, off, et);
+        *out = LLVMBuildSelect(b, l->emask, vt, LLVMConstNull(ll_vec(et)), "tbl.ld");
+        return true;
+    }
     LLVMValueRef out_of = LLVMBuildICmp(b, LLVMIntUGT, off,
                                         ll_const_vec(m->t_i64, v->size - size), "");
     LLVMValueRef bad = ll_mask_to_i32(l, LLVMBuildAnd(b, out_of, l->emask, ""));
@@ -127,23 +257,9 @@ bool zn_table_load(zn_lfn *l, const ptx_ins *ins, LLVMValueRef a, LLVMTypeRef et
     LLVMBuildCondBr(b, inside, bb_tbl, bb_other);
 
     LLVMPositionBuilderAtEnd(b, bb_tbl);
-    LLVMValueRef lo = table_half(l, base, 0, v->size), hi = table_half(l, base, 64, v->size);
-    LLVMValueRef off8 = LLVMBuildTrunc(b, off, ll_vec(m->t_i8), "");
-    LLVMValueRef part[4];
-    unsigned nparts = ZN_LANES * size / 64 ? ZN_LANES * size / 64 : 1;
-    for (unsigned k = 0; k < nparts; k++) {
-        LLVMValueRef args[3] = {lo, byte_indices(l, off8, k * 64 / size, size), hi};
-        part[k] = ll_intrin(l, "llvm.x86.avx512.vpermi2var.qi.512", NULL, 0, args, 3);
-    }
-    LLVMValueRef bytes = nparts == 1 ? part[0] : ll_concat(l, part, nparts);
-    if (ZN_LANES * size < 64)   /* u8: the first 32 of 64 bytes */
-        bytes = ll_lanes(l, bytes, 0, ZN_LANES);
-    LLVMTypeRef it = LLVMIntTypeInContext(m->ctx, size * 8);
-    LLVMValueRef vt = LLVMBuildBitCast(b, bytes, ll_vec(it), "");
+    LLVMValueRef vt = table_pick(l, base, v->size, off, et);
     /* inactive lanes zero, as the gather leaves them */
-    vt = LLVMBuildSelect(b, l->emask, vt, LLVMConstNull(ll_vec(it)), "");
-    if (it != et)
-        vt = LLVMBuildBitCast(b, vt, ll_vec(et), "tbl.ld");
+    vt = LLVMBuildSelect(b, l->emask, vt, LLVMConstNull(ll_vec(et)), "tbl.ld");
     LLVMBasicBlockRef end_tbl = LLVMGetInsertBlock(b);
     LLVMBuildBr(b, bb_join);
 

@@ -3,7 +3,9 @@
  * gather). Kernels in the shape nvcc gives llama.cpp's IQ4_NL lookups
  * (`mov.u64 %rd, table; add.s64 %rd, %rd, index; ld.global.nc.u8`): u8
  * from 16- and 128-byte tables (an immediate offset into the second
- * half), u16 and a .const u32 table, indices past the table's end (the
+ * half), u16 and a .const u32 table (indices bounded by their
+ * definitions: no run-time test), an index register written twice (the
+ * test), indices past the table's end (the
  * run-time test falls back and reads the bytes after it: the harness pads
  * each global with 16 bytes, which the kernel sets first), a guarded load (inactive lanes keep their value) and a table
  * the kernel writes before reading it. Each output is checked against the
@@ -31,23 +33,27 @@ static const char *kernels =
     "  and.b32 %r6, %r5, 15;\n  cvt.u64.u32 %rd6, %r6;\n  mov.u64 %rd7, t16;\n"
     "  add.s64 %rd8, %rd7, %rd6;\n  ld.global.nc.u8 %r7, [%rd8];\n" TAIL
     HEAD("half2")
-    "  shr.u32 %r6, %r5, 4;\n  and.b32 %r6, %r6, 63;\n  cvt.u64.u32 %rd6, %r6;\n"
+    "  shr.u32 %r11, %r5, 4;\n  and.b32 %r6, %r11, 63;\n  cvt.u64.u32 %rd6, %r6;\n"
     "  mov.u64 %rd7, t128;\n  add.s64 %rd8, %rd6, %rd7;\n  ld.global.u8 %r7, [%rd8+64];\n" TAIL
     HEAD("u16")
-    "  shr.u32 %r6, %r5, 11;\n  and.b32 %r6, %r6, 7;\n  mul.wide.u32 %rd6, %r6, 2;\n"
+    "  shr.u32 %r11, %r5, 11;\n  and.b32 %r6, %r11, 7;\n  mul.wide.u32 %rd6, %r6, 2;\n"
     "  mov.u64 %rd7, th;\n  add.s64 %rd8, %rd7, %rd6;\n  ld.global.u16 %r7, [%rd8];\n" TAIL
     HEAD("u32")
-    "  shr.u32 %r6, %r5, 14;\n  and.b32 %r6, %r6, 15;\n  mul.wide.u32 %rd6, %r6, 4;\n"
+    "  shr.u32 %r11, %r5, 14;\n  and.b32 %r6, %r11, 15;\n  mul.wide.u32 %rd6, %r6, 4;\n"
     "  mov.u64 %rd7, tw;\n  add.s64 %rd8, %rd7, %rd6;\n  ld.const.u32 %r7, [%rd8];\n" TAIL
     /* bytes past t16 (the harness's padding) set first: 200 + k at 16 + k */
     HEAD("past")
     "  mov.u64 %rd7, t16;\n  and.b32 %r9, %r1, 15;\n  cvt.u64.u32 %rd9, %r9;\n"
     "  add.s64 %rd10, %rd7, %rd9;\n  add.s32 %r10, %r9, 200;\n  st.global.u8 [%rd10+16], %r10;\n"
-    "  shr.u32 %r6, %r5, 18;\n  and.b32 %r6, %r6, 31;\n  cvt.u64.u32 %rd6, %r6;\n"
+    "  shr.u32 %r11, %r5, 18;\n  and.b32 %r6, %r11, 31;\n  cvt.u64.u32 %rd6, %r6;\n"
     "  add.s64 %rd8, %rd7, %rd6;\n  ld.global.nc.u8 %r7, [%rd8];\n" TAIL
+    /* the index register written twice: no bound known, the run-time test */
+    HEAD("twice")
+    "  shr.u32 %r6, %r5, 3;\n  and.b32 %r6, %r6, 15;\n  cvt.u64.u32 %rd6, %r6;\n"
+    "  mov.u64 %rd7, t16;\n  add.s64 %rd8, %rd7, %rd6;\n  ld.global.nc.u8 %r7, [%rd8];\n" TAIL
     HEAD("guarded")
     "  mov.u32 %r7, 57005;\n  and.b32 %r8, %r5, 1;\n  setp.ne.u32 %p1, %r8, 0;\n"
-    "  shr.u32 %r6, %r5, 1;\n  and.b32 %r6, %r6, 15;\n  cvt.u64.u32 %rd6, %r6;\n"
+    "  shr.u32 %r11, %r5, 1;\n  and.b32 %r6, %r11, 15;\n  cvt.u64.u32 %rd6, %r6;\n"
     "  mov.u64 %rd7, t16;\n  add.s64 %rd8, %rd7, %rd6;\n  @%p1 ld.global.nc.u8 %r7, [%rd8];\n" TAIL
     HEAD("written")
     "  mov.u64 %rd7, t16w;\n  mov.u16 %rs1, 119;\n  st.global.u8 [%rd7+5], %rs1;\n"
@@ -79,6 +85,11 @@ static uint32_t want_past(const uint32_t *in, uint32_t t, uint32_t b)
     (void)b;
     uint32_t i = in[t] >> 18 & 31;
     return i < 16 ? t16[i] : 200 + i - 16;
+}
+static uint32_t want_twice(const uint32_t *in, uint32_t t, uint32_t b)
+{
+    (void)b;
+    return t16[in[t] >> 3 & 15];
 }
 static uint32_t want_guarded(const uint32_t *in, uint32_t t, uint32_t b)
 {
@@ -143,11 +154,17 @@ int main(void)
         char *ir = zn_jit_ir_text(jm, 0);
         __builtin_cpu_init();
         if (ir && __builtin_cpu_supports("avx512vbmi") && __builtin_cpu_supports("avx512bw"))
+        {
             CHECK(strstr(ir, "ld.table") != NULL, "no table path in the IR on a VBMI host");
+            /* a run-time test (defined and branched on) in past and twice only */
+            CHECK(zt_count(ir, "%tbl.inside") == 4, "%zu uses of run-time table tests, want 4",
+                  zt_count(ir, "%tbl.inside"));
+        }
         free(ir);
         static const struct { const char *name; zt_want_u32 want; } cases[] = {
             {"u8", want_u8}, {"half2", want_half2}, {"u16", want_u16}, {"u32", want_u32},
-            {"past", want_past}, {"guarded", want_guarded}, {"written", want_written},
+            {"past", want_past}, {"twice", want_twice}, {"guarded", want_guarded},
+            {"written", want_written},
         };
         for (unsigned c = 0; c < sizeof cases / sizeof *cases; c++) {
             zt_run_u32(jm, cases[c].name, 4, 128, 0, cases[c].want, cases[c].name);
