@@ -11,9 +11,11 @@
  * At run time the path is taken only when the active lanes' addresses are
  * exactly base + T[l] for one base and every group is either fully active
  * or idle (an idle group's byte mask is empty: it loads zeros, the value
- * of inactive lanes everywhere in zn_lower_access.c); otherwise the
- * caller gathers, so a wrong prediction costs a test, never a wrong
- * value. ZINC_NO_WINDOW=1 turns it off (A/B comparisons). */
+ * of inactive lanes everywhere in zn_lower_access.c), or all the windows
+ * lie in one page (a partly active group then reads its idle lanes' bytes
+ * too, never a fault the gather would not have had; they are zeroed);
+ * otherwise the caller gathers, so a wrong prediction costs a test, never
+ * a wrong value. ZINC_NO_WINDOW=1 turns it off (A/B comparisons). */
 #include "zn_lower.h"
 
 #include <stdlib.h>
