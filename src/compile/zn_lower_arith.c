@@ -97,6 +97,38 @@ static bool div_by_f64(LLVMValueRef b)
     return LLVMGetTypeKind(t) == LLVMVectorTypeKind && ll_bits(t) == 32 && !LLVMIsConstant(b);
 }
 
+/* an integer constant of type t, a scalar or each lane of a vector */
+static LLVMValueRef cst(LLVMTypeRef t, uint64_t v)
+{
+    return LLVMGetTypeKind(t) == LLVMVectorTypeKind ? ll_const_vec(ll_elem(t), v)
+                                                     : LLVMConstInt(t, v, 0);
+}
+
+/* the scalar every lane of v holds when v is a splat (a uniform register's
+ * value, ll_splat) or a constant with equal lanes; NULL otherwise */
+static LLVMValueRef splat_scalar(LLVMValueRef v)
+{
+    if (LLVMIsAShuffleVectorInst(v)) {
+        unsigned n = LLVMGetNumMaskElements(v);
+        for (unsigned i = 0; i < n; i++)
+            if (LLVMGetMaskValue(v, i) != 0)
+                return NULL;
+        LLVMValueRef ins = LLVMGetOperand(v, 0);
+        if (!LLVMIsAInsertElementInst(ins))
+            return NULL;
+        LLVMValueRef at = LLVMGetOperand(ins, 2);
+        return LLVMIsAConstantInt(at) && LLVMConstIntGetZExtValue(at) == 0
+                   ? LLVMGetOperand(ins, 1) : NULL;
+    }
+    if (!LLVMIsConstant(v) || LLVMGetTypeKind(LLVMTypeOf(v)) != LLVMVectorTypeKind)
+        return NULL;
+    LLVMValueRef e0 = LLVMGetAggregateElement(v, 0);
+    for (unsigned i = 1; e0 && i < LLVMGetVectorSize(LLVMTypeOf(v)); i++)
+        if (LLVMGetAggregateElement(v, i) != e0)
+            return NULL;
+    return e0;
+}
+
 /* Division and remainder without traps: x/0 = all ones; x%0 = all ones
  * for 64 bits and x for 32 (an H200 gives all ones for rem.u32 on its own
  * but x where ptxas computes it as x - q * y next to the division, as nvcc's
@@ -104,14 +136,19 @@ static bool div_by_f64(LLVMValueRef b)
 static LLVMValueRef safe_divrem(zn_lfn *l, LLVMValueRef a, LLVMValueRef b,
                                 bool sign, bool rem)
 {
+    /* the same in every lane (a uniform division: ggml's channel ratios,
+     * each warp's start): one scalar divide, not the f64 vector route */
+    LLVMValueRef xa = splat_scalar(a), xb = splat_scalar(b);
+    if (xa && xb && !(LLVMIsConstant(xa) && LLVMIsConstant(xb)))
+        return ll_splat(l, safe_divrem(l, xa, xb, sign, rem));
     LLVMTypeRef vt = LLVMTypeOf(a);
     unsigned w = ll_bits(vt);
-    LLVMValueRef zero = LLVMConstNull(vt), one = ll_const_vec(ll_elem(vt), 1);
-    LLVMValueRef ones = ll_const_vec(ll_elem(vt), ~0ull);
+    LLVMValueRef zero = LLVMConstNull(vt), one = cst(vt, 1);
+    LLVMValueRef ones = cst(vt, ~0ull);
     LLVMValueRef bz = LLVMBuildICmp(l->b, LLVMIntEQ, b, zero, "");
     LLVMValueRef bad = bz;
     if (sign) {
-        LLVMValueRef minv = ll_const_vec(ll_elem(vt), 1ull << (w - 1));
+        LLVMValueRef minv = cst(vt, 1ull << (w - 1));
         LLVMValueRef ovf = LLVMBuildAnd(l->b,
             LLVMBuildICmp(l->b, LLVMIntEQ, a, minv, ""),
             LLVMBuildICmp(l->b, LLVMIntEQ, b, ones, ""), "");
