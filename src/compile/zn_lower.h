@@ -686,6 +686,11 @@ typedef struct zn_window {
 bool zn_window_plan(zn_lfn *l, unsigned size, zn_window *w);
 LLVMValueRef zn_window_test(zn_lfn *l, zn_window *w, LLVMValueRef a);
 LLVMValueRef zn_window_fetch(zn_lfn *l, const zn_window *w, LLVMTypeRef et);
+/* acc + the dot products of the 4 bytes of a and b in each lane (signed
+ * or unsigned bytes each), mod 2^32, with AVX-512 VNNI (zn_lower_bits.c:
+ * dp4a; integer mma.sync) */
+LLVMValueRef zn_dot4_vnni(zn_lfn *l, LLVMValueRef a, LLVMValueRef bv, LLVMValueRef acc,
+                          bool sa, bool sb);
 /* A u8/u16/u32 load from a module table of up to 128 bytes at a
  * lane-varying offset (zn_lower_table.c): byte permutes of the table where
  * every active lane's offset is inside it, zn_access_load elsewhere; false

@@ -205,8 +205,8 @@ static LLVMValueRef dpbusd(zn_lfn *l, LLVMValueRef acc, LLVMValueRef u, LLVMValu
  * wraps. 4-8 instructions for a warp where the per-byte form (shifts,
  * extends and vpmulld) was about a third of the CPU time of a quantized
  * matrix-vector kernel (bench/mmvq.cu). */
-static LLVMValueRef dot4_vnni(zn_lfn *l, LLVMValueRef a, LLVMValueRef bv, LLVMValueRef acc,
-                              bool sa, bool sb)
+LLVMValueRef zn_dot4_vnni(zn_lfn *l, LLVMValueRef a, LLVMValueRef bv, LLVMValueRef acc,
+                          bool sa, bool sb)
 {
     zn_lmod *m = l->m;
     LLVMBuilderRef b = l->b;
@@ -234,7 +234,7 @@ static LLVMValueRef dot(zn_lfn *l, const ptx_ins *ins, bool four)
     LLVMValueRef bv = u32src(l, &ins->opnds[2]);
     LLVMValueRef acc = u32src(l, &ins->opnds[3]);
     if (four && zn_target_has(m, "avx512vnni"))
-        return dot4_vnni(l, a, bv, acc, sa, sb);
+        return zn_dot4_vnni(l, a, bv, acc, sa, sb);
     unsigned base = (!four && (ins->flags & PTX_F(hi_half))) ? 2 : 0;
     unsigned n = four ? 4 : 2, aw = four ? 8 : 16;
     LLVMTypeRef at = ll_vec(LLVMIntTypeInContext(m->ctx, aw));

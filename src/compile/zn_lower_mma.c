@@ -533,10 +533,15 @@ static void mma_core(zn_lfn *l, const mshape *s, LLVMValueRef *ae, int na, LLVMV
                 de[j] = zn_canon_nan(l, de[j]);
             continue;
         }
+        /* words of 4 bytes: one VNNI dot product each (llama.cpp's
+         * mul_mat_q runs hundreds of s8 m8n8k16 per tile) */
+        bool vnni = iop && iop->a.bits == 8 && iop->b.bits == 8 &&
+                    zn_target_has(l->m, "avx512vnni");
         for (int k = 0; k < s->k; k++) {
             LLVMValueRef av = gather(l, ae, ia[k], fa[k]), bv = gather(l, be, ib[k], fb[k]);
             acc = !iop ? LLVMBuildFAdd(b, acc, LLVMBuildFMul(b, av, bv, ""), "")
-                       : LLVMBuildAdd(b, acc, int_dot(l, iop, av, bv), "");
+                  : vnni ? zn_dot4_vnni(l, av, bv, acc, iop->a.sign, iop->b.sign)
+                         : LLVMBuildAdd(b, acc, int_dot(l, iop, av, bv), "");
         }
         de[j] = sat ? add_sat(l, ce[j], acc) : acc;
     }
