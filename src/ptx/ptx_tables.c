@@ -1,5 +1,7 @@
 /* ptx_tables.c: the opcode and modifier tables expanded from the .def
  * X-macros, type properties, and the special-register names. */
+#include <pthread.h>
+#include <stdint.h>
 #include <string.h>
 #include "ptx_internal.h"
 
@@ -66,25 +68,80 @@ ptx_type ptx_lookup_type(const char *s, size_t n)
     return PTX_T_NONE;
 }
 
+/* Name indexes of the opcode and modifier tables: chains of table rows
+ * by a hash of the name, in table order. The parser looks up every
+ * opcode and modifier of every instruction; a scan of ~250 modifier names
+ * per token was a tenth of llama.cpp's load (174 MB of PTX parsed at
+ * cuModuleLoad). Built once per process. */
+#define NAME_HASH 1024
+typedef struct name_index {
+    uint16_t head[NAME_HASH];   /* first row + 1, 0: none */
+    uint16_t *next;             /* next row + 1 with the same hash */
+    uint8_t *len;
+} name_index;
+
+static uint16_t op_next[PTX_OP_COUNT], mod_next[PTX_MOD_COUNT];
+static uint8_t op_len[PTX_OP_COUNT], mod_len[PTX_MOD_COUNT];
+static name_index op_index = {.next = op_next, .len = op_len};
+static name_index mod_index = {.next = mod_next, .len = mod_len};
+static pthread_once_t index_once = PTHREAD_ONCE_INIT;
+
+static unsigned name_hash(const char *s, size_t n)
+{
+    uint32_t h = 2166136261u;   /* FNV-1a */
+    for (size_t i = 0; i < n; i++)
+        h = (h ^ (uint8_t)s[i]) * 16777619u;
+    return h & (NAME_HASH - 1);
+}
+
+static void index_rows(name_index *x, int first, int count, const char *(*name)(int))
+{
+    for (int i = count - 1; i >= first; i--) {   /* from the end: chains in table order */
+        const char *nm = name(i);
+        size_t n = strlen(nm);
+        unsigned h = name_hash(nm, n);
+        x->len[i] = (uint8_t)n;
+        x->next[i] = x->head[h];
+        x->head[h] = (uint16_t)(i + 1);
+    }
+}
+
+static const char *op_name(int i) { return ptx_op_table[i].name; }
+static const char *mod_name(int i) { return ptx_mod_table[i].name; }
+
+static void build_indexes(void)
+{
+    _Static_assert(PTX_OP_COUNT < UINT16_MAX && PTX_MOD_COUNT < UINT16_MAX, "row ids fit");
+    index_rows(&op_index, 0, PTX_OP_COUNT, op_name);
+    index_rows(&mod_index, 1, PTX_MOD_COUNT, mod_name);
+}
+
+/* the next row after row+1 (0: start) named s[0..n), +1; 0 at the end */
+static int next_named(const name_index *x, int row1, const char *s, size_t n,
+                      const char *(*name)(int))
+{
+    int r = row1 ? x->next[row1 - 1] : x->head[name_hash(s, n)];
+    for (; r; r = x->next[r - 1])
+        if (x->len[r - 1] == n && !memcmp(name(r - 1), s, n))
+            return r;
+    return 0;
+}
+
 int ptx_lookup_op(const char *s, size_t n)
 {
-    for (int i = 0; i < PTX_OP_COUNT; i++) {
-        const char *nm = ptx_op_table[i].name;
-        if (nm[0] == s[0] && strlen(nm) == n && !memcmp(nm, s, n))
-            return i;
-    }
-    return -1;
+    pthread_once(&index_once, build_indexes);
+    return next_named(&op_index, 0, s, n, op_name) - 1;
 }
 
 /* A spelling listed twice is chosen by opcode (see ptx_mods.def): the vote
  * sub-operation "uni", and the set/setp comparisons "lo"/"hi". */
 int ptx_lookup_mod(const char *s, size_t n, ptx_op op)
 {
+    pthread_once(&index_once, build_indexes);
     int found = 0;
-    for (int i = 1; i < PTX_MOD_COUNT; i++) {
-        const char *nm = ptx_mod_table[i].name;
-        if (nm[0] != s[0] || strlen(nm) != n || memcmp(nm, s, n))
-            continue;
+    for (int r = next_named(&mod_index, 0, s, n, mod_name); r;
+         r = next_named(&mod_index, r, s, n, mod_name)) {
+        int i = r - 1;
         ptx_mod_cat c = ptx_mod_table[i].cat;
         if (!found)
             found = i;
