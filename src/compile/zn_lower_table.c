@@ -4,8 +4,9 @@
  * a 16-byte table (`kvalues_iq4nl[q & 15]`), and the IQ2 kinds read sign
  * bytes from a 128-byte one: per thread eight u8 loads a step from a
  * module variable plus a lane-varying index, each a 32-lane byte gather
- * (four 8-lane dword gathers and shifts on AVX-512): about 85 % of
- * mul_mat_vec_q<IQ4_NL>'s time on Zen 4.
+ * (four 8-lane dword gathers and shifts on AVX-512): most of
+ * mul_mat_vec_q<IQ4_NL>'s time on Zen 4 (4096 x 4096 on one worker:
+ * 4205 ns a row with them, 1528 without).
  *
  * When the PTX address is `var + idx` (an add of a register whose one
  * definition is `mov.u64 r, var`, var a .global or .const module variable
@@ -14,10 +15,10 @@
  * touched) and picks each lane's bytes with one two-table byte permute
  * (vpermi2b, AVX-512 VBMI) per 64 result bytes. The table is read where
  * the load is, so a kernel writing it sees its own writes as a gather
- * would. At run time the path is taken only when every active lane's
- * offset from the variable lies inside it; otherwise the caller's load
- * runs (an index out of the table reads whatever memory follows, as on
- * the GPU). */
+ * would. The path is taken only when every active lane's offset from the
+ * variable lies inside it: proven from the index's definitions (reg_range)
+ * or tested at run time, where a failed test runs zn_access_load (an index
+ * out of the table reads whatever memory follows, as on the GPU). */
 #include "zn_lower.h"
 
 #define TBL_MAX 128     /* two 64-byte permute tables */
