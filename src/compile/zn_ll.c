@@ -258,11 +258,9 @@ static LLVMValueRef lane_slot(zn_lfn *l, LLVMValueRef buf, LLVMTypeRef et, LLVMV
     return LLVMBuildInBoundsGEP2(l->b, et, buf, &lane, 1, "");
 }
 
-/* a constant or a splat: any lane of it folds to one scalar */
-static bool same_lanes(LLVMValueRef v)
+/* a shuffle that puts lane 0 of its first operand in every lane */
+static bool lane0_shuffle(LLVMValueRef v)
 {
-    if (LLVMIsConstant(v))
-        return true;
     if (!LLVMIsAShuffleVectorInst(v))
         return false;
     unsigned n = LLVMGetNumMaskElements(v);
@@ -270,6 +268,31 @@ static bool same_lanes(LLVMValueRef v)
         if (LLVMGetMaskValue(v, i) != 0)
             return false;
     return true;
+}
+
+/* a constant or a splat: any lane of it folds to one scalar */
+static bool same_lanes(LLVMValueRef v)
+{
+    return LLVMIsConstant(v) || lane0_shuffle(v);
+}
+
+LLVMValueRef ll_splat_scalar(LLVMValueRef v)
+{
+    if (lane0_shuffle(v)) {
+        LLVMValueRef ins = LLVMGetOperand(v, 0);
+        if (!LLVMIsAInsertElementInst(ins))
+            return NULL;
+        LLVMValueRef at = LLVMGetOperand(ins, 2);
+        return LLVMIsAConstantInt(at) && LLVMConstIntGetZExtValue(at) == 0
+                   ? LLVMGetOperand(ins, 1) : NULL;
+    }
+    if (!LLVMIsConstant(v) || LLVMGetTypeKind(LLVMTypeOf(v)) != LLVMVectorTypeKind)
+        return NULL;
+    LLVMValueRef e0 = LLVMGetAggregateElement(v, 0);
+    for (unsigned i = 1; e0 && i < LLVMGetVectorSize(LLVMTypeOf(v)); i++)
+        if (LLVMGetAggregateElement(v, i) != e0)
+            return NULL;
+    return e0;
 }
 
 /* v goes through a buffer: an array of its elements fits, and its lanes

@@ -214,6 +214,9 @@ LLVMValueRef ll_join_halves(zn_lfn *l, LLVMValueRef lo, LLVMValueRef hi);
 LLVMValueRef ll_concat(zn_lfn *l, LLVMValueRef *v, unsigned n);
 /* scalar s in all w lanes of a <w x T> */
 LLVMValueRef ll_splat_n(zn_lfn *l, LLVMValueRef s, unsigned w);
+/* the scalar every lane of v holds when v is ll_splat's shuffle or a
+ * constant with equal lanes; NULL otherwise */
+LLVMValueRef ll_splat_scalar(LLVMValueRef v);
 /* whether the target's feature string enables feat ("avx512vnni"): the
  * code paths that use x86 intrinsics */
 bool zn_target_has(const zn_lmod *m, const char *feat);

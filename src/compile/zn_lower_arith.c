@@ -104,31 +104,6 @@ static LLVMValueRef cst(LLVMTypeRef t, uint64_t v)
                                                      : LLVMConstInt(t, v, 0);
 }
 
-/* the scalar every lane of v holds when v is a splat (a uniform register's
- * value, ll_splat) or a constant with equal lanes; NULL otherwise */
-static LLVMValueRef splat_scalar(LLVMValueRef v)
-{
-    if (LLVMIsAShuffleVectorInst(v)) {
-        unsigned n = LLVMGetNumMaskElements(v);
-        for (unsigned i = 0; i < n; i++)
-            if (LLVMGetMaskValue(v, i) != 0)
-                return NULL;
-        LLVMValueRef ins = LLVMGetOperand(v, 0);
-        if (!LLVMIsAInsertElementInst(ins))
-            return NULL;
-        LLVMValueRef at = LLVMGetOperand(ins, 2);
-        return LLVMIsAConstantInt(at) && LLVMConstIntGetZExtValue(at) == 0
-                   ? LLVMGetOperand(ins, 1) : NULL;
-    }
-    if (!LLVMIsConstant(v) || LLVMGetTypeKind(LLVMTypeOf(v)) != LLVMVectorTypeKind)
-        return NULL;
-    LLVMValueRef e0 = LLVMGetAggregateElement(v, 0);
-    for (unsigned i = 1; e0 && i < LLVMGetVectorSize(LLVMTypeOf(v)); i++)
-        if (LLVMGetAggregateElement(v, i) != e0)
-            return NULL;
-    return e0;
-}
-
 /* Division and remainder without traps: x/0 = all ones; x%0 = all ones
  * for 64 bits and x for 32 (an H200 gives all ones for rem.u32 on its own
  * but x where ptxas computes it as x - q * y next to the division, as nvcc's
@@ -138,7 +113,7 @@ static LLVMValueRef safe_divrem(zn_lfn *l, LLVMValueRef a, LLVMValueRef b,
 {
     /* the same in every lane (a uniform division: ggml's channel ratios,
      * each warp's start): one scalar divide, not the f64 vector route */
-    LLVMValueRef xa = splat_scalar(a), xb = splat_scalar(b);
+    LLVMValueRef xa = ll_splat_scalar(a), xb = ll_splat_scalar(b);
     if (xa && xb && !(LLVMIsConstant(xa) && LLVMIsConstant(xb)))
         return ll_splat(l, safe_divrem(l, xa, xb, sign, rem));
     LLVMTypeRef vt = LLVMTypeOf(a);

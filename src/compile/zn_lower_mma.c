@@ -500,6 +500,10 @@ static void mma_core(zn_lfn *l, const mshape *s, LLVMValueRef *ae, int na, LLVMV
         fp8_decode(l, ae, na, iop->a.t == PTX_T_E5M2X2, ad[0], ad[1]);
         fp8_decode(l, be, nb, iop->b.t == PTX_T_E5M2X2, bd[0], bd[1]);
     }
+    /* 8-bit words: one VNNI dot product each (llama.cpp's mul_mat_q runs
+     * hundreds of s8 m8n8k16 per tile) */
+    bool vnni = iop && iop->a.bits == 8 && iop->b.bits == 8 &&
+                zn_target_has(l->m, "avx512vnni");
     LLVMValueRef xa[16], xb[16];  /* f16 inputs: exponents once per element */
     for (int i = 0; hmma && i < na; i++)
         xa[i] = hexp(l, ae[i]);
@@ -533,10 +537,6 @@ static void mma_core(zn_lfn *l, const mshape *s, LLVMValueRef *ae, int na, LLVMV
                 de[j] = zn_canon_nan(l, de[j]);
             continue;
         }
-        /* words of 4 bytes: one VNNI dot product each (llama.cpp's
-         * mul_mat_q runs hundreds of s8 m8n8k16 per tile) */
-        bool vnni = iop && iop->a.bits == 8 && iop->b.bits == 8 &&
-                    zn_target_has(l->m, "avx512vnni");
         for (int k = 0; k < s->k; k++) {
             LLVMValueRef av = gather(l, ae, ia[k], fa[k]), bv = gather(l, be, ib[k], fb[k]);
             acc = !iop ? LLVMBuildFAdd(b, acc, LLVMBuildFMul(b, av, bv, ""), "")

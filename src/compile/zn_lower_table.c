@@ -200,8 +200,9 @@ static LLVMValueRef byte_indices(zn_lfn *l, LLVMValueRef off8, unsigned first, u
     return LLVMBuildAdd(l->b, spread, LLVMConstVector(add, 64), "");
 }
 
-/* each lane's `size` bytes at its offset off (<32 x i64>, inside the
- * table of tsize bytes at base) as <32 x et> */
+/* each active lane's `size` bytes at its offset off (<32 x i64>, inside
+ * the table of tsize bytes at base) as <32 x et>; inactive lanes zero, as
+ * the gather leaves them */
 static LLVMValueRef table_pick(zn_lfn *l, LLVMValueRef base, uint64_t tsize, LLVMValueRef off,
                                LLVMTypeRef et)
 {
@@ -219,7 +220,8 @@ static LLVMValueRef table_pick(zn_lfn *l, LLVMValueRef base, uint64_t tsize, LLV
     LLVMValueRef bytes = nparts == 1 ? part[0] : ll_concat(l, part, nparts);
     if (ZN_LANES * size < 64)   /* u8: the first 32 of 64 bytes */
         bytes = ll_lanes(l, bytes, 0, ZN_LANES);
-    return LLVMBuildBitCast(b, bytes, ll_vec(et), "");
+    return LLVMBuildSelect(b, l->emask, LLVMBuildBitCast(b, bytes, ll_vec(et), ""),
+                           LLVMConstNull(ll_vec(et)), "tbl.ld");
 }
 
 /* the run-time test, the table path and zn_access_load as the other;
@@ -241,10 +243,9 @@ bool zn_table_load(zn_lfn *l, const ptx_ins *ins, LLVMValueRef a, LLVMTypeRef et
     /* the index's definitions bound it inside the table (`q & 15`): no test */
     uint64_t lo, hi;
     int64_t imm = ins->opnds[1].ival;
-    if (imm >= 0 && imm < TBL_MAX && opnd_range(l, idx, &lo, &hi, RANGE_DEPTH) &&
-        hi <= v->size - size - (uint64_t)imm) {
-        LLVMValueRef vt = table_pick(l, base, v->size, off, et);
-        *out = LLVMBuildSelect(b, l->emask, vt, LLVMConstNull(ll_vec(et)), "tbl.ld");
+    if (imm >= 0 && (uint64_t)imm + size <= v->size &&
+        opnd_range(l, idx, &lo, &hi, RANGE_DEPTH) && hi <= v->size - size - (uint64_t)imm) {
+        *out = table_pick(l, base, v->size, off, et);
         return true;
     }
     LLVMValueRef out_of = LLVMBuildICmp(b, LLVMIntUGT, off,
@@ -259,8 +260,6 @@ bool zn_table_load(zn_lfn *l, const ptx_ins *ins, LLVMValueRef a, LLVMTypeRef et
 
     LLVMPositionBuilderAtEnd(b, bb_tbl);
     LLVMValueRef vt = table_pick(l, base, v->size, off, et);
-    /* inactive lanes zero, as the gather leaves them */
-    vt = LLVMBuildSelect(b, l->emask, vt, LLVMConstNull(ll_vec(et)), "tbl.ld");
     LLVMBasicBlockRef end_tbl = LLVMGetInsertBlock(b);
     LLVMBuildBr(b, bb_join);
 

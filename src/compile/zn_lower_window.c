@@ -22,7 +22,7 @@
 
 #define WIN_BYTES 64
 /* the smallest page x86-64 and AArch64 hosts protect memory by */
-#define ZN_WIN_PAGE_SHIFT 12
+#define WIN_PAGE_SHIFT 12
 /* A window load in a loop whose address steps by an immediate also
  * prefetches this far ahead in the step's direction, unless every block
  * reads the same bytes (the ctaid walk of zn_lower_prefetch.c: in the
@@ -226,7 +226,7 @@ static LLVMValueRef one_page(zn_lfn *l, const zn_window *w)
     }
     LLVMValueRef first = LLVMBuildAdd(b, w->base, c64(l, (uint64_t)lo), "");
     LLVMValueRef last = LLVMBuildAdd(b, w->base, c64(l, (uint64_t)(hi + w->size - 1)), "");
-    LLVMValueRef pg = c64(l, ZN_WIN_PAGE_SHIFT);
+    LLVMValueRef pg = c64(l, WIN_PAGE_SHIFT);
     return LLVMBuildICmp(b, LLVMIntEQ, LLVMBuildLShr(b, first, pg, ""),
                          LLVMBuildLShr(b, last, pg, ""), "win.page");
 }

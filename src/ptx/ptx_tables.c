@@ -75,15 +75,19 @@ ptx_type ptx_lookup_type(const char *s, size_t n)
  * cuModuleLoad). Built once per process. */
 #define NAME_HASH 1024
 typedef struct name_index {
+    const char *(*name)(int);   /* row's name */
     uint16_t head[NAME_HASH];   /* first row + 1, 0: none */
     uint16_t *next;             /* next row + 1 with the same hash */
     uint8_t *len;
 } name_index;
 
+static const char *op_name(int i) { return ptx_op_table[i].name; }
+static const char *mod_name(int i) { return ptx_mod_table[i].name; }
+
 static uint16_t op_next[PTX_OP_COUNT], mod_next[PTX_MOD_COUNT];
 static uint8_t op_len[PTX_OP_COUNT], mod_len[PTX_MOD_COUNT];
-static name_index op_index = {.next = op_next, .len = op_len};
-static name_index mod_index = {.next = mod_next, .len = mod_len};
+static name_index op_index = {.name = op_name, .next = op_next, .len = op_len};
+static name_index mod_index = {.name = mod_name, .next = mod_next, .len = mod_len};
 static pthread_once_t index_once = PTHREAD_ONCE_INIT;
 
 static unsigned name_hash(const char *s, size_t n)
@@ -94,10 +98,10 @@ static unsigned name_hash(const char *s, size_t n)
     return h & (NAME_HASH - 1);
 }
 
-static void index_rows(name_index *x, int first, int count, const char *(*name)(int))
+static void index_rows(name_index *x, int first, int count)
 {
     for (int i = count - 1; i >= first; i--) {   /* from the end: chains in table order */
-        const char *nm = name(i);
+        const char *nm = x->name(i);
         size_t n = strlen(nm);
         unsigned h = name_hash(nm, n);
         x->len[i] = (uint8_t)n;
@@ -106,23 +110,19 @@ static void index_rows(name_index *x, int first, int count, const char *(*name)(
     }
 }
 
-static const char *op_name(int i) { return ptx_op_table[i].name; }
-static const char *mod_name(int i) { return ptx_mod_table[i].name; }
-
 static void build_indexes(void)
 {
     _Static_assert(PTX_OP_COUNT < UINT16_MAX && PTX_MOD_COUNT < UINT16_MAX, "row ids fit");
-    index_rows(&op_index, 0, PTX_OP_COUNT, op_name);
-    index_rows(&mod_index, 1, PTX_MOD_COUNT, mod_name);
+    index_rows(&op_index, 0, PTX_OP_COUNT);
+    index_rows(&mod_index, 1, PTX_MOD_COUNT);
 }
 
 /* the next row after row+1 (0: start) named s[0..n), +1; 0 at the end */
-static int next_named(const name_index *x, int row1, const char *s, size_t n,
-                      const char *(*name)(int))
+static int next_named(const name_index *x, int row1, const char *s, size_t n)
 {
     int r = row1 ? x->next[row1 - 1] : x->head[name_hash(s, n)];
     for (; r; r = x->next[r - 1])
-        if (x->len[r - 1] == n && !memcmp(name(r - 1), s, n))
+        if (x->len[r - 1] == n && !memcmp(x->name(r - 1), s, n))
             return r;
     return 0;
 }
@@ -130,7 +130,7 @@ static int next_named(const name_index *x, int row1, const char *s, size_t n,
 int ptx_lookup_op(const char *s, size_t n)
 {
     pthread_once(&index_once, build_indexes);
-    return next_named(&op_index, 0, s, n, op_name) - 1;
+    return next_named(&op_index, 0, s, n) - 1;
 }
 
 /* A spelling listed twice is chosen by opcode (see ptx_mods.def): the vote
@@ -139,8 +139,7 @@ int ptx_lookup_mod(const char *s, size_t n, ptx_op op)
 {
     pthread_once(&index_once, build_indexes);
     int found = 0;
-    for (int r = next_named(&mod_index, 0, s, n, mod_name); r;
-         r = next_named(&mod_index, r, s, n, mod_name)) {
+    for (int r = next_named(&mod_index, 0, s, n); r; r = next_named(&mod_index, r, s, n)) {
         int i = r - 1;
         ptx_mod_cat c = ptx_mod_table[i].cat;
         if (!found)

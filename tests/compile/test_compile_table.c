@@ -5,7 +5,8 @@
  * from 16- and 128-byte tables (an immediate offset into the second
  * half), u16 and a .const u32 table (indices bounded by their
  * definitions: no run-time test), an index register written twice (the
- * test), indices past the table's end (the
+ * test), indices past the table's end (also a bounded index whose
+ * immediate takes it past) (the
  * run-time test falls back and reads the bytes after it: the harness pads
  * each global with 16 bytes, which the kernel sets first), a guarded load (inactive lanes keep their value) and a table
  * the kernel writes before reading it. Each output is checked against the
@@ -47,6 +48,13 @@ static const char *kernels =
     "  add.s64 %rd10, %rd7, %rd9;\n  add.s32 %r10, %r9, 200;\n  st.global.u8 [%rd10+16], %r10;\n"
     "  shr.u32 %r11, %r5, 18;\n  and.b32 %r6, %r11, 31;\n  cvt.u64.u32 %rd6, %r6;\n"
     "  add.s64 %rd8, %rd7, %rd6;\n  ld.global.nc.u8 %r7, [%rd8];\n" TAIL
+    /* an index bounded to [0, 3] but an immediate of 16: past t16 (bytes
+     * set first as in past), so the bound proves nothing */
+    HEAD("imm_past")
+    "  mov.u64 %rd7, t16;\n  and.b32 %r9, %r1, 15;\n  cvt.u64.u32 %rd9, %r9;\n"
+    "  add.s64 %rd10, %rd7, %rd9;\n  add.s32 %r10, %r9, 200;\n  st.global.u8 [%rd10+16], %r10;\n"
+    "  and.b32 %r6, %r5, 3;\n  cvt.u64.u32 %rd6, %r6;\n"
+    "  add.s64 %rd8, %rd7, %rd6;\n  ld.global.nc.u8 %r7, [%rd8+16];\n" TAIL
     /* the index register written twice: no bound known, the run-time test */
     HEAD("twice")
     "  shr.u32 %r6, %r5, 3;\n  and.b32 %r6, %r6, 15;\n  cvt.u64.u32 %rd6, %r6;\n"
@@ -85,6 +93,11 @@ static uint32_t want_past(const uint32_t *in, uint32_t t, uint32_t b)
     (void)b;
     uint32_t i = in[t] >> 18 & 31;
     return i < 16 ? t16[i] : 200 + i - 16;
+}
+static uint32_t want_imm_past(const uint32_t *in, uint32_t t, uint32_t b)
+{
+    (void)b;
+    return 200 + (in[t] & 3);
 }
 static uint32_t want_twice(const uint32_t *in, uint32_t t, uint32_t b)
 {
@@ -156,14 +169,16 @@ int main(void)
         if (ir && __builtin_cpu_supports("avx512vbmi") && __builtin_cpu_supports("avx512bw"))
         {
             CHECK(strstr(ir, "ld.table") != NULL, "no table path in the IR on a VBMI host");
-            /* a run-time test (defined and branched on) in past and twice only */
-            CHECK(zt_count(ir, "%tbl.inside") == 4, "%zu uses of run-time table tests, want 4",
+            /* a run-time test (defined and branched on) in past, imm_past and
+             * twice only */
+            CHECK(zt_count(ir, "%tbl.inside") == 6, "%zu uses of run-time table tests, want 6",
                   zt_count(ir, "%tbl.inside"));
         }
         free(ir);
         static const struct { const char *name; zt_want_u32 want; } cases[] = {
             {"u8", want_u8}, {"half2", want_half2}, {"u16", want_u16}, {"u32", want_u32},
-            {"past", want_past}, {"twice", want_twice}, {"guarded", want_guarded},
+            {"past", want_past}, {"imm_past", want_imm_past}, {"twice", want_twice},
+            {"guarded", want_guarded},
             {"written", want_written},
         };
         for (unsigned c = 0; c < sizeof cases / sizeof *cases; c++) {
